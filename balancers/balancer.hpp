@@ -1,0 +1,72 @@
+// The one balancer interface: a collective plan() that turns what a rank sees (LoadView)
+// into plain data (MigrationPlan) that the migration engine carries out. A plan can be
+// scored without being run, and a strategy never knows which MPI engine runs it.
+#pragma once
+
+#include <mpi.h>
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/json_yaml.hpp"
+#include "core/types.hpp"
+#include "meshes/local_graph.hpp"
+
+namespace lbbench {
+
+enum class Family { baseline, global, diffusive, tree, gossip, prefix, vector, reorder, model };
+std::string_view family_name(Family f);
+
+// What the machine looks like to a balancer: one entry per rank or per node.
+struct MachineInfo {
+  std::vector<int> rank_node;      // node of each rank
+  std::vector<int> node_site;      // site (cluster) of each node
+  std::vector<double> rank_speed;  // relative speed of each rank; 1 is nominal
+
+  static MachineInfo uniform(int nranks);
+};
+
+// Everything a balancer is told at an LB point. Per-vertex data is local to this rank;
+// global statistics were computed by reductions before plan() is called.
+struct LoadView {
+  const LocalGraph& graph;
+  std::span<const Load> vertex_load;  // per local vertex, as the scenario's model says
+  std::int64_t edge_bytes = 0;        // bytes per message of a unit-weight edge
+  const MachineInfo& machine;
+  Rank rank{0};
+  int nranks = 1;
+  std::uint64_t seed = 0;  // scenario seed, for randomized strategies
+  int invocation = 0;      // 0 for the first LB call of a run
+  int step = 0;            // the step after which this LB runs
+  Load rank_load;          // sum of vertex_load on this rank
+  Load total_load;         // over all ranks
+  Load max_rank_load;      // over all ranks
+};
+
+struct Move {
+  LocalIndex vertex = 0;  // local index on the rank that owns it now
+  Rank to{0};
+};
+
+// Which local vertices go where; vertices not listed stay.
+struct MigrationPlan {
+  std::vector<Move> moves;
+};
+
+class Balancer {
+ public:
+  virtual ~Balancer() = default;
+  // Collective over comm (a communicator the balancer may use freely).
+  virtual MigrationPlan plan(const LoadView& view, MPI_Comm comm) = 0;
+  // The validated parameters, with defaults filled in, for records and normalized scenarios.
+  [[nodiscard]] virtual Json params() const { return Json::object(); }
+};
+
+// The baseline: never moves anything.
+class NoneBalancer final : public Balancer {
+ public:
+  MigrationPlan plan(const LoadView&, MPI_Comm) override { return {}; }
+};
+
+}  // namespace lbbench

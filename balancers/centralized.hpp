@@ -1,0 +1,36 @@
+// Centralized strategies: gather the whole load picture to rank 0, solve serially, scatter
+// the assignment back. The serial solve() is what unit tests and micro-benchmarks call
+// directly, at a million objects, with no MPI.
+#pragma once
+
+#include <vector>
+
+#include "balancers/balancer.hpp"
+
+namespace lbbench {
+
+// Every object (vertex) in the system, indexed 0..n-1 in (rank, local index) order.
+struct GlobalProblem {
+  int nranks = 1;
+  std::vector<VertexId> id;
+  std::vector<Load> load;
+  std::vector<Rank> owner;         // current owner
+  std::vector<double> rank_speed;  // one per rank; empty means all equal
+
+  [[nodiscard]] std::size_t size() const { return id.size(); }
+  [[nodiscard]] double speed(int r) const { return rank_speed.empty() ? 1.0 : rank_speed[static_cast<std::size_t>(r)]; }
+};
+
+// New owner of each object, in the problem's order.
+using Assignment = std::vector<Rank>;
+
+class CentralizedBalancer : public Balancer {
+ public:
+  MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
+  [[nodiscard]] virtual Assignment solve(const GlobalProblem& problem) const = 0;
+};
+
+// Per-rank load sums of an assignment, each divided by the rank's speed.
+std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment);
+
+}  // namespace lbbench

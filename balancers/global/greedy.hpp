@@ -1,0 +1,13 @@
+// Greedy LPT (Charm++'s GreedyLB): heaviest object first onto the least-loaded rank.
+#pragma once
+
+#include "balancers/centralized.hpp"
+
+namespace lbbench {
+
+class GreedyBalancer final : public CentralizedBalancer {
+ public:
+  [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
+};
+
+}  // namespace lbbench

@@ -1,0 +1,151 @@
+// The lbbench command line: run, validate, list, calibrate.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "balancers/registry.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "engine/record.hpp"
+#include "engine/replay.hpp"
+#include "scenario/scenario.hpp"
+#include "work/calibration.hpp"
+
+namespace lbbench {
+namespace {
+
+constexpr int kExitInput = 2;
+constexpr int kExitRun = 3;
+
+std::string joined_command(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+
+int list_balancers() {
+  std::size_t width = 4;
+  for (const auto& b : balancer_table()) width = std::max(width, b.name.size());
+  fmt::print("{:<{}}  {:<9}  {}\n", "name", width, "family", "description");
+  for (const auto& b : balancer_table()) fmt::print("{:<{}}  {:<9}  {}\n", b.name, width, family_name(b.family), b.description);
+  return 0;
+}
+
+int validate(const std::string& file, const std::vector<std::string>& overrides) {
+  const Scenario s = load_scenario(file, overrides);
+  fmt::print("# {}: valid. Normalized, with every default filled in (sha256 {}):\n", file, scenario_sha256(s));
+  fmt::print("{}", to_yaml(normalized(s)));
+  return 0;
+}
+
+// Errors every rank agreed on exit cleanly with one message from rank 0; anything else
+// was seen by one rank only, so the job is aborted rather than left hanging.
+int report_mpi_error(const std::exception& e, MPI_Comm comm) {
+  const bool agreed = dynamic_cast<const Agreed*>(&e) != nullptr;
+  const int code = dynamic_cast<const InputError*>(&e) ? kExitInput : kExitRun;
+  if (!agreed) {
+    std::fprintf(stderr, "lbbench: error on rank %d: %s\n", comm_rank(comm), e.what());
+    std::fflush(stderr);
+    MPI_Abort(comm, code);
+  }
+  if (comm_rank(comm) == 0) std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+  return code;
+}
+
+int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides, RunOptions options) {
+  MpiSession mpi(&argc, &argv);
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int me = comm_rank(comm);
+  options.command_line = joined_command(argc, argv);
+  try {
+    Scenario scenario;
+    collectively(comm, [&] { scenario = load_scenario(file, overrides); });
+    if (!mpi.thread_multiple() && me == 0) {
+      std::fprintf(stderr, "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
+                           "Zoltan with Scotch needs it\n", mpi.thread_level());
+    }
+    const RunOutcome outcome = run_scenario(scenario, options, comm);
+    if (me == 0) {
+      std::fputs(outcome.warnings.c_str(), stderr);
+      std::fputs(outcome.summary.c_str(), stdout);
+      if (!options.out.empty()) {
+        append_record(options.out, outcome.record);
+        fmt::print("  record appended to {}\n", options.out);
+      }
+      std::fflush(stdout);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    return report_mpi_error(e, comm);
+  }
+}
+
+int calibrate(int argc, char** argv, bool quick, bool no_cache) {
+  MpiSession mpi(&argc, &argv);
+  const int me = comm_rank(MPI_COMM_WORLD);
+  WorkKernel kernel(default_work_array_bytes());
+  Calibration c = measure_calibration(kernel, quick ? 0.3 : 1.0);
+  const auto rows = measure_accuracy(kernel, c, quick);
+  if (me != 0) return 0;
+  if (!no_cache) save_calibration(c);
+  fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
+  fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
+             no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
+  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv",
+             "p5", "p95");
+  for (const auto& r : rows) {
+    fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}\n", r.target_s, r.repetitions,
+               r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s);
+  }
+  return 0;
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"lbbench: a replay benchmark and evaluation suite for dynamic load balancing"};
+  app.require_subcommand(1);
+
+  std::string scenario_file;
+  std::vector<std::string> overrides;
+  RunOptions options;
+  auto* run_cmd = app.add_subcommand("run", "Run a scenario (under mpirun or srun)");
+  run_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("--set", overrides, "Override a scenario key: --set key.path=value (repeatable)");
+  run_cmd->add_option("--out", options.out, "Append the run record (JSON Lines) to this file");
+  run_cmd->add_option("--steps-csv", options.steps_csv, "Write a per-step table to this CSV file");
+  run_cmd->add_flag("--verify", options.verify, "Check every rank's owner table after every migration");
+  run_cmd->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--recalibrate", options.recalibrate, "Measure do_work now instead of using the cached calibration");
+
+  auto* validate_cmd = app.add_subcommand("validate", "Check a scenario and print it normalized");
+  validate_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  validate_cmd->add_option("--set", overrides, "Override a scenario key: --set key.path=value (repeatable)");
+
+  auto* list_cmd = app.add_subcommand("list", "List registered components");
+  std::string what;
+  list_cmd->add_option("what", what, "What to list")->required()->check(CLI::IsMember({"balancers"}));
+
+  bool quick = false;
+  bool no_cache = false;
+  auto* calibrate_cmd = app.add_subcommand("calibrate", "Measure do_work on this host, cache it, and report its accuracy");
+  calibrate_cmd->add_flag("--quick", quick, "Short measurement; accuracy only up to 10 ms");
+  calibrate_cmd->add_flag("--no-cache", no_cache, "Do not write the calibration cache");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*list_cmd) return list_balancers();
+    if (*validate_cmd) return validate(scenario_file, overrides);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+    return kExitInput;
+  }
+  if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache);
+  return run(argc, argv, scenario_file, overrides, options);
+}
+
+}  // namespace
+}  // namespace lbbench
+
+int main(int argc, char** argv) { return lbbench::main_impl(argc, argv); }

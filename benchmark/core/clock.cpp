@@ -1,0 +1,26 @@
+// Wall-clock helpers (see clock.hpp).
+#include "core/clock.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <ctime>
+
+namespace lbbench {
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::array<char, 32> buffer{};
+  std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer.data();
+}
+
+std::string host_name() {
+  std::array<char, 256> buffer{};
+  if (gethostname(buffer.data(), buffer.size() - 1) != 0) return "unknown";
+  return buffer.data();
+}
+
+}  // namespace lbbench

@@ -1,0 +1,268 @@
+// A strict reader over a YAML tree (see config.hpp).
+#include "core/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace lbbench {
+
+namespace {
+
+std::string describe_node(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  return "'" + node.Scalar() + "'";
+}
+
+std::string format_mark(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return "--set";
+  return fmt::format("{}:{}:{}", file, mark.line + 1, mark.column + 1);
+}
+
+std::string format_range(double min, double max) {
+  if (min == -HUGE_VAL && max == HUGE_VAL) return "";
+  if (max == HUGE_VAL) return fmt::format(" >= {}", min);
+  if (min == -HUGE_VAL) return fmt::format(" <= {}", max);
+  return fmt::format(" in [{}, {}]", min, max);
+}
+
+}  // namespace
+
+std::string yaml_location(const std::string& file, const YAML::Node& node) {
+  return format_mark(file, node.Mark());
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw InputError(fmt::format("{}: cannot open the file", path));
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}: YAML syntax error: {}", format_mark(path, e.mark), e.msg));
+  }
+}
+
+YAML::Node load_yaml_string(const std::string& text, const std::string& name) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}: YAML syntax error: {}", format_mark(name, e.mark), e.msg));
+  }
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, SchemaRecorder* recorder)
+    : ConfigNode(std::move(node), std::make_shared<const std::string>(std::move(file)), "", recorder, "") {}
+
+ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
+                       SchemaRecorder* recorder, std::string schema_path)
+    : node_(std::move(node)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      schema_path_(std::move(schema_path)),
+      recorder_(recorder),
+      asked_(std::make_shared<std::vector<std::string>>()) {
+  check_duplicate_keys();
+}
+
+std::string ConfigNode::where() const { return format_mark(*file_, node_.Mark()); }
+
+void ConfigNode::fail(std::string_view message) const {
+  const std::string label = path_.empty() ? std::string("(top level)") : path_;
+  throw InputError(fmt::format("{}: {}: {}", where(), label, message));
+}
+
+void ConfigNode::expect_map(std::string_view what) const {
+  if (!node_.IsMap()) fail(fmt::format("expected {} (a mapping of keys), got {}", what, describe_node(node_)));
+}
+
+std::string ConfigNode::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+void ConfigNode::note_key(std::string_view key) {
+  if (std::find(asked_->begin(), asked_->end(), key) == asked_->end()) asked_->emplace_back(key);
+  if (recorder_) recorder_->add(schema_path_.empty() ? std::string(key) : schema_path_ + "." + std::string(key));
+}
+
+void ConfigNode::check_duplicate_keys() const {
+  if (!node_.IsMap()) return;
+  std::vector<std::string> seen;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      throw InputError(fmt::format("{}: {}: key '{}' appears twice in the same mapping",
+                                   format_mark(*file_, kv.first.Mark()), child_path(key), key));
+    }
+    seen.push_back(key);
+  }
+}
+
+bool ConfigNode::has(std::string_view key) {
+  note_key(key);
+  if (!node_.IsMap()) return false;
+  const YAML::Node child = node_[std::string(key)];
+  return child.IsDefined() && !child.IsNull();
+}
+
+std::optional<ConfigNode> ConfigNode::find(std::string_view key) {
+  if (!has(key)) return std::nullopt;
+  const std::string child_schema = schema_path_.empty() ? std::string(key) : schema_path_ + "." + std::string(key);
+  return ConfigNode(node_[std::string(key)], file_, child_path(key), recorder_, child_schema);
+}
+
+std::string ConfigNode::missing_message(std::string_view key, std::string_view expected) const {
+  return fmt::format("{}: {}: missing required key '{}' ({})", where(), path_.empty() ? "(top level)" : path_, key,
+                     expected);
+}
+
+ConfigNode ConfigNode::at(std::string_view key, std::string_view expected) {
+  if (auto child = find(key)) return *child;
+  throw InputError(missing_message(key, expected));
+}
+
+std::int64_t ConfigNode::integer(std::string_view key, std::optional<std::int64_t> fallback, std::int64_t min,
+                                 std::int64_t max) {
+  if (auto child = find(key)) return child->as_integer(min, max);
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "an integer" + format_range(double(min == INT64_MIN ? -HUGE_VAL : min),
+                                                                     double(max == INT64_MAX ? HUGE_VAL : max))));
+}
+
+std::uint64_t ConfigNode::unsigned_integer(std::string_view key, std::optional<std::uint64_t> fallback) {
+  if (auto child = find(key)) {
+    std::uint64_t v = 0;
+    if (!child->node_.IsScalar() || !YAML::convert<std::uint64_t>::decode(child->node_, v) ||
+        child->node_.Scalar().starts_with("-")) {
+      child->fail(fmt::format("expected a non-negative integer, got {}", describe_node(child->node_)));
+    }
+    return v;
+  }
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "a non-negative integer"));
+}
+
+double ConfigNode::number(std::string_view key, std::optional<double> fallback, double min, double max) {
+  if (auto child = find(key)) return child->as_number(min, max);
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "a number" + format_range(min, max)));
+}
+
+bool ConfigNode::boolean(std::string_view key, std::optional<bool> fallback) {
+  if (auto child = find(key)) {
+    bool v = false;
+    if (!child->node_.IsScalar() || !YAML::convert<bool>::decode(child->node_, v)) {
+      child->fail(fmt::format("expected true or false, got {}", describe_node(child->node_)));
+    }
+    return v;
+  }
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "true or false"));
+}
+
+std::string ConfigNode::string(std::string_view key, std::optional<std::string> fallback) {
+  if (auto child = find(key)) return child->as_string();
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "a string"));
+}
+
+std::string ConfigNode::choice(std::string_view key, std::span<const std::string> allowed,
+                               std::optional<std::string> fallback) {
+  if (auto child = find(key)) return child->as_choice(allowed);
+  if (fallback) return *fallback;
+  throw InputError(missing_message(key, "one of: " + join(allowed)));
+}
+
+std::vector<double> ConfigNode::numbers(std::string_view key, std::optional<std::vector<double>> fallback,
+                                        std::size_t size_min, std::size_t size_max, double min, double max) {
+  auto child = find(key);
+  if (!child) {
+    if (fallback) return *fallback;
+    throw InputError(missing_message(key, "a list of numbers"));
+  }
+  const std::string expected = size_min == size_max ? fmt::format("a list of {} numbers", size_min)
+                                                    : fmt::format("a list of {} to {} numbers", size_min, size_max);
+  if (!child->node_.IsSequence()) child->fail(fmt::format("expected {}, got {}", expected, describe_node(child->node_)));
+  std::vector<double> out;
+  for (const auto& element : child->elements(expected)) out.push_back(element.as_number(min, max));
+  if (out.size() < size_min || out.size() > size_max) {
+    child->fail(fmt::format("expected {}, got {} numbers", expected, out.size()));
+  }
+  return out;
+}
+
+std::int64_t ConfigNode::as_integer(std::int64_t min, std::int64_t max) const {
+  std::int64_t v = 0;
+  const std::string range = format_range(min == INT64_MIN ? -HUGE_VAL : double(min), max == INT64_MAX ? HUGE_VAL : double(max));
+  if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, v)) {
+    // Accept integral floating forms such as 1e6, which YAML users write for sizes.
+    double d = 0;
+    if (node_.IsScalar() && YAML::convert<double>::decode(node_, d) && std::isfinite(d) && d == std::floor(d) &&
+        std::abs(d) < 9.0e15) {
+      v = static_cast<std::int64_t>(d);
+    } else {
+      fail(fmt::format("expected an integer{}, got {}", range, describe_node(node_)));
+    }
+  }
+  if (v < min || v > max) fail(fmt::format("expected an integer{}, got {}", range, v));
+  return v;
+}
+
+double ConfigNode::as_number(double min, double max) const {
+  double v = 0;
+  if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, v) || !std::isfinite(v)) {
+    fail(fmt::format("expected a number{}, got {}", format_range(min, max), describe_node(node_)));
+  }
+  if (v < min || v > max) fail(fmt::format("expected a number{}, got {}", format_range(min, max), v));
+  return v;
+}
+
+std::string ConfigNode::as_string() const {
+  if (!node_.IsScalar()) fail(fmt::format("expected a string, got {}", describe_node(node_)));
+  return node_.Scalar();
+}
+
+std::string ConfigNode::as_choice(std::span<const std::string> allowed) const {
+  const std::string value = as_string();
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
+  fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed), join(allowed)));
+}
+
+std::vector<ConfigNode> ConfigNode::elements(std::string_view expected) const {
+  if (!node_.IsSequence()) fail(fmt::format("expected {}, got {}", expected, describe_node(node_)));
+  std::vector<ConfigNode> out;
+  std::size_t i = 0;
+  for (const auto& element : node_) {
+    out.push_back(ConfigNode(element, file_, fmt::format("{}[{}]", path_, i++), recorder_, schema_path_ + "[]"));
+  }
+  return out;
+}
+
+void ConfigNode::finish() const {
+  if (!node_.IsMap()) return;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(asked_->begin(), asked_->end(), key) != asked_->end()) continue;
+    std::vector<std::string> known = *asked_;
+    std::sort(known.begin(), known.end());
+    const std::string where_key = format_mark(*file_, kv.first.Mark());
+    const std::string expected =
+        known.empty() ? std::string(" This mapping takes no keys.") : " Expected one of: " + join(known) + ".";
+    throw InputError(
+        fmt::format("{}: {}: unknown key '{}'.{}{}", where_key, child_path(key), key, did_you_mean(key, known), expected));
+  }
+}
+
+ConfigNode ConfigNode::unrecorded() const {
+  ConfigNode copy = *this;
+  copy.recorder_ = nullptr;
+  return copy;
+}
+
+}  // namespace lbbench

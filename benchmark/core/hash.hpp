@@ -1,0 +1,54 @@
+// Counter-based randomness: every random quantity in a scenario is a pure function of
+// (seed, ids...), so any rank computes it without communication, also after migration.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <numbers>
+
+namespace lbbench {
+
+// SplitMix64 finalizer: a bijective mix with good avalanche.
+constexpr std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Hash of a sequence of integers, order-sensitive.
+constexpr std::uint64_t hash_of(std::initializer_list<std::uint64_t> parts) {
+  std::uint64_t h = 0x6a09e667f3bcc909ULL;
+  for (auto p : parts) h = mix64(h ^ mix64(p));
+  return h;
+}
+
+// A double in [0, 1) from 53 high-quality bits.
+constexpr double to_unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+inline double uniform01(std::initializer_list<std::uint64_t> parts) { return to_unit(hash_of(parts)); }
+
+// A standard normal deviate by Box-Muller from two independent hashed uniforms.
+inline double standard_normal(std::uint64_t h) {
+  const double u1 = 1.0 - to_unit(mix64(h ^ 0x1ULL));  // in (0, 1], so log is finite
+  const double u2 = to_unit(mix64(h ^ 0x2ULL));
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+// Stable tags that keep the streams of different random quantities apart.
+enum class Stream : std::uint64_t {
+  weight_uniform = 1,
+  weight_lognormal,
+  amr_region,
+  distribution_random,
+  point_position,
+  droplet_center,
+  droplet_radius,
+  payload,
+  test_plan,
+};
+
+constexpr std::uint64_t tag(Stream s) { return static_cast<std::uint64_t>(s); }
+
+}  // namespace lbbench

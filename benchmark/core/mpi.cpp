@@ -1,0 +1,146 @@
+// Small MPI helpers shared by every part (see mpi.hpp).
+#include "core/mpi.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace lbbench {
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided_);
+  // Errors come back as codes we check, instead of aborting inside the library, where we
+  // can say what we were doing.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+
+int comm_size(MPI_Comm comm) {
+  int s = 0;
+  MPI_Comm_size(comm, &s);
+  return s;
+}
+
+std::string mpi_library_version() {
+  char buffer[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(buffer, &length);
+  std::string v(buffer, static_cast<std::size_t>(length));
+  if (auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\n')) v.pop_back();
+  return v;
+}
+
+namespace {
+
+enum class ErrorKind : int { none = 0, input = 1, run = 2, other = 3 };
+
+std::pair<ErrorKind, std::string> classify(std::exception_ptr error) {
+  if (!error) return {ErrorKind::none, {}};
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError& e) {
+    return {ErrorKind::input, e.what()};
+  } catch (const RunError& e) {
+    return {ErrorKind::run, e.what()};
+  } catch (const std::exception& e) {
+    return {ErrorKind::other, e.what()};
+  } catch (...) {
+    return {ErrorKind::other, "unknown exception"};
+  }
+}
+
+}  // namespace
+
+void agree_on_errors(std::exception_ptr local, MPI_Comm comm) {
+  const auto [kind, message] = classify(local);
+  const int me = comm_rank(comm);
+  const int size = comm_size(comm);
+  const int candidate = kind == ErrorKind::none ? size : me;
+  const int first = allreduce(candidate, MPI_MIN, comm);
+  if (first == size) return;
+  int payload[2] = {static_cast<int>(kind), static_cast<int>(message.size())};
+  MPI_Bcast(payload, 2, MPI_INT, first, comm);
+  std::string text = me == first ? message : std::string(static_cast<std::size_t>(payload[1]), '\0');
+  MPI_Bcast(text.data(), payload[1], MPI_CHAR, first, comm);
+  switch (static_cast<ErrorKind>(payload[0])) {
+    case ErrorKind::input: throw AgreedInputError(text);
+    case ErrorKind::run: throw AgreedRunError(text);
+    default: throw AgreedError(text);
+  }
+}
+
+SparseExchange::SparseExchange(MPI_Comm comm) { MPI_Comm_dup(comm, &comm_); }
+
+SparseExchange::~SparseExchange() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoing) {
+  // Alternating tags keep a fast rank's next round from being received in this one: a
+  // rank can only be one round ahead, because leaving a round needs everyone's barrier.
+  const int tag = 100 + (round_++ % 2);
+  std::vector<MPI_Request> sends(outgoing.size(), MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < outgoing.size(); ++i) {
+    const auto& m = outgoing[i];
+    MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, tag, comm_, &sends[i]);
+  }
+  std::vector<Message> received;
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  bool barrier_started = false;
+  while (true) {
+    int arrived = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &arrived, &status);
+    if (arrived) {
+      int count = 0;
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      Message m;
+      m.peer = status.MPI_SOURCE;
+      m.data.resize(static_cast<std::size_t>(count));
+      MPI_Recv(m.data.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE);
+      received.push_back(std::move(m));
+      continue;
+    }
+    if (!barrier_started) {
+      int all_sent = 0;
+      MPI_Testall(static_cast<int>(sends.size()), sends.data(), &all_sent, MPI_STATUSES_IGNORE);
+      if (all_sent) {
+        MPI_Ibarrier(comm_, &barrier);
+        barrier_started = true;
+      }
+    } else {
+      int done = 0;
+      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      if (done) break;
+    }
+  }
+  // Arrival order depends on timing; sorting by peer makes every caller deterministic.
+  std::stable_sort(received.begin(), received.end(), [](const Message& a, const Message& b) { return a.peer < b.peer; });
+  return received;
+}
+
+int block_owner(std::int64_t i, std::int64_t n, int nranks) {
+  const std::int64_t q = n / nranks;
+  const std::int64_t r = n % nranks;
+  const std::int64_t big = r * (q + 1);
+  if (i < big) return static_cast<int>(i / (q + 1));
+  return static_cast<int>(r + (i - big) / q);
+}
+
+std::int64_t block_begin(int rank, std::int64_t n, int nranks) {
+  const std::int64_t q = n / nranks;
+  const std::int64_t r = n % nranks;
+  return rank * q + std::min<std::int64_t>(rank, r);
+}
+
+}  // namespace lbbench

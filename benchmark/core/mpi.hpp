@@ -1,0 +1,108 @@
+// Small MPI helpers shared by every part: session setup, typed datatypes, collective error
+// agreement and a sparse personalized exchange.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/bytes.hpp"
+#include "core/types.hpp"
+
+namespace lbbench {
+
+// MPI_Init_thread asking for MPI_THREAD_MULTIPLE (PT-Scotch under Zoltan needs it) and
+// MPI_Finalize on scope exit.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  [[nodiscard]] int thread_level() const { return provided_; }
+  [[nodiscard]] bool thread_multiple() const { return provided_ >= MPI_THREAD_MULTIPLE; }
+
+ private:
+  int provided_ = MPI_THREAD_SINGLE;
+};
+
+int comm_rank(MPI_Comm comm);
+int comm_size(MPI_Comm comm);
+
+// "Open MPI v4.1.4, ..." first line of MPI_Get_library_version.
+std::string mpi_library_version();
+
+template <class T>
+MPI_Datatype mpi_type() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<U, int>) return MPI_INT;
+  else if constexpr (std::is_same_v<U, std::int64_t>) return MPI_INT64_T;
+  else if constexpr (std::is_same_v<U, std::uint64_t>) return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<U, char>) return MPI_CHAR;
+  else if constexpr (std::is_same_v<U, std::byte>) return MPI_BYTE;
+  else if constexpr (std::is_same_v<U, VertexId>) return MPI_INT64_T;
+  else if constexpr (std::is_same_v<U, Rank>) return MPI_INT;
+  else if constexpr (std::is_same_v<U, Load>) return MPI_DOUBLE;
+  else static_assert(sizeof(U) == 0, "no MPI datatype for this type");
+}
+
+template <class T>
+T allreduce(T value, MPI_Op op, MPI_Comm comm) {
+  T out{};
+  MPI_Allreduce(&value, &out, 1, mpi_type<T>(), op, comm);
+  return out;
+}
+
+// Every rank passes the error it hit (or none). If any rank failed, every rank throws the
+// error of the lowest failing rank, as AgreedInputError, AgreedRunError or AgreedError.
+// This turns an error found on one rank into a clean collective stop instead of a hang.
+void agree_on_errors(std::exception_ptr local, MPI_Comm comm);
+
+// Runs fn on every rank, then agrees on errors as above. fn must not communicate in a way
+// that could hang if another rank throws before reaching the same call.
+template <class F>
+void collectively(MPI_Comm comm, F&& fn) {
+  std::exception_ptr error;
+  try {
+    fn();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  agree_on_errors(error, comm);
+}
+
+struct Message {
+  int peer = 0;
+  Bytes data;
+};
+
+// Sends each message to its peer and returns the messages sent to this rank, with no
+// O(P) collective: the NBX protocol (Hoefler, Siebert, Lumsdaine, PPoPP'10) of synchronous
+// sends, probes and a non-blocking barrier. Owns a duplicate communicator so its traffic
+// never matches anyone else's.
+class SparseExchange {
+ public:
+  explicit SparseExchange(MPI_Comm comm);
+  ~SparseExchange();
+  SparseExchange(const SparseExchange&) = delete;
+  SparseExchange& operator=(const SparseExchange&) = delete;
+
+  std::vector<Message> exchange(const std::vector<Message>& outgoing);
+  [[nodiscard]] MPI_Comm comm() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int round_ = 0;
+};
+
+// Owner of global index i when n items are split into P contiguous, nearly equal blocks
+// (the first n % P blocks get one more).
+int block_owner(std::int64_t i, std::int64_t n, int nranks);
+std::int64_t block_begin(int rank, std::int64_t n, int nranks);
+
+}  // namespace lbbench

@@ -1,0 +1,6 @@
+// The build's `git describe`, stamped at build time.
+#pragma once
+
+namespace lbbench {
+const char* git_describe();
+}

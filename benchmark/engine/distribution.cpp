@@ -1,0 +1,124 @@
+// The initial distribution (see distribution.hpp).
+//
+// block: contiguous id ranges of equal size. cyclic: id mod P. random: a hash of (seed,
+// id). strips: equal-width slabs of the bounding box along one axis, so a non-uniform
+// mesh starts imbalanced as a spatial decomposition would. file: one rank per line, in
+// vertex order (the METIS .part format), streamed from rank 0.
+#include "engine/distribution.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/mpi.hpp"
+#include "meshes/readers/line_source.hpp"
+#include "meshes/readers/root_router.hpp"
+
+namespace lbbench {
+
+namespace {
+
+std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g, MPI_Comm comm) {
+  const int nranks = comm_size(comm);
+  const std::int64_t n = g.global_vertices;
+  // Stage 1: the file's lines go to the block owner of each vertex id ...
+  const Bytes block = route_from_root(comm, [&](RootRouter& router) {
+    LineSource src(path, '%');
+    std::string line;
+    std::int64_t v = 0;
+    while (src.next(line)) {
+      const auto tokens = split_tokens(line);
+      if (tokens.empty()) continue;
+      std::int64_t r = 0;
+      if (tokens.size() != 1 || !parse_int(tokens[0], r)) src.fail(fmt::format("expected one rank number, got '{}'", line));
+      if (r < 0 || r >= nranks) src.fail(fmt::format("rank {} is outside 0..{} (the run has {} ranks)", r, nranks - 1, nranks));
+      if (v == n) src.fail(fmt::format("more lines than the mesh's {} vertices", n));
+      ByteWriter out = router.record(block_owner(v, n, nranks));
+      out.put(v);
+      out.put(static_cast<int>(r));
+      ++v;
+    }
+    if (v != n) src.fail(fmt::format("the file assigns {} vertices, but the mesh has {}", v, n));
+  });
+  std::unordered_map<std::int64_t, int> directory;
+  ByteReader in(block);
+  while (!in.done()) {
+    const auto v = in.get<std::int64_t>();
+    directory[v] = in.get<int>();
+  }
+  // ... stage 2: each rank asks the block owners about the vertices it holds now.
+  std::unordered_map<int, Bytes> asks;
+  for (auto id : g.gid) ByteWriter(asks[block_owner(id.value(), n, nranks)]).put(id);
+  std::vector<Message> outgoing;
+  for (auto& [peer, bytes] : asks) outgoing.push_back({peer, std::move(bytes)});
+  SparseExchange exchange(comm);
+  std::vector<Message> replies;
+  for (const auto& m : exchange.exchange(outgoing)) {
+    Message reply{m.peer, {}};
+    ByteReader ask(m.data);
+    ByteWriter out(reply.data);
+    while (!ask.done()) {
+      const auto id = ask.get<VertexId>();
+      out.put(id);
+      out.put(directory.at(id.value()));
+    }
+    replies.push_back(std::move(reply));
+  }
+  std::unordered_map<VertexId, Rank> answer;
+  for (const auto& m : exchange.exchange(replies)) {
+    ByteReader a(m.data);
+    while (!a.done()) {
+      const auto id = a.get<VertexId>();
+      answer[id] = Rank{a.get<int>()};
+    }
+  }
+  std::vector<Rank> out;
+  for (auto id : g.gid) out.push_back(answer.at(id));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed,
+                                 MPI_Comm comm) {
+  const int nranks = comm_size(comm);
+  const std::int64_t n = g.global_vertices;
+  if (spec.kind == DistributionKind::file) return owners_from_file(spec.file_resolved, g, comm);
+  if (spec.kind == DistributionKind::strips && spec.axis >= g.dim) {
+    // The same on every rank (g.dim is global), so throwing here needs no agreement.
+    throw AgreedInputError(
+        g.dim == 0 ? "distribution: strips need coordinates, and this mesh has none (give mesh.coords, or use block)"
+                   : fmt::format("distribution: strips along axis {} need {}-D coordinates; the mesh is {}-D",
+                                 spec.axis, spec.axis + 1, g.dim));
+  }
+  std::vector<Rank> out;
+  out.reserve(static_cast<std::size_t>(g.num_local()));
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    const std::int64_t id = g.gid[v].value();
+    int r = 0;
+    switch (spec.kind) {
+      case DistributionKind::block: r = block_owner(id, n, nranks); break;
+      case DistributionKind::cyclic: r = static_cast<int>(id % nranks); break;
+      case DistributionKind::random:
+        r = static_cast<int>(hash_of({seed, tag(Stream::distribution_random), static_cast<std::uint64_t>(id)}) %
+                             static_cast<std::uint64_t>(nranks));
+        break;
+      case DistributionKind::strips: {
+        const double lo = g.bounds.lo[spec.axis];
+        const double extent = g.bounds.hi[spec.axis] - lo;
+        const double x = extent > 0 ? (g.coords_of(v)[spec.axis] - lo) / extent : 0.0;
+        r = std::clamp(static_cast<int>(std::floor(x * nranks)), 0, nranks - 1);
+        break;
+      }
+      case DistributionKind::file: break;
+    }
+    out.push_back(Rank{r});
+  }
+  return out;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,138 @@
+// The step's messages (see halo_exchange.hpp).
+//
+// Matching: both ends of a cut edge list it under the same key (smaller id, larger id), so
+// sorting each peer's edges by that key gives both sides the same order, and MPI's
+// non-overtaking rule pairs the k-th send with the k-th receive. Each edge's bytes start
+// with (sender's vertex, receiver's vertex) when there is room, and the receiver checks
+// them, so a mismatch is found rather than timed.
+#include "engine/halo_exchange.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+
+namespace lbbench {
+
+namespace {
+
+constexpr int kTag = 11;
+constexpr std::int64_t kHeader = 2 * sizeof(std::int64_t);
+
+}  // namespace
+
+HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm) {
+  MPI_Comm_dup(comm, &comm_);
+  const int me = comm_rank(comm_);
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+      if (g.adj_owner[e] == Rank{me}) continue;
+      edges_.push_back({g.gid[v], g.adj[e], g.adj_owner[e].value(), edge_bytes * g.edge_weight(e), 0});
+    }
+  }
+  std::sort(edges_.begin(), edges_.end(), [](const RemoteEdge& a, const RemoteEdge& b) {
+    const auto ka = std::minmax(a.local, a.remote);
+    const auto kb = std::minmax(b.local, b.remote);
+    return std::tie(a.peer, ka.first, ka.second) < std::tie(b.peer, kb.first, kb.second);
+  });
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < edges_.size(); ++i) {
+    auto& e = edges_[i];
+    e.offset = offset;
+    offset += e.bytes;
+    remote_edge_bytes_ += e.bytes;
+    const bool joins_previous = mode == MessageMode::per_neighbor && !slots_.empty() && slots_.back().peer == e.peer;
+    if (joins_previous) {
+      slots_.back().bytes += e.bytes;
+      slots_.back().last_edge = i + 1;
+    } else {
+      slots_.push_back({e.peer, e.offset, e.bytes, i, i + 1});
+    }
+  }
+  send_buffer_.assign(static_cast<std::size_t>(offset), std::byte{0});
+  recv_buffer_.assign(static_cast<std::size_t>(offset), std::byte{0});
+  for (const auto& e : edges_) {
+    if (e.bytes < kHeader) continue;
+    const std::int64_t header[2] = {e.local.value(), e.remote.value()};
+    std::memcpy(send_buffer_.data() + e.offset, header, sizeof header);
+  }
+  recvs_.assign(slots_.size(), MPI_REQUEST_NULL);
+  sends_.assign(slots_.size(), MPI_REQUEST_NULL);
+}
+
+HaloExchange::~HaloExchange() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void HaloExchange::post() {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const auto& s = slots_[i];
+    MPI_Irecv(recv_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &recvs_[i]);
+  }
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const auto& s = slots_[i];
+    MPI_Isend(send_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &sends_[i]);
+  }
+}
+
+void HaloExchange::wait(int step, double watchdog_seconds) {
+  all_.clear();
+  all_.insert(all_.end(), recvs_.begin(), recvs_.end());
+  all_.insert(all_.end(), sends_.begin(), sends_.end());
+  // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
+  // would rescan every request on every poll (quadratic with thousands of edges), and it
+  // keeps the watchdog able to say which messages never came.
+  const double start = now_seconds();
+  std::uint64_t polls = 0;
+  for (auto& request : all_) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+      if ((++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) report_hang(step, now_seconds() - start);
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
+  }
+  std::fill(recvs_.begin(), recvs_.end(), MPI_REQUEST_NULL);
+  std::fill(sends_.begin(), sends_.end(), MPI_REQUEST_NULL);
+  check_arrivals();
+}
+
+void HaloExchange::check_arrivals() const {
+  for (const auto& e : edges_) {
+    if (e.bytes < kHeader) continue;
+    std::int64_t header[2];
+    std::memcpy(header, recv_buffer_.data() + e.offset, sizeof header);
+    if (header[0] != e.remote.value() || header[1] != e.local.value()) {
+      throw RunError(fmt::format("message for edge {}-{} from rank {} carried edge {}-{}: the exchange is mismatched",
+                                 e.remote.value(), e.local.value(), e.peer, header[0], header[1]));
+    }
+  }
+}
+
+void HaloExchange::report_hang(int step, double waited) const {
+  std::vector<std::string> lines;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < all_.size(); ++i) {
+    int done = 0;
+    if (all_[i] != MPI_REQUEST_NULL) MPI_Request_get_status(all_[i], &done, MPI_STATUS_IGNORE);
+    if (all_[i] == MPI_REQUEST_NULL || done) continue;
+    ++count;
+    if (lines.size() >= 8) continue;
+    const bool is_recv = i < slots_.size();
+    const auto& s = slots_[is_recv ? i : i - slots_.size()];
+    const auto& e = edges_[s.first_edge];
+    lines.push_back(fmt::format("  {} rank {} ({} bytes, edge {}-{}{})", is_recv ? "receive from" : "send to", s.peer,
+                                s.bytes, e.local.value(), e.remote.value(),
+                                s.last_edge - s.first_edge > 1 ? fmt::format(" and {} more", s.last_edge - s.first_edge - 1) : ""));
+  }
+  std::string text = fmt::format("watchdog: rank {} waited {:.0f} s in step {} with {} of {} messages pending:\n",
+                                 comm_rank(comm_), waited, step, count, all_.size());
+  for (const auto& l : lines) text += l + "\n";
+  throw HangError(text);
+}
+
+}  // namespace lbbench

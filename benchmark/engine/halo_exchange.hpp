@@ -1,0 +1,65 @@
+// The step's messages (Algorithm 3, lines 3-5 and 9): one Irecv and one Isend per remote
+// edge, or one per neighbor rank when aggregated, waited on with a watchdog.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "meshes/local_graph.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+class HaloExchange {
+ public:
+  // Builds the message lists from the owner table. Collective only in the sense that every
+  // rank must rebuild after the same migration.
+  HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm);
+  ~HaloExchange();
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+
+  // Posts every receive, then every send.
+  void post();
+  // Waits for all of them. After `watchdog_seconds` it throws HangError naming the step and
+  // the pending messages. Checks that every message arrived for the edge it was meant for.
+  void wait(int step, double watchdog_seconds);
+
+  [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(sends_.size()); }
+  [[nodiscard]] std::int64_t bytes_per_step() const { return static_cast<std::int64_t>(send_buffer_.size()); }
+  [[nodiscard]] std::int64_t remote_edges() const { return static_cast<std::int64_t>(edges_.size()); }
+  [[nodiscard]] std::int64_t remote_edge_bytes() const { return remote_edge_bytes_; }
+
+ private:
+  struct RemoteEdge {
+    VertexId local;
+    VertexId remote;
+    int peer;
+    std::int64_t bytes;
+    std::int64_t offset;  // into both buffers
+  };
+  struct Slot {           // one message
+    int peer;
+    std::int64_t offset;
+    std::int64_t bytes;
+    std::size_t first_edge;  // edges [first_edge, last_edge) travel in it
+    std::size_t last_edge;
+  };
+  void check_arrivals() const;
+  [[noreturn]] void report_hang(int step, double waited) const;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<RemoteEdge> edges_;
+  std::vector<Slot> slots_;
+  std::vector<std::byte> send_buffer_;
+  std::vector<std::byte> recv_buffer_;
+  std::vector<MPI_Request> recvs_;
+  std::vector<MPI_Request> sends_;
+  std::vector<MPI_Request> all_;
+  std::int64_t remote_edge_bytes_ = 0;
+};
+
+}  // namespace lbbench

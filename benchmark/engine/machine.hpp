@@ -1,0 +1,24 @@
+// The machine a run is on, as balancers see it. The `local` preset describes the real
+// hosts: ranks that share memory are one node, all nodes one site, all speeds equal.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "balancers/balancer.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+struct MachineLayout {
+  MachineInfo info;
+  int nodes = 1;
+  int ranks_on_my_node = 1;
+  unsigned cores_on_my_node = 1;
+};
+
+// Collective.
+MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm);
+
+}  // namespace lbbench

@@ -1,0 +1,255 @@
+// The migration engine (see migration.hpp).
+//
+// Order matters for the owner tables. First every rank that moves a vertex tells the
+// owners of its neighbors (as its owner table names them, which is still right) where it
+// goes; they fix their edges. Only then do vertices move, carrying owner entries that
+// already include their neighbors' moves. So one exchange suffices even when both ends of
+// an edge move at once.
+#include "engine/migration.hpp"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+
+namespace lbbench {
+
+struct Migrator::Census {
+  std::int64_t vertices = 0;
+  std::int64_t edges = 0;
+  std::uint64_t id_sum = 0;  // sum of mix64(id) mod 2^64: a lost or doubled id changes it
+  double weight = 0.0;
+};
+
+Migrator::Migrator(MPI_Comm comm, std::int64_t element_bytes, std::uint64_t seed)
+    : comm_(comm),
+      me_(comm_rank(comm)),
+      nranks_(comm_size(comm)),
+      element_bytes_(element_bytes),
+      seed_(seed),
+      exchange_(std::make_unique<SparseExchange>(comm)) {}
+
+Migrator::Census Migrator::census(const LocalGraph& g, const WeightSum& weight_sum) const {
+  Census local;
+  local.vertices = g.num_local();
+  local.edges = g.num_local_edges();
+  for (auto id : g.gid) local.id_sum += mix64(static_cast<std::uint64_t>(id.value()));
+  local.weight = weight_sum ? weight_sum(g) : 0.0;
+  Census total;
+  total.vertices = allreduce(local.vertices, MPI_SUM, comm_);
+  total.edges = allreduce(local.edges, MPI_SUM, comm_);
+  total.id_sum = allreduce(local.id_sum, MPI_SUM, comm_);
+  total.weight = allreduce(local.weight, MPI_SUM, comm_);
+  return total;
+}
+
+void Migrator::check_plan(const LocalGraph& g, const MigrationPlan& plan) const {
+  collectively(comm_, [&] {
+    std::vector<bool> seen(static_cast<std::size_t>(g.num_local()), false);
+    for (const auto& m : plan.moves) {
+      if (m.vertex < 0 || m.vertex >= g.num_local()) {
+        throw RunError(fmt::format("migration plan on rank {} names local vertex {}, but the rank has {}", me_,
+                                   m.vertex, g.num_local()));
+      }
+      if (m.to.value() < 0 || m.to.value() >= nranks_) {
+        throw RunError(fmt::format("migration plan on rank {} sends vertex {} to rank {}, which does not exist", me_,
+                                   g.gid[m.vertex].value(), m.to.value()));
+      }
+      if (seen[static_cast<std::size_t>(m.vertex)]) {
+        throw RunError(fmt::format("migration plan on rank {} moves vertex {} twice", me_, g.gid[m.vertex].value()));
+      }
+      seen[static_cast<std::size_t>(m.vertex)] = true;
+    }
+  });
+}
+
+MigrationStats Migrator::migrate(LocalGraph& g, const MigrationPlan& plan, const WeightSum& weight_sum) {
+  check_plan(g, plan);
+  const Census before = census(g, weight_sum);
+  std::vector<Rank> target(static_cast<std::size_t>(g.num_local()), Rank{me_});
+  for (const auto& m : plan.moves) target[static_cast<std::size_t>(m.vertex)] = m.to;
+  tell_neighbors(g, target);
+  MigrationStats stats;
+  collectively(comm_, [&] { stats = move_vertices(g, target); });
+  const Census after = census(g, weight_sum);
+  collectively(comm_, [&] {
+    const double tolerance = 1e-9 * std::max(1.0, std::abs(before.weight));
+    if (after.vertices != before.vertices || after.edges != before.edges || after.id_sum != before.id_sum ||
+        std::abs(after.weight - before.weight) > tolerance) {
+      throw RunError(fmt::format(
+          "migration did not conserve the graph: vertices {} -> {}, edge ends {} -> {}, id checksum {:x} -> {:x}, "
+          "total weight {} -> {}",
+          before.vertices, after.vertices, before.edges, after.edges, before.id_sum, after.id_sum, before.weight,
+          after.weight));
+    }
+  });
+  return stats;
+}
+
+void Migrator::tell_neighbors(LocalGraph& g, const std::vector<Rank>& target) {
+  std::unordered_map<VertexId, LocalIndex> local_index;
+  local_index.reserve(static_cast<std::size_t>(g.num_local()));
+  for (LocalIndex v = 0; v < g.num_local(); ++v) local_index.emplace(g.gid[v], v);
+
+  // Decisions read the owner table as it was; local fixes are applied afterwards, or a
+  // fix made for one moving vertex would hide a local neighbor from the next.
+  std::unordered_map<int, Bytes> notes;
+  std::vector<std::pair<std::int64_t, Rank>> local_fixes;  // (edge, new owner)
+  std::vector<int> told;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    const Rank to = target[static_cast<std::size_t>(v)];
+    if (to == Rank{me_}) continue;
+    told.clear();
+    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+      const Rank owner = g.adj_owner[e];
+      if (owner == Rank{me_}) {
+        const LocalIndex u = local_index.at(g.adj[e]);
+        for (std::int64_t f = g.xadj[u]; f < g.xadj[u + 1]; ++f) {
+          if (g.adj[f] == g.gid[v]) local_fixes.emplace_back(f, to);
+        }
+      } else if (std::find(told.begin(), told.end(), owner.value()) == told.end()) {
+        told.push_back(owner.value());
+        ByteWriter out(notes[owner.value()]);
+        out.put(g.gid[v]);
+        out.put(to);
+      }
+    }
+  }
+  for (const auto& [edge, owner] : local_fixes) g.adj_owner[edge] = owner;
+  std::vector<Message> outgoing;
+  for (auto& [peer, bytes] : notes) outgoing.push_back({peer, std::move(bytes)});
+  std::unordered_map<VertexId, Rank> moved;
+  for (const auto& m : exchange_->exchange(outgoing)) {
+    ByteReader in(m.data);
+    while (!in.done()) {
+      const auto id = in.get<VertexId>();
+      moved[id] = in.get<Rank>();
+    }
+  }
+  if (moved.empty()) return;
+  for (std::int64_t e = 0; e < g.num_local_edges(); ++e) {
+    if (g.adj_owner[e] == Rank{me_}) continue;
+    if (auto it = moved.find(g.adj[e]); it != moved.end()) g.adj_owner[e] = it->second;
+  }
+}
+
+// Wire format of one vertex: id, degree, neighbors, owners, [edge weights], coordinates,
+// file weights, payload checksum, payload. The payload stands for the application state
+// that would move with the element; its first 8 bytes are the id, so a payload delivered
+// for the wrong vertex is caught as surely as a corrupted one.
+void Migrator::pack(const LocalGraph& g, LocalIndex v, Bytes& out) const {
+  ByteWriter w(out);
+  const auto degree = static_cast<std::int32_t>(g.degree(v));
+  w.put(g.gid[v]);
+  w.put(degree);
+  w.put_span(g.neighbors(v));
+  w.put_span(g.neighbor_owners(v));
+  if (g.has_edge_weights) w.put_span(std::span<const std::int32_t>(g.adj_weight.data() + g.xadj[v], degree));
+  w.put_span(g.coords_of(v));
+  w.put_span(g.vweights_of(v));
+  const auto bytes = static_cast<std::size_t>(element_bytes_);
+  std::vector<std::byte> payload(bytes);
+  const std::uint64_t h = hash_of({seed_, tag(Stream::payload), static_cast<std::uint64_t>(g.gid[v].value())});
+  for (std::size_t i = 0; i < bytes; i += 8) {
+    const std::uint64_t word = i == 0 ? static_cast<std::uint64_t>(g.gid[v].value()) : mix64(h + i);
+    std::memcpy(payload.data() + i, &word, std::min<std::size_t>(8, bytes - i));
+  }
+  w.put<std::uint64_t>(XXH64(payload.data(), payload.size(), 0));
+  w.put_span<std::byte>(payload);
+}
+
+void Migrator::unpack(ByteReader& in, int from, LocalGraph& g) const {
+  const auto id = in.get<VertexId>();
+  const auto degree = static_cast<std::size_t>(in.get<std::int32_t>());
+  std::vector<VertexId> nbrs;
+  std::vector<Rank> owners;
+  std::vector<std::int32_t> weights;
+  std::vector<double> xyz, vw;
+  in.get_into(nbrs, degree);
+  in.get_into(owners, degree);
+  if (g.has_edge_weights) in.get_into(weights, degree);
+  in.get_into(xyz, static_cast<std::size_t>(g.dim));
+  in.get_into(vw, static_cast<std::size_t>(g.ncon));
+  const auto checksum = in.get<std::uint64_t>();
+  const auto payload = in.take(static_cast<std::size_t>(element_bytes_));
+  std::int64_t embedded = id.value();
+  if (payload.size() >= 8) std::memcpy(&embedded, payload.data(), 8);
+  if (XXH64(payload.data(), payload.size(), 0) != checksum || embedded != id.value()) {
+    throw RunError(fmt::format("payload of vertex {} received by rank {} from rank {} failed its checksum", id.value(),
+                               me_, from));
+  }
+  g.add_vertex(id, nbrs, owners, weights, xyz, vw);
+}
+
+MigrationStats Migrator::move_vertices(LocalGraph& g, const std::vector<Rank>& target) {
+  std::unordered_map<int, Bytes> outgoing_bytes;
+  MigrationStats stats;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    const Rank to = target[static_cast<std::size_t>(v)];
+    if (to == Rank{me_}) continue;
+    pack(g, v, outgoing_bytes[to.value()]);
+    ++stats.vertices_sent;
+  }
+  std::vector<Message> outgoing;
+  for (auto& [peer, bytes] : outgoing_bytes) {
+    stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
+    outgoing.push_back({peer, std::move(bytes)});
+  }
+  const auto incoming = exchange_->exchange(outgoing);
+
+  // Keep the vertices that stay, in order, then append the arrivals.
+  LocalGraph kept;
+  kept.global_vertices = g.global_vertices;
+  kept.global_edges = g.global_edges;
+  kept.dim = g.dim;
+  kept.ncon = g.ncon;
+  kept.has_edge_weights = g.has_edge_weights;
+  kept.bounds = g.bounds;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    if (target[static_cast<std::size_t>(v)] != Rank{me_}) continue;
+    const auto degree = static_cast<std::size_t>(g.degree(v));
+    kept.add_vertex(g.gid[v], g.neighbors(v), g.neighbor_owners(v),
+                    g.has_edge_weights ? std::span<const std::int32_t>(g.adj_weight.data() + g.xadj[v], degree)
+                                       : std::span<const std::int32_t>{},
+                    g.coords_of(v), g.vweights_of(v));
+  }
+  for (const auto& m : incoming) {
+    ByteReader in(m.data);
+    while (!in.done()) unpack(in, m.peer, kept);
+  }
+  g = std::move(kept);
+  return stats;
+}
+
+std::int64_t count_wrong_owner_entries(const LocalGraph& g, MPI_Comm comm) {
+  const int me = comm_rank(comm);
+  std::unordered_map<VertexId, bool> mine;
+  for (auto id : g.gid) mine.emplace(id, true);
+  std::int64_t wrong = 0;
+  std::unordered_map<int, Bytes> asks;
+  for (std::int64_t e = 0; e < g.num_local_edges(); ++e) {
+    if (g.adj_owner[e] == Rank{me}) {
+      if (!mine.contains(g.adj[e])) ++wrong;
+    } else {
+      ByteWriter(asks[g.adj_owner[e].value()]).put(g.adj[e]);
+    }
+  }
+  std::vector<Message> outgoing;
+  for (auto& [peer, bytes] : asks) outgoing.push_back({peer, std::move(bytes)});
+  SparseExchange exchange(comm);
+  for (const auto& m : exchange.exchange(outgoing)) {
+    ByteReader in(m.data);
+    while (!in.done()) {
+      if (!mine.contains(in.get<VertexId>())) ++wrong;
+    }
+  }
+  return allreduce(wrong, MPI_SUM, comm);
+}
+
+}  // namespace lbbench

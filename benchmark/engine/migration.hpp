@@ -1,0 +1,55 @@
+// The migration engine: carries out a MigrationPlan. Vertices move with their adjacency,
+// owner-table entries, coordinates, file weights and an element_bytes payload; every rank
+// that borders a moved vertex learns its new owner; every payload is checksummed; vertex
+// count, edge count, the set of ids and total weight are conserved, or the run stops.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "balancers/balancer.hpp"
+#include "core/mpi.hpp"
+#include "meshes/local_graph.hpp"
+
+namespace lbbench {
+
+struct MigrationStats {
+  std::int64_t vertices_sent = 0;  // by this rank
+  std::int64_t bytes_sent = 0;     // wire bytes, adjacency and payload included
+};
+
+// Sum of the conserved load of a rank's vertices (their current weights).
+using WeightSum = std::function<double(const LocalGraph&)>;
+
+class Migrator {
+ public:
+  Migrator(MPI_Comm comm, std::int64_t element_bytes, std::uint64_t seed);
+  // Collective. Throws AgreedRunError on every rank if the plan is malformed, a payload
+  // fails its checksum, or anything is not conserved.
+  MigrationStats migrate(LocalGraph& g, const MigrationPlan& plan, const WeightSum& weight_sum);
+
+ private:
+  struct Census;
+  [[nodiscard]] Census census(const LocalGraph& g, const WeightSum& weight_sum) const;
+  void check_plan(const LocalGraph& g, const MigrationPlan& plan) const;
+  void tell_neighbors(LocalGraph& g, const std::vector<Rank>& target);
+  MigrationStats move_vertices(LocalGraph& g, const std::vector<Rank>& target);
+  void pack(const LocalGraph& g, LocalIndex v, Bytes& out) const;
+  void unpack(ByteReader& in, int from, LocalGraph& g) const;
+
+  MPI_Comm comm_;
+  int me_;
+  int nranks_;
+  std::int64_t element_bytes_;
+  std::uint64_t seed_;
+  std::unique_ptr<SparseExchange> exchange_;
+};
+
+// Collective: every rank asks the owners its edges name whether they own those vertices.
+// Returns the number of wrong entries over all ranks (0 when the owner tables are right).
+std::int64_t count_wrong_owner_entries(const LocalGraph& g, MPI_Comm comm);
+
+}  // namespace lbbench

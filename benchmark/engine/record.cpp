@@ -1,0 +1,39 @@
+// Run records (see record.hpp).
+#include "engine/record.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace lbbench {
+
+void append_record(const std::string& path, const Json& record) {
+  const std::string line = record.dump() + "\n";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open the record file: {}", path, std::strerror(errno)));
+  ::flock(fd, LOCK_EX);
+  struct stat st {};
+  ::fstat(fd, &st);
+  const ssize_t written = ::write(fd, line.data(), line.size());
+  const bool complete = written == static_cast<ssize_t>(line.size());
+  if (!complete) {
+    const int saved = errno;
+    if (::ftruncate(fd, st.st_size) != 0) { /* nothing more we can do; the error below says why */ }
+    ::flock(fd, LOCK_UN);
+    ::close(fd);
+    throw RunError(fmt::format("{}: could not append the record: {}", path, std::strerror(saved)));
+  }
+  ::fsync(fd);
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+}
+
+}  // namespace lbbench

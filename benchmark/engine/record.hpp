@@ -1,0 +1,18 @@
+// Run records (contract: schema "lbbench.run/1", one JSON object per line, JSON Lines).
+#pragma once
+
+#include <string>
+
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+inline constexpr const char* kRunSchema = "lbbench.run/1";
+
+// Appends one record as one line. The file is locked for the write, the line goes out in
+// a single write and is flushed to disk; if the write comes up short, the file is cut
+// back, so a reader never sees a partial line. Throws InputError if the file cannot be
+// opened.
+void append_record(const std::string& path, const Json& record);
+
+}  // namespace lbbench

@@ -1,0 +1,427 @@
+// The replay benchmark (see replay.hpp).
+#include "engine/replay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <numeric>
+
+#include "balancers/registry.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "core/version.hpp"
+#include "engine/distribution.hpp"
+#include "engine/halo_exchange.hpp"
+#include "engine/machine.hpp"
+#include "engine/migration.hpp"
+#include "engine/record.hpp"
+#include "meshes/build.hpp"
+#include "work/calibration.hpp"
+#include "workload/load_field.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// What happened at one LB point, reduced over ranks.
+struct LbEvent {
+  int step = 0;
+  double imbalance_model_before = 0;  // from the loads the balancer was given
+  double imbalance_predicted_after = 0;
+  std::int64_t migrated = 0;
+  std::int64_t migrated_bytes = 0;
+  double decision_s = 0;   // slowest rank
+  double migration_s = 0;  // slowest rank
+};
+
+double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
+
+std::string thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    case MPI_THREAD_MULTIPLE: return "multiple";
+    default: return "unknown";
+  }
+}
+
+class Replay {
+ public:
+  Replay(const Scenario& s, const RunOptions& o, MPI_Comm comm)
+      : s_(s), o_(o), me_(comm_rank(comm)), nranks_(comm_size(comm)) {
+    MPI_Comm_dup(comm, &comm_);
+    MPI_Comm_dup(comm, &lb_comm_);
+  }
+  ~Replay() {
+    MPI_Comm_free(&lb_comm_);
+    MPI_Comm_free(&comm_);
+  }
+  Replay(const Replay&) = delete;
+  Replay& operator=(const Replay&) = delete;
+
+  RunOutcome run() {
+    start_time_ = utc_timestamp();
+    setup();
+    MPI_Barrier(comm_);
+    const double t_start = now_seconds();
+    for (int step = 0; step < s_.steps; ++step) {
+      run_step(step);
+      if (is_lb_point(step)) balance(step);
+    }
+    const double elapsed = now_seconds() - t_start;
+    return finish(elapsed);
+  }
+
+ private:
+  void check_ranks() const {
+    if (s_.ranks && *s_.ranks != nranks_) {
+      throw AgreedInputError(fmt::format("{}: the scenario says ranks: {}, but the job has {} MPI ranks (run with "
+                                         "mpirun -np {}, or --set ranks={})",
+                                         s_.source, *s_.ranks, nranks_, *s_.ranks, nranks_));
+    }
+  }
+
+  void setup() {
+    check_ranks();
+    machine_ = describe_machine(s_.machine, comm_);
+    const int oversubscribed = allreduce(
+        machine_.ranks_on_my_node > static_cast<int>(machine_.cores_on_my_node) ? 1 : 0, MPI_MAX, comm_);
+    if (oversubscribed && me_ == 0) {
+      warnings_ += fmt::format("warning: {} ranks share {} cores on {}; wall times measure time-sharing, not "
+                               "imbalance\n",
+                               machine_.ranks_on_my_node, machine_.cores_on_my_node, host_name());
+    }
+    graph_ = build_mesh(s_.mesh, s_.seed, comm_);
+    if (graph_.global_vertices < nranks_) {
+      throw AgreedInputError(fmt::format("{}: the mesh has {} vertices but the job has {} ranks; use at most {} ranks",
+                                         s_.source, graph_.global_vertices, nranks_, graph_.global_vertices));
+    }
+    collectively(comm_, [&] {
+      field_ = std::make_unique<LoadField>(s_.workload, graph_, s_.seed);
+      const BalancerInfo& info = find_balancer(s_.balancer.name, ConfigNode(YAML::Node(), s_.source));
+      family_ = info.family;
+      balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
+    });
+    distribute();
+    migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
+    setup_work();
+    rebuild_exchange();
+    initial_cut_ = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
+    compute_.assign(static_cast<std::size_t>(s_.steps), 0.0);
+    wait_.assign(static_cast<std::size_t>(s_.steps), 0.0);
+    wall_.assign(static_cast<std::size_t>(s_.steps), 0.0);
+  }
+
+  void distribute() {
+    const auto owners = initial_owners(s_.distribution, graph_, s_.seed, comm_);
+    MigrationPlan plan;
+    for (LocalIndex v = 0; v < graph_.num_local(); ++v) {
+      if (owners[static_cast<std::size_t>(v)] != Rank{me_}) plan.moves.push_back({v, owners[static_cast<std::size_t>(v)]});
+    }
+    // Placing the mesh is not a migration of the benchmark: no payload, not counted.
+    Migrator(comm_, 0, s_.seed).migrate(graph_, plan, {});
+  }
+
+  void setup_work() {
+    kernel_ = std::make_unique<WorkKernel>(default_work_array_bytes());
+    std::optional<Calibration> cached;
+    if (!o_.recalibrate) cached = load_cached_calibration(kernel_->array_bytes());
+    calibration_ = cached ? *cached : measure_calibration(*kernel_, 0.3);
+    // Measuring pages the array in too; a cached calibration needs the same warm-up.
+    if (cached) kernel_->access(kernel_->array_bytes() / 8);
+    // One rate for every rank: a weight is the same number of reads everywhere, so
+    // calibration noise does not turn into imbalance, and real speed differences between
+    // hosts still show.
+    calibration_.accesses_per_second = allreduce(calibration_.accesses_per_second, MPI_SUM, comm_) / nranks_;
+    work_ = std::make_unique<DoWork>(*kernel_, calibration_.accesses_per_second, s_.workload.unit_seconds);
+  }
+
+  void rebuild_exchange() {
+    exchange_.reset();
+    exchange_ = std::make_unique<HaloExchange>(graph_, s_.workload.edge_bytes, s_.workload.messages, comm_);
+    vertex_time_.assign(static_cast<std::size_t>(graph_.num_local()), 0.0);
+    steps_since_lb_ = 0;
+    weights_ready_ = false;
+  }
+
+  bool is_lb_point(int step) const {
+    return family_ != Family::baseline && (step + 1) % s_.balancer.period == 0 && step + 1 < s_.steps;
+  }
+
+  // Algorithm 3, lines 3-9.
+  void run_step(int step) {
+    const double t0 = now_seconds();
+    if (!weights_ready_ || !field_->is_static()) {
+      field_->weights(graph_, step, weights_);
+      weights_ready_ = true;
+    }
+    exchange_->post();
+    const double compute_start = now_seconds();
+    double mark = compute_start;
+    for (std::size_t v = 0; v < weights_.size(); ++v) {
+      (*work_)(weights_[v]);
+      const double t = now_seconds();
+      vertex_time_[v] += t - mark;
+      mark = t;
+    }
+    exchange_->wait(step, o_.watchdog_seconds);
+    const double t_end = now_seconds();
+    const auto i = static_cast<std::size_t>(step);
+    compute_[i] = mark - compute_start;
+    wait_[i] = t_end - mark;
+    wall_[i] = t_end - t0;
+    ++steps_since_lb_;
+  }
+
+  std::vector<Load> vertex_loads() const {
+    std::vector<Load> loads(weights_.size());
+    for (std::size_t v = 0; v < loads.size(); ++v) {
+      loads[v] = s_.model == AppModel::measured ? Load(vertex_time_[v] / steps_since_lb_)
+                                                : Load(weights_[v] * s_.workload.unit_seconds);
+    }
+    return loads;
+  }
+
+  // Algorithm 3, lines 10-13: decide, then migrate, then refresh what the loop uses.
+  void balance(int step) {
+    const std::vector<Load> loads = vertex_loads();
+    const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+    const LoadView view{graph_,
+                        loads,
+                        s_.workload.edge_bytes,
+                        machine_.info,
+                        Rank{me_},
+                        nranks_,
+                        s_.seed,
+                        static_cast<int>(events_.size()),
+                        step,
+                        rank_load,
+                        Load(allreduce(rank_load.seconds(), MPI_SUM, comm_)),
+                        Load(allreduce(rank_load.seconds(), MPI_MAX, comm_))};
+    const double t0 = now_seconds();
+    const MigrationPlan plan = balancer_->plan(view, lb_comm_);
+    const double decision = now_seconds() - t0;
+
+    LbEvent event;
+    event.step = step;
+    const double avg = view.total_load.seconds() / nranks_;
+    event.imbalance_model_before = imbalance(view.max_rank_load.seconds(), avg);
+    event.imbalance_predicted_after = predicted_imbalance(plan, loads, avg);
+
+    const double t1 = now_seconds();
+    const int current_step = step;
+    const MigrationStats stats = migrator_->migrate(graph_, plan, [&](const LocalGraph& g) {
+      double sum = 0;
+      for (LocalIndex v = 0; v < g.num_local(); ++v) sum += field_->weight(g.gid[v], g.coords_of(v), g.vweights_of(v), current_step);
+      return sum;
+    });
+    rebuild_exchange();
+    const double migration = now_seconds() - t1;
+    if (o_.verify) verify_owner_tables(step);
+
+    event.migrated = allreduce(stats.vertices_sent, MPI_SUM, comm_);
+    event.migrated_bytes = allreduce(stats.bytes_sent, MPI_SUM, comm_);
+    event.decision_s = allreduce(decision, MPI_MAX, comm_);
+    event.migration_s = allreduce(migration, MPI_MAX, comm_);
+    events_.push_back(event);
+  }
+
+  double predicted_imbalance(const MigrationPlan& plan, const std::vector<Load>& loads, double avg) const {
+    std::vector<double> per_rank(static_cast<std::size_t>(nranks_), 0.0);
+    std::vector<Rank> target(loads.size(), Rank{me_});
+    for (const auto& m : plan.moves) {
+      if (m.vertex >= 0 && static_cast<std::size_t>(m.vertex) < target.size()) target[static_cast<std::size_t>(m.vertex)] = m.to;
+    }
+    for (std::size_t v = 0; v < loads.size(); ++v) {
+      const int r = target[v].value();
+      if (r >= 0 && r < nranks_) per_rank[static_cast<std::size_t>(r)] += loads[v].seconds();
+    }
+    MPI_Allreduce(MPI_IN_PLACE, per_rank.data(), nranks_, MPI_DOUBLE, MPI_SUM, comm_);
+    return imbalance(*std::max_element(per_rank.begin(), per_rank.end()), avg);
+  }
+
+  void verify_owner_tables(int step) {
+    const std::int64_t wrong = count_wrong_owner_entries(graph_, comm_);
+    if (wrong != 0) {
+      throw AgreedRunError(fmt::format("after the migration at step {}, {} owner-table entries are wrong", step, wrong));
+    }
+  }
+
+  RunOutcome finish(double elapsed);
+
+  const Scenario& s_;
+  const RunOptions& o_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm lb_comm_ = MPI_COMM_NULL;
+  int me_;
+  int nranks_;
+  std::string start_time_;
+  std::string warnings_;
+  MachineLayout machine_;
+  LocalGraph graph_;
+  std::unique_ptr<LoadField> field_;
+  Family family_ = Family::baseline;
+  std::unique_ptr<Balancer> balancer_;
+  std::unique_ptr<Migrator> migrator_;
+  std::unique_ptr<WorkKernel> kernel_;
+  std::unique_ptr<DoWork> work_;
+  Calibration calibration_;
+  std::unique_ptr<HaloExchange> exchange_;
+  std::int64_t initial_cut_ = 0;
+
+  std::vector<double> weights_;
+  bool weights_ready_ = false;
+  std::vector<double> vertex_time_;  // per local vertex, summed since the last LB
+  int steps_since_lb_ = 0;
+  std::vector<double> compute_, wait_, wall_;  // per step, this rank
+  std::vector<LbEvent> events_;
+};
+
+RunOutcome Replay::finish(double elapsed) {
+  const auto steps = static_cast<std::size_t>(s_.steps);
+  std::vector<double> compute_max(steps), compute_sum(steps), wall_max(steps), wait_sum(steps);
+  MPI_Reduce(compute_.data(), compute_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
+  MPI_Reduce(compute_.data(), compute_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  MPI_Reduce(wall_.data(), wall_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
+  MPI_Reduce(wait_.data(), wait_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  const double total_time = allreduce(elapsed, MPI_MAX, comm_);
+  const double my_compute = std::accumulate(compute_.begin(), compute_.end(), 0.0);
+  const double compute_total = allreduce(my_compute, MPI_SUM, comm_);
+  const double compute_max_total = allreduce(my_compute, MPI_MAX, comm_);
+  const std::int64_t cut = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
+  const std::int64_t cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comm_) / 2;
+  const std::int64_t messages = allreduce(exchange_->messages_per_step(), MPI_SUM, comm_);
+  const double sink = static_cast<double>(kernel_->sink() & 0xFF);  // keeps do_work's reads observable
+  (void)allreduce(sink, MPI_SUM, comm_);
+  RunOutcome out;
+  if (me_ != 0) return out;
+
+  const double p = nranks_;
+  std::vector<double> lambda(steps);
+  double perfect = 0;
+  for (std::size_t i = 0; i < steps; ++i) {
+    lambda[i] = imbalance(compute_max[i], compute_sum[i] / p);
+    perfect += compute_sum[i] / p;
+  }
+  Json before = Json::array(), after = Json::array(), predicted = Json::array(), lb = Json::array();
+  double lb_time = 0, migration_time = 0;
+  std::int64_t migrations = 0, migrated_bytes = 0;
+  for (const auto& e : events_) {
+    const auto i = static_cast<std::size_t>(e.step);
+    before.push_back(lambda[i]);
+    after.push_back(lambda[i + 1]);
+    predicted.push_back(e.imbalance_predicted_after);
+    lb_time += e.decision_s;
+    migration_time += e.migration_s;
+    migrations += e.migrated;
+    migrated_bytes += e.migrated_bytes;
+    lb.push_back(Json{{"step", e.step},
+                      {"imbalance_before", lambda[i]},
+                      {"imbalance_after", lambda[i + 1]},
+                      {"model_imbalance_before", e.imbalance_model_before},
+                      {"model_imbalance_predicted_after", e.imbalance_predicted_after},
+                      {"migrations", e.migrated},
+                      {"migrated_bytes", e.migrated_bytes},
+                      {"decision_s", e.decision_s},
+                      {"migration_s", e.migration_s}});
+  }
+  Json& r = out.record;
+  r["schema"] = kRunSchema;
+  r["scenario"] = s_.name;
+  r["scenario_sha256"] = scenario_sha256(s_);
+  r["scenario_file"] = s_.source;
+  r["balancer"] = s_.balancer.name;
+  r["balancer_family"] = family_name(family_);
+  r["balancer_params"] = s_.balancer.params;
+  r["lb_period"] = s_.balancer.period;
+  r["model"] = to_string(s_.model);
+  r["engine"] = "mpi";
+  r["machine"] = s_.machine.preset;
+  r["ranks"] = nranks_;
+  r["nodes"] = machine_.nodes;
+  r["vertices"] = graph_.global_vertices;
+  r["edges"] = graph_.global_edges;
+  r["steps"] = s_.steps;
+  r["seed"] = s_.seed;
+  r["total_time_s"] = total_time;
+  r["compute_time_s"] = compute_total / p;
+  r["compute_time_max_s"] = compute_max_total;
+  r["wait_time_s"] = std::accumulate(wait_sum.begin(), wait_sum.end(), 0.0) / p;
+  r["lb_time_s"] = lb_time;
+  r["migration_time_s"] = migration_time;
+  r["perfect_balance_time_s"] = perfect;
+  r["migrations"] = migrations;
+  r["migrated_bytes"] = migrated_bytes;
+  r["lb_invocations"] = events_.size();
+  r["imbalance_before"] = before;
+  r["imbalance_after"] = after;
+  r["imbalance_predicted_after"] = predicted;
+  r["imbalance_mean"] = std::accumulate(lambda.begin(), lambda.end(), 0.0) / static_cast<double>(steps);
+  r["edge_cut_initial"] = initial_cut_;
+  r["edge_cut"] = cut;
+  r["edge_cut_bytes"] = cut_bytes;
+  r["messages_per_step"] = messages;
+  r["lb"] = lb;
+  r["per_step"] = Json{{"wall_max_s", wall_max}, {"compute_max_s", compute_max}, {"imbalance", lambda}};
+  r["prediction"] = nullptr;
+  r["config"] = normalized(s_);
+  r["provenance"] = Json{{"git", git_describe()},
+                         {"host", host_name()},
+                         {"mpi_library", mpi_library_version()},
+                         {"mpi_thread_level", thread_level_name([] {
+                            int level = 0;
+                            MPI_Query_thread(&level);
+                            return level;
+                          }())},
+                         {"start_time", start_time_},
+                         {"command", o_.command_line},
+                         {"calibration", to_json(calibration_)}};
+
+  if (!o_.steps_csv.empty()) {
+    std::ofstream csv(o_.steps_csv);
+    if (!csv) throw InputError(fmt::format("{}: cannot write the per-step table", o_.steps_csv));
+    csv << "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
+    std::size_t next_event = 0;
+    for (std::size_t i = 0; i < steps; ++i) {
+      const bool lb_here = next_event < events_.size() && static_cast<std::size_t>(events_[next_event].step) == i;
+      if (lb_here) ++next_event;
+      csv << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{}\n", i, wall_max[i], compute_max[i],
+                         compute_sum[i] / p, wait_sum[i] / p, lambda[i], lb_here ? 1 : 0);
+    }
+  }
+
+  std::string& t = out.summary;
+  t += fmt::format("lbbench · {} · {} ranks · {} vertices · {} edges · {} steps · balancer {}", s_.name, nranks_,
+                   graph_.global_vertices, graph_.global_edges, s_.steps, s_.balancer.name);
+  t += family_ == Family::baseline ? "\n" : fmt::format(" every {} steps\n", s_.balancer.period);
+  t += fmt::format("  total {:.3f} s   compute {:.3f} s (mean/rank)   wait {:.3f} s   LB {:.3f} s   migration {:.3f} s\n",
+                   total_time, compute_total / p, std::accumulate(wait_sum.begin(), wait_sum.end(), 0.0) / p, lb_time,
+                   migration_time);
+  t += fmt::format("  imbalance (max/avg - 1): first step {:.1f}%, last step {:.1f}%, mean {:.1f}%\n", 100 * lambda.front(),
+                   100 * lambda.back(), 100 * r["imbalance_mean"].get<double>());
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    const auto& e = events_[i];
+    t += fmt::format("  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
+                     i + 1, e.step, 100 * lambda[static_cast<std::size_t>(e.step)],
+                     100 * lambda[static_cast<std::size_t>(e.step) + 1], 100 * e.imbalance_predicted_after, e.migrated,
+                     static_cast<double>(e.migrated_bytes) / 1e6);
+  }
+  t += fmt::format("  edge cut {} -> {} edges; {} messages per step\n", initial_cut_, cut, messages);
+  t += fmt::format("  perfect balance would take {:.3f} s ({:.1f}% less)\n", perfect,
+                   total_time > 0 ? 100.0 * (total_time - perfect) / total_time : 0.0);
+  out.warnings = warnings_;
+  return out;
+}
+
+}  // namespace
+
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options, MPI_Comm comm) {
+  Replay replay(scenario, options, comm);
+  return replay.run();
+}
+
+}  // namespace lbbench

@@ -1,0 +1,33 @@
+// The replay benchmark, Algorithm 3 of Pearce et al. (ICS'12): every step, post a receive
+// and a send for each remote edge, run do_work(w) for each local vertex, wait for all
+// messages, and rebalance at LB points.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "core/json_yaml.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+struct RunOptions {
+  std::string out;              // JSON Lines file the record is appended to; empty for none
+  std::string steps_csv;        // optional per-step table
+  bool verify = false;          // check every owner table after every migration
+  double watchdog_seconds = 600;
+  bool recalibrate = false;     // measure do_work even when a cached calibration exists
+  std::string command_line;     // for provenance
+};
+
+struct RunOutcome {
+  Json record;          // on rank 0
+  std::string summary;  // on rank 0: the human summary
+  std::string warnings; // on rank 0
+};
+
+// Collective over comm.
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options, MPI_Comm comm);
+
+}  // namespace lbbench

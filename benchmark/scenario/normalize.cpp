@@ -1,0 +1,138 @@
+// The normalized scenario: every default filled in, in a fixed key order, so that printing
+// it gives a valid scenario and hashing it identifies the experiment.
+#include <fmt/format.h>
+
+#include "core/sha256.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+Json mesh_json(const MeshSpec& mesh) {
+  return std::visit(
+      Overloaded{
+          [](const GridSpec& g) {
+            Json j{{"generator", g.dim == 2 ? "grid2d" : "grid3d"}, {"nx", g.size[0]}, {"ny", g.size[1]}};
+            if (g.dim == 3) j["nz"] = g.size[2];
+            return j;
+          },
+          [](const GeometricSpec& g) {
+            return Json{{"generator", "geometric"}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
+          },
+          [](const DropletsSpec& d) {
+            return Json{{"generator", "droplets"}, {"n", d.n},           {"dim", d.dim},
+                        {"radius", d.radius},      {"droplets", d.droplets}, {"droplet_radius", d.droplet_radius},
+                        {"fraction", d.fraction}};
+          },
+          [](const MeshFileSpec& f) {
+            Json j{{"file", f.path}, {"format", to_string(f.format)}};
+            if (!f.coords.empty()) j["coords"] = f.coords;
+            return j;
+          },
+      },
+      mesh);
+}
+
+Json weights_json(const WeightModel& w) {
+  return std::visit(
+      Overloaded{
+          [](const UniformWeights& u) { return Json{{"model", "uniform"}, {"min", u.min}, {"max", u.max}}; },
+          [](const LognormalWeights& l) { return Json{{"model", "lognormal"}, {"mu", l.mu}, {"sigma", l.sigma}}; },
+          [](const HotspotWeights& h) {
+            Json j{{"model", "hotspot"}, {"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
+            if (!h.center.empty()) j["center"] = h.center;
+            return j;
+          },
+          [](const GradientWeights& g) {
+            return Json{{"model", "gradient"}, {"axis", g.axis}, {"from", g.from}, {"to", g.to}};
+          },
+          [](const FileWeights& f) {
+            return Json{{"model", "from-file"}, {"component", f.component}, {"scale", f.scale}};
+          },
+      },
+      w);
+}
+
+Json evolution_json(const Evolution& e) {
+  return std::visit(Overloaded{
+                        [](const StaticEvolution&) { return Json{{"kind", "static"}}; },
+                        [](const DriftEvolution& d) { return Json{{"kind", "drift"}, {"velocity", d.velocity}}; },
+                        [](const AmrEvolution& a) {
+                          return Json{{"kind", "amr"},       {"period", a.period}, {"regions", a.regions},
+                                      {"radius", a.radius}, {"factor", a.factor}, {"levels", a.levels}};
+                        },
+                        [](const PhasesEvolution& p) {
+                          Json phases = Json::array();
+                          for (const auto& ph : p.phases) {
+                            phases.push_back(Json{{"steps", ph.steps}, {"weights", weights_json(ph.weights)}});
+                          }
+                          return Json{{"kind", "phases"}, {"cycle", p.cycle}, {"phases", phases}};
+                        },
+                    },
+                    e);
+}
+
+Json distribution_json(const DistributionSpec& d) {
+  Json j{{"kind", to_string(d.kind)}};
+  if (d.kind == DistributionKind::strips) j["axis"] = d.axis;
+  if (d.kind == DistributionKind::file) j["file"] = d.file;
+  return j;
+}
+
+}  // namespace
+
+std::string_view to_string(DistributionKind k) {
+  switch (k) {
+    case DistributionKind::block: return "block";
+    case DistributionKind::cyclic: return "cyclic";
+    case DistributionKind::random: return "random";
+    case DistributionKind::strips: return "strips";
+    case DistributionKind::file: return "file";
+  }
+  return "?";
+}
+
+std::string_view to_string(MessageMode m) { return m == MessageMode::per_edge ? "per-edge" : "per-neighbor"; }
+std::string_view to_string(AppModel m) { return m == AppModel::measured ? "measured" : "weights"; }
+
+std::string_view weight_model_name(const WeightModel& w) {
+  static constexpr std::array<std::string_view, 5> names{"uniform", "lognormal", "hotspot", "gradient", "from-file"};
+  return names[w.index()];
+}
+
+std::string_view evolution_name(const Evolution& e) {
+  static constexpr std::array<std::string_view, 4> names{"static", "drift", "amr", "phases"};
+  return names[e.index()];
+}
+
+Json normalized(const Scenario& s) {
+  Json j;
+  j["name"] = s.name;
+  j["seed"] = s.seed;
+  j["steps"] = s.steps;
+  if (s.ranks) j["ranks"] = *s.ranks;
+  j["mesh"] = mesh_json(s.mesh);
+  Json w;
+  w["unit_seconds"] = s.workload.unit_seconds;
+  if (!std::holds_alternative<PhasesEvolution>(s.workload.evolution)) w["weights"] = weights_json(s.workload.weights);
+  w["evolution"] = evolution_json(s.workload.evolution);
+  w["edge_bytes"] = s.workload.edge_bytes;
+  w["element_bytes"] = s.workload.element_bytes;
+  w["messages"] = to_string(s.workload.messages);
+  j["workload"] = w;
+  j["distribution"] = distribution_json(s.distribution);
+  j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
+  j["machine"] = Json{{"preset", s.machine.preset}};
+  j["model"] = to_string(s.model);
+  return j;
+}
+
+std::string scenario_sha256(const Scenario& s) { return sha256_hex(normalized(s).dump()); }
+
+}  // namespace lbbench

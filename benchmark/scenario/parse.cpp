@@ -1,0 +1,337 @@
+// Strict scenario parsing: every key is read through ConfigNode, so misspellings, wrong
+// types and out-of-range values are reported with file:line:column and the key path.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "balancers/registry.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kGenerators{"grid2d", "grid3d", "geometric", "droplets"};
+const std::vector<std::string> kFormats{"metis", "chaco", "matrix-market"};
+const std::vector<std::string> kWeightModels{"uniform", "lognormal", "hotspot", "gradient", "from-file"};
+const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
+const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
+const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
+const std::vector<std::string> kMachines{"local"};
+const std::vector<std::string> kModels{"measured", "weights"};
+
+std::string resolve_path(const std::string& scenario_file, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  const fs::path base = fs::path(scenario_file).parent_path();
+  return (base / path).lexically_normal().string();
+}
+
+int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }
+
+MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node) {
+  const std::string generator = generator_node.as_choice(kGenerators);
+  if (generator == "grid2d" || generator == "grid3d") {
+    GridSpec g;
+    g.dim = generator == "grid2d" ? 2 : 3;
+    g.size[0] = mesh.integer("nx", std::nullopt, 1);
+    g.size[1] = mesh.integer("ny", std::nullopt, 1);
+    if (g.dim == 3) g.size[2] = mesh.integer("nz", std::nullopt, 1);
+    return g;
+  }
+  if (generator == "geometric") {
+    GeometricSpec g;
+    g.n = mesh.integer("n", std::nullopt, 1);
+    g.dim = read_dim(mesh);
+    g.radius = mesh.number("radius", std::nullopt, 1e-6, 1.0);
+    return g;
+  }
+  DropletsSpec d;
+  d.n = mesh.integer("n", std::nullopt, 1);
+  d.dim = read_dim(mesh);
+  d.radius = mesh.number("radius", std::nullopt, 1e-6, 1.0);
+  d.droplets = static_cast<int>(mesh.integer("droplets", d.droplets, 1, 100000));
+  d.droplet_radius = mesh.number("droplet_radius", d.droplet_radius, 1e-6, 1.0);
+  d.fraction = mesh.number("fraction", d.fraction, 0.0, 1.0);
+  return d;
+}
+
+MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
+  mesh.expect_map("the mesh section");
+  const bool has_generator = mesh.has("generator");
+  const bool has_file = mesh.has("file");
+  if (has_generator == has_file) {
+    mesh.fail(has_file ? "give either 'generator' or 'file', not both"
+                       : "missing 'generator' (one of: " + join(kGenerators) + ") or 'file' (a mesh file)");
+  }
+  MeshSpec out;
+  if (has_generator) {
+    out = parse_generator(mesh, *mesh.find("generator"));
+  } else {
+    MeshFileSpec f;
+    f.path = mesh.string("file");
+    f.resolved = resolve_path(file, f.path);
+    const std::string format = mesh.choice("format", kFormats, std::string("metis"));
+    f.format = format == "metis" ? MeshFormat::metis : format == "chaco" ? MeshFormat::chaco : MeshFormat::matrix_market;
+    f.coords = mesh.string("coords", std::string());
+    f.coords_resolved = resolve_path(file, f.coords);
+    out = f;
+  }
+  mesh.finish();
+  return out;
+}
+
+void check_center_dim(ConfigNode& node, const std::vector<double>& v, int dim, std::string_view key) {
+  if (dim > 0 && !v.empty() && static_cast<int>(v.size()) != dim) {
+    node.at(key, "").fail(fmt::format("has {} entries but the mesh is {}-D", v.size(), dim));
+  }
+}
+
+WeightModel parse_weights(ConfigNode w, int dim) {
+  w.expect_map("a weight model");
+  const std::string model = w.choice("model", kWeightModels);
+  WeightModel out;
+  if (model == "uniform") {
+    UniformWeights u;
+    u.min = w.number("min", u.min, 0.0);
+    u.max = w.number("max", u.min, 0.0);
+    if (u.max < u.min) w.at("max", "").fail(fmt::format("must be >= min ({})", u.min));
+    out = u;
+  } else if (model == "lognormal") {
+    LognormalWeights l;
+    l.mu = w.number("mu", l.mu, -50.0, 50.0);
+    l.sigma = w.number("sigma", l.sigma, 0.0, 10.0);
+    out = l;
+  } else if (model == "hotspot") {
+    HotspotWeights h;
+    h.base = w.number("base", h.base, 0.0);
+    h.peak = w.number("peak", h.peak, 0.0);
+    h.radius = w.number("radius", h.radius, 1e-9);
+    h.center = w.numbers("center", std::vector<double>{}, 1, 3, 0.0, 1.0);
+    check_center_dim(w, h.center, dim, "center");
+    out = h;
+  } else if (model == "gradient") {
+    GradientWeights g;
+    g.axis = static_cast<int>(w.integer("axis", g.axis, 0, 2));
+    if (dim > 0 && g.axis >= dim) w.at("axis", "").fail(fmt::format("axis {} does not exist in a {}-D mesh", g.axis, dim));
+    g.from = w.number("from", g.from, 0.0);
+    g.to = w.number("to", g.to, 0.0);
+    out = g;
+  } else {
+    FileWeights f;
+    f.component = static_cast<int>(w.integer("component", f.component, 0, 1000));
+    f.scale = w.number("scale", f.scale, 0.0);
+    out = f;
+  }
+  w.finish();
+  return out;
+}
+
+bool is_spatial(const WeightModel& w) {
+  return std::holds_alternative<HotspotWeights>(w) || std::holds_alternative<GradientWeights>(w);
+}
+
+Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel>& weights) {
+  // `evolution: static` is shorthand for `evolution: {kind: static}`.
+  if (e.is_scalar()) {
+    const std::string kind = e.as_choice(kEvolutions);
+    if (kind == "phases") e.fail("phases need a list: write evolution: {kind: phases, phases: [...]}");
+    if (kind == "drift" && (!weights || !is_spatial(*weights))) {
+      e.fail("drift moves a spatial load field; use weights.model hotspot or gradient");
+    }
+    if (kind == "drift") return DriftEvolution{std::vector<double>(static_cast<std::size_t>(std::max(dim, 1)), 0.0)};
+    if (kind == "amr") return AmrEvolution{};
+    return StaticEvolution{};
+  }
+  e.expect_map("an evolution (static, drift, amr or phases)");
+  const std::string kind = e.choice("kind", kEvolutions);
+  Evolution out;
+  if (kind == "static") {
+    out = StaticEvolution{};
+  } else if (kind == "drift") {
+    if (!weights || !is_spatial(*weights)) {
+      e.at("kind", "").fail("drift moves a spatial load field; use weights.model hotspot or gradient");
+    }
+    DriftEvolution d;
+    d.velocity = e.numbers("velocity", std::nullopt, 1, 3, -1.0, 1.0);
+    check_center_dim(e, d.velocity, dim, "velocity");
+    out = d;
+  } else if (kind == "amr") {
+    AmrEvolution a;
+    a.period = static_cast<int>(e.integer("period", a.period, 1));
+    a.regions = static_cast<int>(e.integer("regions", a.regions, 1, 10000));
+    a.radius = e.number("radius", a.radius, 1e-9, 1.0);
+    a.factor = e.number("factor", a.factor, 0.0);
+    a.levels = static_cast<int>(e.integer("levels", a.levels, 1, 10));
+    out = a;
+  } else {
+    PhasesEvolution p;
+    p.cycle = e.boolean("cycle", p.cycle);
+    auto list = e.at("phases", "a list of {steps, weights}");
+    for (auto& phase : list.elements("a list of {steps, weights}")) {
+      phase.expect_map("a phase ({steps, weights})");
+      Phase ph;
+      ph.steps = static_cast<int>(phase.integer("steps", std::nullopt, 1));
+      ph.weights = parse_weights(phase.at("weights", "a weight model"), dim);
+      phase.finish();
+      p.phases.push_back(std::move(ph));
+    }
+    if (p.phases.empty()) list.fail("expected at least one phase");
+    out = p;
+  }
+  e.finish();
+  return out;
+}
+
+WorkloadSpec parse_workload(ConfigNode w, int dim) {
+  w.expect_map("the workload section");
+  WorkloadSpec out;
+  out.unit_seconds = w.number("unit_seconds", out.unit_seconds, 0.0, 3600.0);
+  std::optional<WeightModel> weights;
+  if (auto node = w.find("weights")) weights = parse_weights(*node, dim);
+  if (auto node = w.find("evolution")) out.evolution = parse_evolution(*node, dim, weights);
+  const bool phased = std::holds_alternative<PhasesEvolution>(out.evolution);
+  if (phased && weights) w.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights");
+  if (weights) out.weights = *weights;
+  if (phased) out.weights = std::get<PhasesEvolution>(out.evolution).phases.front().weights;
+  out.edge_bytes = w.integer("edge_bytes", out.edge_bytes, 0, std::int64_t{1} << 30);
+  out.element_bytes = w.integer("element_bytes", out.element_bytes, 0, std::int64_t{1} << 30);
+  const std::string mode = w.choice("messages", kMessageModes, std::string("per-edge"));
+  out.messages = mode == "per-edge" ? MessageMode::per_edge : MessageMode::per_neighbor;
+  w.finish();
+  return out;
+}
+
+DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int dim) {
+  DistributionSpec out;
+  std::string kind;
+  if (d.is_scalar()) {
+    kind = d.as_choice(kDistributions);
+    if (kind == "file") d.fail("a file distribution needs a path: write distribution: {kind: file, file: PATH}");
+  } else {
+    d.expect_map("a distribution (block, cyclic, random, strips or file)");
+    kind = d.choice("kind", kDistributions);
+    if (kind == "strips") out.axis = static_cast<int>(d.integer("axis", 0, 0, 2));
+    if (kind == "file") {
+      out.file = d.string("file");
+      out.file_resolved = resolve_path(file, out.file);
+    }
+    d.finish();
+  }
+  if (kind == "strips" && dim > 0 && out.axis >= dim) {
+    d.fail(fmt::format("strips along axis {} need a mesh with at least {} coordinates", out.axis, out.axis + 1));
+  }
+  static const std::array kinds{DistributionKind::block, DistributionKind::cyclic, DistributionKind::random,
+                                DistributionKind::strips, DistributionKind::file};
+  for (std::size_t i = 0; i < kDistributions.size(); ++i) {
+    if (kDistributions[i] == kind) out.kind = kinds[i];
+  }
+  return out;
+}
+
+BalancerSpec parse_balancer(ConfigNode b) {
+  BalancerSpec out;
+  std::optional<ConfigNode> params;
+  const ConfigNode* name_node = &b;
+  std::optional<ConfigNode> name_holder;
+  if (b.is_scalar()) {
+    out.name = b.as_string();
+  } else {
+    b.expect_map("a balancer ({name, period, params})");
+    name_holder = b.at("name", "a registered balancer; see `lbbench list balancers`");
+    name_node = &*name_holder;
+    out.name = name_holder->as_string();
+    out.period = static_cast<int>(b.integer("period", out.period, 1));
+    params = b.find("params");
+    b.finish();
+  }
+  const BalancerInfo& info = find_balancer(out.name, *name_node);
+  if (params) {
+    out.params_yaml = params->yaml();
+    out.params_file = params->file();
+    out.params = make_balancer(info, params->unrecorded())->params();
+  } else {
+    out.params = make_balancer(info, ConfigNode(YAML::Node(), b.file()))->params();
+  }
+  return out;
+}
+
+MachineSpec parse_machine(ConfigNode m) {
+  MachineSpec out;
+  if (m.is_scalar()) {
+    out.preset = m.as_choice(kMachines);
+    return out;
+  }
+  m.expect_map("a machine (a preset name)");
+  out.preset = m.choice("preset", kMachines);
+  m.finish();
+  return out;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, SchemaRecorder* recorder) {
+  if (!root_node.IsDefined() || root_node.IsNull()) throw InputError(fmt::format("{}: the scenario is empty", file));
+  ConfigNode root(root_node, file, recorder);
+  root.expect_map("a scenario");
+  Scenario s;
+  s.source = file;
+  s.name = root.string("name");
+  s.seed = root.unsigned_integer("seed", s.seed);
+  s.steps = static_cast<int>(root.integer("steps", std::nullopt, 1, 100000000));
+  if (root.has("ranks")) s.ranks = static_cast<int>(root.integer("ranks", std::nullopt, 1, 1 << 24));
+  s.mesh = parse_mesh(root.at("mesh", "a generator or a file"), file);
+  const int dim = known_mesh_dim(s.mesh);
+  if (auto w = root.find("workload")) s.workload = parse_workload(*w, dim);
+  if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim);
+  if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b);
+  if (auto m = root.find("machine")) s.machine = parse_machine(*m);
+  const std::string model = root.choice("model", kModels, std::string("measured"));
+  s.model = model == "measured" ? AppModel::measured : AppModel::weights;
+  root.finish();
+  return s;
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError(fmt::format("--set {}: expected key.path=value", assignment));
+  }
+  const std::string path = assignment.substr(0, eq);
+  const std::string value_text = assignment.substr(eq + 1);
+  YAML::Node value = load_yaml_string(value_text, "--set " + path);
+  std::vector<std::string> keys;
+  for (std::size_t start = 0;;) {
+    const auto dot = path.find('.', start);
+    keys.push_back(path.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // yaml-cpp nodes are handles: walking with operator[] on copies edits the tree in place.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    YAML::Node next = chain.back()[keys[i]];
+    if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
+      // Scalar shorthands (`balancer: greedy`) become the mapping they stand for.
+      const std::string shorthand_key = keys[i] == "balancer" ? "name" : keys[i] == "machine" ? "preset" : "kind";
+      YAML::Node expanded(YAML::NodeType::Map);
+      expanded[shorthand_key] = next;
+      chain.back()[keys[i]] = expanded;
+      next = chain.back()[keys[i]];
+    }
+    chain.push_back(next);
+  }
+  chain.back()[keys.back()] = value;
+}
+
+Scenario load_scenario(const std::string& path, std::span<const std::string> overrides, SchemaRecorder* recorder) {
+  YAML::Node root = load_yaml_file(path);
+  if (!overrides.empty() && !root.IsMap()) throw InputError(fmt::format("{}: the scenario is not a mapping", path));
+  for (const auto& o : overrides) apply_override(root, o);
+  return parse_scenario(root, path, recorder);
+}
+
+}  // namespace lbbench

@@ -1,0 +1,141 @@
+// A scenario: the mesh, the workload on it, the initial distribution, the balancer and the
+// machine, parsed strictly from YAML. See scenarios/README.md for every key.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/json_yaml.hpp"
+#include "meshes/mesh_spec.hpp"
+
+namespace lbbench {
+
+
+// --- workload --------------------------------------------------------------------------------
+struct UniformWeights {
+  double min = 1.0;
+  double max = 1.0;
+};
+struct LognormalWeights {
+  double mu = 0.0;
+  double sigma = 0.5;
+};
+struct HotspotWeights {
+  double base = 1.0;
+  double peak = 10.0;
+  double radius = 0.1;         // in normalized coordinates
+  std::vector<double> center;  // normalized; empty means the middle of the box
+};
+struct GradientWeights {
+  int axis = 0;
+  double from = 1.0;  // weight at the low end of the axis
+  double to = 10.0;   // weight at the high end
+};
+struct FileWeights {
+  int component = 0;
+  double scale = 1.0;
+};
+using WeightModel = std::variant<UniformWeights, LognormalWeights, HotspotWeights, GradientWeights, FileWeights>;
+
+struct StaticEvolution {};
+// The load field moves: w(x, step) = w(x - velocity * step), periodic in the unit box.
+struct DriftEvolution {
+  std::vector<double> velocity;
+};
+// Every `period` steps a new set of regions is refined (their work multiplied) and the old
+// ones coarsen back.
+struct AmrEvolution {
+  int period = 10;
+  int regions = 2;
+  double radius = 0.15;
+  double factor = 4.0;
+  int levels = 1;
+};
+struct Phase {
+  int steps = 1;
+  WeightModel weights;
+};
+struct PhasesEvolution {
+  std::vector<Phase> phases;
+  bool cycle = true;
+};
+using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution>;
+
+enum class MessageMode { per_edge, per_neighbor };
+
+struct WorkloadSpec {
+  double unit_seconds = 1e-5;
+  WeightModel weights = UniformWeights{};
+  Evolution evolution = StaticEvolution{};
+  std::int64_t edge_bytes = 64;
+  std::int64_t element_bytes = 1024;
+  MessageMode messages = MessageMode::per_edge;
+};
+
+// --- distribution, balancer, machine ----------------------------------------------------------
+enum class DistributionKind { block, cyclic, random, strips, file };
+struct DistributionSpec {
+  DistributionKind kind = DistributionKind::block;
+  int axis = 0;                // strips
+  std::string file;            // file: as written
+  std::string file_resolved;
+};
+
+struct BalancerSpec {
+  std::string name = "none";
+  int period = 10;
+  Json params = Json::object();  // normalized by the balancer
+  YAML::Node params_yaml;        // as written, to build the balancer on every rank
+  std::string params_file;       // where params_yaml came from, for error locations
+};
+
+struct MachineSpec {
+  std::string preset = "local";
+};
+
+// What the balancer is told a vertex costs.
+enum class AppModel { measured, weights };
+
+struct Scenario {
+  std::string name;
+  std::uint64_t seed = 1;
+  int steps = 10;
+  std::optional<int> ranks;
+  MeshSpec mesh;
+  WorkloadSpec workload;
+  DistributionSpec distribution;
+  BalancerSpec balancer;
+  MachineSpec machine;
+  AppModel model = AppModel::measured;
+  std::string source;  // file it was read from
+};
+
+// Parses and validates a scenario tree; `file` names it in errors and anchors relative paths.
+Scenario parse_scenario(const YAML::Node& root, const std::string& file, SchemaRecorder* recorder = nullptr);
+
+// Reads a file, applies `--set key.path=value` overrides, parses.
+Scenario load_scenario(const std::string& path, std::span<const std::string> overrides = {},
+                       SchemaRecorder* recorder = nullptr);
+
+// Applies one "key.path=value" override; the value is parsed as YAML.
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+// The scenario with every default filled in; printing it as YAML gives a valid scenario.
+Json normalized(const Scenario& s);
+// sha256 of the normalized scenario's compact JSON.
+std::string scenario_sha256(const Scenario& s);
+
+
+std::string_view to_string(DistributionKind k);
+std::string_view to_string(MessageMode m);
+std::string_view to_string(AppModel m);
+std::string_view weight_model_name(const WeightModel& w);
+std::string_view evolution_name(const Evolution& e);
+
+}  // namespace lbbench

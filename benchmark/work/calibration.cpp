@@ -1,0 +1,151 @@
+// Calibrating do_work (see calibration.hpp).
+#include "work/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "core/clock.hpp"
+
+namespace lbbench {
+
+namespace fs = std::filesystem;
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+Json to_json(const Calibration& c) {
+  return Json{{"accesses_per_second", c.accesses_per_second},
+              {"array_bytes", c.array_bytes},
+              {"host", c.host},
+              {"cpu", c.cpu},
+              {"measured_at", c.measured_at},
+              {"source", c.source}};
+}
+
+Calibration measure_calibration(WorkKernel& kernel, double seconds) {
+  // Warm up: page in the array and let the clock settle.
+  kernel.access(1 << 20);
+  // Size a batch to about 10 ms, so timer resolution does not matter.
+  std::uint64_t batch = 1 << 16;
+  double t0 = now_seconds();
+  kernel.access(batch);
+  const double probe = std::max(now_seconds() - t0, 1e-7);
+  batch = std::max<std::uint64_t>(1 << 12, static_cast<std::uint64_t>(static_cast<double>(batch) * 0.01 / probe));
+  std::vector<double> rates;
+  const double until = now_seconds() + seconds;
+  while (now_seconds() < until || rates.size() < 5) {
+    t0 = now_seconds();
+    kernel.access(batch);
+    rates.push_back(static_cast<double>(batch) / (now_seconds() - t0));
+  }
+  std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2), rates.end());
+  Calibration c;
+  c.accesses_per_second = rates[rates.size() / 2];
+  c.array_bytes = kernel.array_bytes();
+  c.host = host_name();
+  c.cpu = cpu_model();
+  c.measured_at = utc_timestamp();
+  c.source = "measured";
+  return c;
+}
+
+std::string calibration_cache_path() {
+  fs::path dir;
+  if (const char* d = std::getenv("LBBENCH_CACHE_DIR"); d && *d) {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = fs::path(x) / "lbbench";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = fs::path(h) / ".cache" / "lbbench";
+  } else {
+    dir = fs::temp_directory_path() / "lbbench";
+  }
+  return (dir / ("calibration-" + host_name() + ".json")).string();
+}
+
+std::optional<Calibration> load_cached_calibration(std::size_t array_bytes) {
+  std::ifstream in(calibration_cache_path());
+  if (!in) return std::nullopt;
+  try {
+    const Json j = Json::parse(in);
+    Calibration c;
+    c.accesses_per_second = j.at("accesses_per_second").get<double>();
+    c.array_bytes = j.at("array_bytes").get<std::size_t>();
+    c.host = j.at("host").get<std::string>();
+    c.cpu = j.at("cpu").get<std::string>();
+    c.measured_at = j.at("measured_at").get<std::string>();
+    c.source = "cached";
+    // A calibration only holds for the same host, CPU and array size.
+    if (c.host != host_name() || c.cpu != cpu_model() || c.array_bytes != array_bytes || !(c.accesses_per_second > 0)) {
+      return std::nullopt;
+    }
+    return c;
+  } catch (const Json::exception&) {
+    return std::nullopt;  // a damaged cache is re-measured, not trusted
+  }
+}
+
+void save_calibration(const Calibration& c) {
+  const fs::path path = calibration_cache_path();
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    if (!out) return;  // caching is an optimization; a read-only home must not fail a run
+    Json j = to_json(c);
+    j.erase("source");
+    out << j.dump(2) << "\n";
+  }
+  fs::rename(tmp, path, ec);
+}
+
+std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration& c, bool quick) {
+  struct Target {
+    double seconds;
+    int reps;
+  };
+  std::vector<Target> targets{{1e-5, 2000}, {1e-4, 500}, {1e-3, 100}, {1e-2, 30}};
+  if (!quick) {
+    targets.push_back({1e-1, 10});
+    targets.push_back({1.0, 5});
+  }
+  std::vector<AccuracyRow> rows;
+  for (const auto& t : targets) {
+    DoWork work(kernel, c.accesses_per_second, t.seconds);
+    std::vector<double> samples;
+    for (int i = 0; i < t.reps; ++i) {
+      const double t0 = now_seconds();
+      work(1.0);
+      samples.push_back(now_seconds() - t0);
+    }
+    const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+    double var = 0;
+    for (double s : samples) var += (s - mean) * (s - mean);
+    var /= static_cast<double>(samples.size());
+    std::sort(samples.begin(), samples.end());
+    const auto at = [&](double q) { return samples[static_cast<std::size_t>(q * double(samples.size() - 1))]; };
+    rows.push_back({t.seconds, t.reps, mean, 100.0 * (mean - t.seconds) / t.seconds, 100.0 * std::sqrt(var) / mean,
+                    at(0.05), at(0.95)});
+  }
+  return rows;
+}
+
+}  // namespace lbbench

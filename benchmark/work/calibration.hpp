@@ -1,0 +1,49 @@
+// Calibrating do_work: how many random reads per second this host does, measured once and
+// cached per host, and how accurately do_work(w) then hits its target time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_yaml.hpp"
+#include "work/do_work.hpp"
+
+namespace lbbench {
+
+struct Calibration {
+  double accesses_per_second = 0;
+  std::size_t array_bytes = 0;
+  std::string host;
+  std::string cpu;
+  std::string measured_at;
+  std::string source;  // "measured" or "cached"
+};
+
+Json to_json(const Calibration& c);
+
+// Times batches of ~10 ms for about `seconds` and takes the median rate.
+Calibration measure_calibration(WorkKernel& kernel, double seconds);
+
+// The cache file: $LBBENCH_CACHE_DIR, else $XDG_CACHE_HOME/lbbench, else ~/.cache/lbbench,
+// one JSON file per host.
+std::string calibration_cache_path();
+std::optional<Calibration> load_cached_calibration(std::size_t array_bytes);
+void save_calibration(const Calibration& c);  // atomic: write then rename
+
+struct AccuracyRow {
+  double target_s = 0;
+  int repetitions = 0;
+  double mean_s = 0;
+  double error_pct = 0;  // (mean - target) / target
+  double cv_pct = 0;     // standard deviation / mean
+  double p5_s = 0;
+  double p95_s = 0;
+};
+
+// Runs do_work for targets from 10 us to 1 s (or up to 10 ms when quick).
+std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration& c, bool quick);
+
+std::string cpu_model();
+
+}  // namespace lbbench

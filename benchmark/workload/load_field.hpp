@@ -1,0 +1,50 @@
+// Vertex weights as a pure function of (vertex, position, file weights, step, seed), so an
+// owner computes them without communication, also after migration.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "meshes/local_graph.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+class LoadField {
+ public:
+  // Throws InputError when the workload asks for something the mesh lacks (file weights,
+  // a center with the wrong number of coordinates).
+  LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed);
+
+  // Work units of one vertex at `step`; do_work(w) takes w * unit_seconds.
+  [[nodiscard]] double weight(VertexId v, std::span<const double> coords, std::span<const double> file_weights,
+                              int step) const;
+
+  // Weights of every local vertex at `step`.
+  void weights(const LocalGraph& g, int step, std::vector<double>& out) const;
+
+  // True when weights never change with the step, so they need computing only after a migration.
+  [[nodiscard]] bool is_static() const { return std::holds_alternative<StaticEvolution>(spec_.evolution); }
+
+  // Coordinates per vertex the field sees: the mesh's, or 1 (the scaled vertex id) when
+  // the mesh has none.
+  [[nodiscard]] int dim() const { return dim_; }
+
+ private:
+  [[nodiscard]] double base_weight(const WeightModel& model, VertexId v, const std::array<double, 3>& x,
+                                   std::span<const double> file_weights, int step) const;
+  [[nodiscard]] const WeightModel& model_at(int step) const;
+  [[nodiscard]] double amr_factor(const std::array<double, 3>& x, int step) const;
+  void check_model(const WeightModel& model, const LocalGraph& graph) const;
+
+  WorkloadSpec spec_;
+  std::uint64_t seed_;
+  int dim_;
+  bool has_coords_;
+  std::int64_t n_;
+  Box bounds_;
+  int cycle_steps_ = 0;
+};
+
+}  // namespace lbbench

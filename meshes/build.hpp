@@ -1,0 +1,28 @@
+// Builds this rank's part of a mesh, generated or read, without any rank holding the whole
+// graph. The layout is the builder's natural one (contiguous id blocks for grids and files,
+// chunks of space for point clouds); the scenario's initial distribution is applied
+// afterwards by the migration engine.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "meshes/local_graph.hpp"
+#include "meshes/mesh_spec.hpp"
+
+namespace lbbench {
+
+LocalGraph build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm);
+
+// Individual builders, also used by tests.
+LocalGraph generate_grid(const GridSpec& spec, MPI_Comm comm);
+LocalGraph generate_geometric(const GeometricSpec& spec, std::uint64_t seed, MPI_Comm comm);
+LocalGraph generate_droplets(const DropletsSpec& spec, std::uint64_t seed, MPI_Comm comm);
+LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm);
+
+// Fills the global facts (edge count, coordinate bounds) by reductions and checks the
+// local structure. Every builder ends with it.
+void finish_graph(LocalGraph& g, MPI_Comm comm);
+
+}  // namespace lbbench

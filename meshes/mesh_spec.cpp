@@ -1,0 +1,22 @@
+// What mesh to build (see mesh_spec.hpp).
+#include "meshes/mesh_spec.hpp"
+
+namespace lbbench {
+
+std::string_view to_string(MeshFormat f) {
+  switch (f) {
+    case MeshFormat::metis: return "metis";
+    case MeshFormat::chaco: return "chaco";
+    case MeshFormat::matrix_market: return "matrix-market";
+  }
+  return "?";
+}
+
+int known_mesh_dim(const MeshSpec& mesh) {
+  if (const auto* g = std::get_if<GridSpec>(&mesh)) return g->dim;
+  if (const auto* g = std::get_if<GeometricSpec>(&mesh)) return g->dim;
+  if (const auto* d = std::get_if<DropletsSpec>(&mesh)) return d->dim;
+  return 0;
+}
+
+}  // namespace lbbench

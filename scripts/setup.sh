@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One command for a fresh Debian 12 machine: install the packages lbbench needs,
+# build it, and run the quickstart scenario.
+#
+#   scripts/setup.sh                 install + build + quickstart
+#   scripts/setup.sh --no-run        install + build
+#   scripts/setup.sh --deps-only     install packages only
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${LBBENCH_BUILD_DIR:-$here/build}"
+mode="${1:-all}"
+
+packages=(
+  build-essential cmake pkg-config git
+  libopenmpi-dev openmpi-bin
+  libtrilinos-zoltan-dev libscotch-dev libptscotch-dev
+  libmetis-dev libyaml-cpp-dev libbenchmark-dev libgtest-dev libgmock-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libnanoflann-dev libxxhash-dev libhwloc-dev libglpk-dev libssl-dev
+  libsimgrid-dev
+  python3 python3-matplotlib python3-numpy python3-yaml
+  slurm-wlm
+)
+
+install_packages() {
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
+}
+
+build() {
+  cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build_dir" -j "$(nproc)"
+}
+
+run_quickstart() {
+  local mpirun_flags=(--oversubscribe)
+  if [ "$(id -u)" -eq 0 ]; then mpirun_flags+=(--allow-run-as-root); fi
+  mpirun "${mpirun_flags[@]}" -np 2 "$build_dir/lbbench" run "$here/scenarios/quickstart.yaml" \
+    --out "$build_dir/quickstart.jsonl"
+}
+
+install_packages
+[ "$mode" = "--deps-only" ] && exit 0
+build
+[ "$mode" = "--no-run" ] && exit 0
+run_quickstart
