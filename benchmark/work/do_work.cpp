@@ -1,12 +1,14 @@
 // The work kernel (see do_work.hpp).
 #include "work/do_work.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <string>
 
 #include "core/hash.hpp"
@@ -47,11 +49,21 @@ std::size_t default_work_array_bytes() {
   return std::bit_floor(want);
 }
 
+void WorkKernel::Free::operator()(std::uint64_t* p) const { std::free(p); }
+
+// The array asks for transparent huge pages before it is first touched. Otherwise the
+// kernel may collapse it into huge pages in the background during a run, which makes
+// random reads faster mid-run and silently breaks the calibration.
 WorkKernel::WorkKernel(std::size_t array_bytes) {
-  const std::size_t words = std::bit_floor(std::max<std::size_t>(array_bytes / sizeof(std::uint64_t), 1024));
-  data_.resize(words);
-  for (std::size_t i = 0; i < words; ++i) data_[i] = mix64(i);
-  mask_ = words - 1;
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  words_ = std::bit_floor(std::max<std::size_t>(array_bytes / sizeof(std::uint64_t), 1024));
+  const std::size_t bytes = words_ * sizeof(std::uint64_t);
+  void* p = std::aligned_alloc(bytes >= kHugePage ? kHugePage : 64, bytes);
+  if (!p) throw std::bad_alloc();
+  if (bytes >= kHugePage) ::madvise(p, bytes, MADV_HUGEPAGE);
+  data_.reset(static_cast<std::uint64_t*>(p));
+  for (std::size_t i = 0; i < words_; ++i) data_[i] = mix64(i);
+  mask_ = words_ - 1;
 }
 
 void WorkKernel::access(std::uint64_t count) {

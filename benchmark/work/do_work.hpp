@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace lbbench {
@@ -14,12 +15,16 @@ class WorkKernel {
   // Performs `count` reads at pseudo-random positions. The addresses do not depend on the
   // data read, so the core overlaps misses as a real irregular code would.
   void access(std::uint64_t count);
-  [[nodiscard]] std::size_t array_bytes() const { return data_.size() * sizeof(std::uint64_t); }
+  [[nodiscard]] std::size_t array_bytes() const { return words_ * sizeof(std::uint64_t); }
   // Folds everything read, so the compiler cannot drop the reads.
   [[nodiscard]] std::uint64_t sink() const { return sink_; }
 
  private:
-  std::vector<std::uint64_t> data_;
+  struct Free {
+    void operator()(std::uint64_t* p) const;
+  };
+  std::unique_ptr<std::uint64_t[], Free> data_;
+  std::size_t words_ = 0;
   std::uint64_t mask_ = 0;
   std::uint64_t state_ = 0x853c49e6748fea9bULL;
   std::uint64_t sink_ = 0;
