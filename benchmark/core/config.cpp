@@ -118,6 +118,17 @@ std::optional<ConfigNode> ConfigNode::find(std::string_view key) {
 }
 
 std::string ConfigNode::missing_message(std::string_view key, std::string_view expected) const {
+  // A required key that is missing is most often misspelled: point at the misspelling.
+  // Stricter than did_you_mean, because the present key may be another valid key not read
+  // yet (`ny` is not a typo of a missing `nx`).
+  if (node_.IsMap()) {
+    for (const auto& kv : node_) {
+      const std::string present = kv.first.Scalar();
+      if (present == key || 3 * edit_distance(present, key) > key.size()) continue;
+      return fmt::format("{}: {}: unknown key '{}'. Did you mean '{}'? ('{}' is required: {})",
+                         format_mark(*file_, kv.first.Mark()), child_path(present), present, key, key, expected);
+    }
+  }
   return fmt::format("{}: {}: missing required key '{}' ({})", where(), path_.empty() ? "(top level)" : path_, key,
                      expected);
 }

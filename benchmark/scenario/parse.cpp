@@ -295,6 +295,29 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   return s;
 }
 
+namespace {
+
+// A copy made in code, so its marks are null and errors about it say "--set" rather than
+// pointing into the text of the override.
+YAML::Node without_marks(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return YAML::Node(node.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& e : node) out.push_back(without_marks(e));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : node) out[kv.first.Scalar()] = without_marks(kv.second);
+      return out;
+    }
+    default: return YAML::Node(YAML::NodeType::Null);
+  }
+}
+
+}  // namespace
+
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -302,7 +325,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, eq);
   const std::string value_text = assignment.substr(eq + 1);
-  YAML::Node value = load_yaml_string(value_text, "--set " + path);
+  YAML::Node value = without_marks(load_yaml_string(value_text, "--set " + path));
   std::vector<std::string> keys;
   for (std::size_t start = 0;;) {
     const auto dot = path.find('.', start);

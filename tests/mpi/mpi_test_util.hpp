@@ -1,0 +1,45 @@
+// Helpers shared by the MPI tests.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "meshes/local_graph.hpp"
+
+namespace lbbench::test {
+
+// A temporary folder every rank agrees on, removed at the end of the test.
+class SharedTempDir {
+ public:
+  explicit SharedTempDir(MPI_Comm comm = MPI_COMM_WORLD);
+  ~SharedTempDir();
+  SharedTempDir(const SharedTempDir&) = delete;
+  SharedTempDir& operator=(const SharedTempDir&) = delete;
+  // Writes `content` to `name` on rank 0 (all ranks wait for it) and returns its path.
+  std::string write(const std::string& name, const std::string& content);
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  MPI_Comm comm_;
+  std::string path_;
+};
+
+// The directory holding the METIS distribution's meshes, or "" when it is absent.
+std::string shared_meshes_dir();
+
+// Every undirected edge of the distributed graph, as (smaller id, larger id), sorted, on
+// every rank. Only for small test graphs.
+std::vector<std::pair<std::int64_t, std::int64_t>> all_edges(const LocalGraph& g, MPI_Comm comm);
+
+// Every vertex id of the distributed graph, sorted, on every rank.
+std::vector<std::int64_t> all_ids(const LocalGraph& g, MPI_Comm comm);
+
+// Runs fn and checks that it throws an error whose message contains every one of `parts`,
+// on every rank.
+void expect_error_containing(const std::function<void()>& fn, const std::vector<std::string>& parts);
+
+}  // namespace lbbench::test

@@ -1,0 +1,125 @@
+// The replay benchmark end to end, at 1, 2 and 4 ranks.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "engine/replay.hpp"
+#include "mpi_test_util.hpp"
+
+namespace lbbench {
+namespace {
+
+const MPI_Comm kWorld = MPI_COMM_WORLD;
+
+Scenario scenario_from(const std::string& yaml) { return parse_scenario(YAML::Load(yaml), "test.yaml"); }
+
+const char* kBase = R"(
+name: replay-test
+seed: 3
+steps: 7
+mesh: {generator: grid2d, nx: 24, ny: 20}
+workload:
+  unit_seconds: 1.0e-7
+  weights: {model: hotspot, base: 1, peak: 30, radius: 0.2, center: [0.1, 0.1]}
+  edge_bytes: 32
+  element_bytes: 100
+balancer: {name: greedy, period: 3}
+model: weights
+)";
+
+RunOutcome run(const Scenario& s) {
+  RunOptions options;
+  options.verify = true;  // every owner table is checked after every migration
+  return run_scenario(s, options, kWorld);
+}
+
+TEST(Replay, RecordHasTheContractFields) {
+  const RunOutcome out = run(scenario_from(kBase));
+  if (comm_rank(kWorld) != 0) return;
+  const Json& r = out.record;
+  EXPECT_EQ(r["schema"], "lbbench.run/1");
+  EXPECT_EQ(r["scenario"], "replay-test");
+  EXPECT_EQ(r["scenario_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(r["balancer"], "greedy");
+  EXPECT_EQ(r["engine"], "mpi");
+  EXPECT_EQ(r["ranks"], comm_size(kWorld));
+  EXPECT_EQ(r["vertices"], 480);
+  EXPECT_EQ(r["edges"], 23 * 20 + 24 * 19);
+  EXPECT_EQ(r["steps"], 7);
+  EXPECT_EQ(r["lb_invocations"], 2);  // after steps 2 and 5
+  EXPECT_EQ(r["imbalance_before"].size(), 2u);
+  EXPECT_EQ(r["imbalance_after"].size(), 2u);
+  for (const char* key : {"total_time_s", "compute_time_s", "lb_time_s", "migration_time_s"}) {
+    EXPECT_GE(r[key].get<double>(), 0.0) << key;
+  }
+  EXPECT_GE(r["total_time_s"].get<double>(), r["compute_time_s"].get<double>());
+  EXPECT_GE(r["migrations"].get<std::int64_t>(), 0);
+  EXPECT_TRUE(r.contains("edge_cut"));
+  EXPECT_TRUE(r.contains("prediction"));
+  EXPECT_TRUE(r["provenance"].contains("git"));
+  EXPECT_TRUE(r["provenance"].contains("mpi_library"));
+  EXPECT_NE(out.summary.find("perfect balance would take"), std::string::npos);
+}
+
+TEST(Replay, GreedyOnTheModeledLoadsPredictsNearPerfectBalance) {
+  if (comm_size(kWorld) == 1) GTEST_SKIP() << "one rank is always balanced";
+  const RunOutcome out = run(scenario_from(kBase));
+  if (comm_rank(kWorld) != 0) return;
+  const Json& first = out.record["lb"][0];
+  EXPECT_GT(first["model_imbalance_before"].get<double>(), 0.5) << "the hot spot starts on one rank";
+  EXPECT_LT(first["model_imbalance_predicted_after"].get<double>(), 0.05);
+  EXPECT_GT(first["migrations"].get<std::int64_t>(), 0);
+}
+
+TEST(Replay, NoneNeverMigrates) {
+  Scenario s = scenario_from(kBase);
+  s.balancer.name = "none";
+  const RunOutcome out = run(s);
+  if (comm_rank(kWorld) != 0) return;
+  EXPECT_EQ(out.record["lb_invocations"], 0);
+  EXPECT_EQ(out.record["migrations"], 0);
+  EXPECT_EQ(out.record["edge_cut"], out.record["edge_cut_initial"]);
+}
+
+class Variants : public testing::TestWithParam<std::string> {};
+
+TEST_P(Variants, RunToTheEndWithCorrectOwnerTables) {
+  test::SharedTempDir dir;
+  std::string parts;
+  for (int v = 0; v < 480; ++v) parts += std::to_string((v * 7) % comm_size(kWorld)) + "\n";
+  const std::string part_file = dir.write("p.part", parts);
+  YAML::Node root = YAML::Load(kBase);
+  apply_override(root, GetParam());
+  if (GetParam().starts_with("distribution.kind=file")) apply_override(root, "distribution.file=" + part_file);
+  const RunOutcome out = run(parse_scenario(root, "test.yaml"));
+  if (comm_rank(kWorld) == 0) EXPECT_EQ(out.record["steps"], 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, Variants,
+    testing::Values("workload.messages=per-neighbor", "workload.edge_bytes=0", "workload.element_bytes=0",
+                    "distribution=cyclic", "distribution=random", "distribution={kind: strips, axis: 1}",
+                    "distribution.kind=file", "model=measured", "workload.evolution={kind: drift, velocity: [0.1, 0]}",
+                    "workload.evolution={kind: amr, period: 2}", "balancer.period=1"),
+    [](const testing::TestParamInfo<std::string>& info) {
+      std::string n = info.param.substr(0, info.param.find('='));
+      for (auto& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n + "_" + std::to_string(info.index);
+    });
+
+TEST(Replay, ARankCountOtherThanTheScenariosIsAnError) {
+  Scenario s = scenario_from(kBase);
+  s.ranks = comm_size(kWorld) + 1;
+  test::expect_error_containing([&] { run(s); }, {"ranks: " + std::to_string(comm_size(kWorld) + 1),
+                                                   "the job has " + std::to_string(comm_size(kWorld)) + " MPI ranks"});
+}
+
+TEST(Replay, MoreRanksThanVerticesIsAnError) {
+  if (comm_size(kWorld) == 1) GTEST_SKIP() << "needs two ranks";
+  Scenario s = scenario_from(kBase);
+  s.mesh = GridSpec{2, {1, 1, 1}};
+  test::expect_error_containing([&] { run(s); }, {"the mesh has 1 vertices but the job has"});
+}
+
+}  // namespace
+}  // namespace lbbench

@@ -1,0 +1,153 @@
+// Shipped scenarios, the normalized form, and the scenario reference kept true.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> shipped_scenarios() {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::directory_iterator(fs::path(LBBENCH_SOURCE_DIR) / "scenarios")) {
+    if (entry.path().extension() == ".yaml") out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(ShippedScenarios, AtLeastQuickstartAndOnePerEvolutionKind) {
+  std::set<std::string> kinds;
+  bool quickstart = false;
+  for (const auto& path : shipped_scenarios()) {
+    const Scenario s = load_scenario(path.string());
+    kinds.insert(std::string(evolution_name(s.workload.evolution)));
+    quickstart |= path.filename() == "quickstart.yaml";
+  }
+  EXPECT_TRUE(quickstart);
+  EXPECT_EQ(kinds, (std::set<std::string>{"static", "drift", "amr", "phases"}));
+  EXPECT_GE(shipped_scenarios().size(), 6u);
+}
+
+TEST(ShippedScenarios, NormalizedFormParsesBackToItself) {
+  for (const auto& path : shipped_scenarios()) {
+    const Scenario s = load_scenario(path.string());
+    const std::string yaml = to_yaml(normalized(s));
+    const Scenario again = parse_scenario(YAML::Load(yaml), path.string());
+    EXPECT_EQ(normalized(again), normalized(s)) << path;
+    EXPECT_EQ(scenario_sha256(again), scenario_sha256(s)) << path;
+  }
+}
+
+TEST(Normalized, HashChangesWithAnyValue) {
+  const std::string path = (fs::path(LBBENCH_SOURCE_DIR) / "scenarios" / "quickstart.yaml").string();
+  const Scenario a = load_scenario(path);
+  const std::vector<std::string> one{"workload.weights.peak=13"};
+  const Scenario b = load_scenario(path, one);
+  EXPECT_NE(scenario_sha256(a), scenario_sha256(b));
+  EXPECT_EQ(scenario_sha256(a), scenario_sha256(load_scenario(path)));
+}
+
+TEST(Overrides, ShorthandsExpandIntoMappings) {
+  const std::string path = (fs::path(LBBENCH_SOURCE_DIR) / "scenarios" / "hotspot.yaml").string();
+  const std::vector<std::string> sets{"balancer=none", "balancer.period=3", "distribution.axis=1",
+                                      "distribution.kind=strips", "steps=4"};
+  const Scenario s = load_scenario(path, sets);
+  EXPECT_EQ(s.balancer.name, "none");
+  EXPECT_EQ(s.balancer.period, 3);
+  EXPECT_EQ(s.distribution.kind, DistributionKind::strips);
+  EXPECT_EQ(s.distribution.axis, 1);
+  EXPECT_EQ(s.steps, 4);
+}
+
+// Scenarios that together make the parser read every key it knows.
+const std::vector<std::string> kEveryVariant = {
+    R"(name: a
+seed: 1
+steps: 2
+ranks: 2
+mesh: {generator: grid2d, nx: 2, ny: 2}
+workload:
+  unit_seconds: 1.0e-6
+  weights: {model: uniform, min: 1, max: 2}
+  evolution: {kind: static}
+  edge_bytes: 8
+  element_bytes: 8
+  messages: per-neighbor
+distribution: {kind: strips, axis: 1}
+balancer: {name: greedy, period: 1, params: {}}
+machine: {preset: local}
+model: weights
+)",
+    R"(name: b
+steps: 2
+mesh: {generator: grid3d, nx: 2, ny: 2, nz: 2}
+workload:
+  weights: {model: hotspot, base: 1, peak: 2, radius: 0.1, center: [0.1, 0.2, 0.3]}
+  evolution: {kind: drift, velocity: [0.1, 0, 0]}
+distribution: {kind: file, file: x.part}
+)",
+    R"(name: c
+steps: 2
+mesh: {generator: geometric, n: 10, dim: 3, radius: 0.2}
+workload:
+  weights: {model: lognormal, mu: 0, sigma: 1}
+  evolution: {kind: amr, period: 2, regions: 1, radius: 0.1, factor: 2, levels: 2}
+)",
+    R"(name: d
+steps: 2
+mesh: {generator: droplets, n: 10, dim: 2, radius: 0.1, droplets: 2, droplet_radius: 0.1, fraction: 0.5}
+workload:
+  evolution:
+    kind: phases
+    cycle: false
+    phases:
+      - {steps: 1, weights: {model: gradient, axis: 1, from: 1, to: 2}}
+      - {steps: 1, weights: {model: from-file, component: 0, scale: 2}}
+)",
+    R"(name: e
+steps: 2
+mesh: {file: x.graph, format: chaco, coords: x.coords}
+)",
+};
+
+// Key paths documented in a reference table's first column: rows starting "| `key` |".
+std::set<std::string> documented_keys() {
+  std::ifstream in(fs::path(LBBENCH_SOURCE_DIR) / "scenarios" / "README.md");
+  std::set<std::string> out;
+  const std::regex row(R"(^\| `([a-z_.\[\]]+)` \|)");
+  std::string line;
+  bool in_reference = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) in_reference = true;  // the shipped-scenario table comes before
+    std::smatch m;
+    if (in_reference && std::regex_search(line, m, row)) out.insert(m[1]);
+  }
+  return out;
+}
+
+TEST(ScenarioReference, DocumentsExactlyTheKeysTheParserReads) {
+  SchemaRecorder recorder;
+  for (const auto& yaml : kEveryVariant) {
+    EXPECT_NO_THROW(parse_scenario(YAML::Load(yaml), "variant.yaml", &recorder)) << yaml;
+  }
+  std::set<std::string> read;
+  const std::string phase_weights = "workload.evolution.phases[].weights.";
+  for (std::string key : recorder.paths()) {
+    // A phase's weights are documented once, as workload.weights.*.
+    if (key.rfind(phase_weights, 0) == 0) key = "workload.weights." + key.substr(phase_weights.size());
+    read.insert(key);
+  }
+  const std::set<std::string> documented = documented_keys();
+  for (const auto& key : read) EXPECT_TRUE(documented.contains(key)) << "read but not documented: " << key;
+  for (const auto& key : documented) EXPECT_TRUE(read.contains(key)) << "documented but never read: " << key;
+}
+
+}  // namespace
+}  // namespace lbbench
