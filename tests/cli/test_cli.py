@@ -1,0 +1,142 @@
+"""Command-line tests: the README's commands and the user-facing contracts, run for real.
+
+Environment: LBBENCH (the binary), LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
+"""
+import json
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+LBBENCH = os.environ["LBBENCH"]
+SOURCE = Path(os.environ["LBBENCH_SOURCE_DIR"])
+MPIEXEC = os.environ.get("LBBENCH_MPIEXEC", "mpirun")
+SCENARIOS = SOURCE / "scenarios"
+
+CONTRACT_FIELDS = {
+    "schema": str, "scenario": str, "scenario_sha256": str, "balancer": str, "balancer_params": dict,
+    "engine": str, "machine": str, "ranks": int, "vertices": int, "edges": int, "steps": int, "seed": int,
+    "total_time_s": float, "compute_time_s": float, "lb_time_s": float, "migration_time_s": float,
+    "migrations": int, "migrated_bytes": int, "lb_invocations": int, "imbalance_before": list,
+    "imbalance_after": list, "edge_cut": int, "provenance": dict,
+}
+
+
+def mpirun(ranks, *args, check=True):
+    cmd = [MPIEXEC, "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += ["-np", str(ranks), LBBENCH, *args]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def lbbench(*args):
+    return subprocess.run([LBBENCH, *args], capture_output=True, text=True, timeout=120)
+
+
+class RunCommand(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = Path(self.tmp.name) / "runs.jsonl"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def records(self):
+        return [json.loads(line) for line in self.out.read_text().splitlines()]
+
+    def test_quickstart_prints_the_summary_and_appends_one_record_per_run(self):
+        first = mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), "--out", str(self.out))
+        self.assertRegex(first.stdout, r"perfect balance would take \d+\.\d+ s \(-?\d+\.\d% less\)")
+        self.assertRegex(first.stdout, r"LB 1 after step 4: imbalance")
+        mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), "--out", str(self.out), "--set", "steps=6")
+        self.assertTrue(self.out.read_text().endswith("\n"))
+        records = self.records()
+        self.assertEqual(len(records), 2)
+        for record in records:
+            for field, kind in CONTRACT_FIELDS.items():
+                self.assertIn(field, record)
+                self.assertIsInstance(record[field], kind if kind is not float else (int, float), field)
+            self.assertEqual(record["schema"], "lbbench.run/1")
+            self.assertEqual(record["ranks"], 2)
+            self.assertEqual(len(record["imbalance_before"]), record["lb_invocations"])
+            self.assertIn("prediction", record)
+            for key in ("git", "host", "mpi_library", "start_time"):
+                self.assertIn(key, record["provenance"])
+        self.assertEqual(records[0]["lb_invocations"], 5)
+        self.assertEqual(records[1]["steps"], 6)
+        self.assertNotEqual(records[0]["scenario_sha256"], records[1]["scenario_sha256"])
+
+    def test_greedy_lowers_imbalance_on_the_hotspot_scenario(self):
+        mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), "--out", str(self.out), "--verify")
+        record = self.records()[0]
+        before, after = record["imbalance_before"][0], record["imbalance_after"][0]
+        # The hot spot sits in one rank's half: the measured imbalance starts large.
+        self.assertGreater(before, 0.3)
+        self.assertLess(after, before / 2)
+        self.assertGreater(record["migrations"], 0)
+
+    def test_per_step_table(self):
+        csv = Path(self.tmp.name) / "steps.csv"
+        mpirun(1, "run", str(SCENARIOS / "hotspot.yaml"), "--steps-csv", str(csv), "--set", "steps=3")
+        lines = csv.read_text().splitlines()
+        self.assertEqual(lines[0], "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb")
+        self.assertEqual(len(lines), 4)
+
+    def test_a_rank_count_other_than_the_scenarios_is_a_clear_error(self):
+        result = mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), "--set", "ranks=3", check=False)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("the scenario says ranks: 3, but the job has 2 MPI ranks", result.stderr)
+        self.assertEqual(result.stderr.count("lbbench: error"), 1, "one message, from rank 0")
+
+    def test_a_misspelled_key_fails_with_line_column_and_suggestion(self):
+        bad = Path(self.tmp.name) / "bad.yaml"
+        bad.write_text((SCENARIOS / "hotspot.yaml").read_text().replace("  edge_bytes:", "  edge_bytse:"))
+        for result in (lbbench("validate", str(bad)), mpirun(2, "run", str(bad), check=False)):
+            self.assertEqual(result.returncode, 2)
+            self.assertRegex(result.stderr, re.escape(str(bad)) + r":\d+:3: workload\.edge_bytse: unknown key "
+                             r"'edge_bytse'\. Did you mean 'edge_bytes'\?")
+
+
+class OtherCommands(unittest.TestCase):
+    def test_validate_prints_a_normalized_scenario_that_validates_again(self):
+        first = lbbench("validate", str(SCENARIOS / "phases.yaml"))
+        self.assertEqual(first.returncode, 0, first.stderr)
+        sha = re.search(r"sha256 ([0-9a-f]{64})", first.stdout).group(1)
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(first.stdout)
+        try:
+            again = lbbench("validate", f.name)
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertIn(sha, again.stdout)
+            self.assertIn("messages: per-neighbor", again.stdout)
+        finally:
+            os.unlink(f.name)
+
+    def test_list_balancers(self):
+        result = lbbench("list", "balancers")
+        self.assertEqual(result.returncode, 0)
+        self.assertRegex(result.stdout, r"(?m)^none\s+baseline\s+")
+        self.assertRegex(result.stdout, r"(?m)^greedy\s+global\s+centralized LPT")
+
+    def test_calibrate_reports_error_and_spread(self):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, LBBENCH_CACHE_DIR=cache, LBBENCH_WORK_ARRAY_MB="64")
+            result = subprocess.run([LBBENCH, "calibrate", "--quick"], capture_output=True, text=True, env=env,
+                                    timeout=120)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertRegex(result.stdout, r"random reads per second")
+            rows = re.findall(r"(?m)^\s+0\.0\d+\s+\d+\s+[\d.]+\s+-?[\d.]+%\s+[\d.]+%", result.stdout)
+            self.assertEqual(len(rows), 4)
+            cached = json.loads(next(Path(cache).glob("calibration-*.json")).read_text())
+            self.assertGreater(cached["accesses_per_second"], 0)
+            self.assertEqual(cached["array_bytes"], 64 << 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
