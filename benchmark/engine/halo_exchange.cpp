@@ -60,8 +60,7 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
     const std::int64_t header[2] = {e.local.value(), e.remote.value()};
     std::memcpy(send_buffer_.data() + e.offset, header, sizeof header);
   }
-  recvs_.assign(slots_.size(), MPI_REQUEST_NULL);
-  sends_.assign(slots_.size(), MPI_REQUEST_NULL);
+  requests_.assign(2 * slots_.size(), MPI_REQUEST_NULL);
 }
 
 HaloExchange::~HaloExchange() {
@@ -69,26 +68,25 @@ HaloExchange::~HaloExchange() {
 }
 
 void HaloExchange::post() {
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
+  const std::size_t n = slots_.size();
+  for (std::size_t i = 0; i < n; ++i) {
     const auto& s = slots_[i];
-    MPI_Irecv(recv_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &recvs_[i]);
+    MPI_Irecv(recv_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &requests_[i]);
   }
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const auto& s = slots_[i];
-    MPI_Isend(send_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &sends_[i]);
+    MPI_Isend(send_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_,
+              &requests_[n + i]);
   }
 }
 
 void HaloExchange::wait(int step, double watchdog_seconds) {
-  all_.clear();
-  all_.insert(all_.end(), recvs_.begin(), recvs_.end());
-  all_.insert(all_.end(), sends_.begin(), sends_.end());
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
   const double start = now_seconds();
   std::uint64_t polls = 0;
-  for (auto& request : all_) {
+  for (auto& request : requests_) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
@@ -96,8 +94,6 @@ void HaloExchange::wait(int step, double watchdog_seconds) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
   }
-  std::fill(recvs_.begin(), recvs_.end(), MPI_REQUEST_NULL);
-  std::fill(sends_.begin(), sends_.end(), MPI_REQUEST_NULL);
   check_arrivals();
 }
 
@@ -116,10 +112,10 @@ void HaloExchange::check_arrivals() const {
 void HaloExchange::report_hang(int step, double waited) const {
   std::vector<std::string> lines;
   std::size_t count = 0;
-  for (std::size_t i = 0; i < all_.size(); ++i) {
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
     int done = 0;
-    if (all_[i] != MPI_REQUEST_NULL) MPI_Request_get_status(all_[i], &done, MPI_STATUS_IGNORE);
-    if (all_[i] == MPI_REQUEST_NULL || done) continue;
+    if (requests_[i] != MPI_REQUEST_NULL) MPI_Request_get_status(requests_[i], &done, MPI_STATUS_IGNORE);
+    if (requests_[i] == MPI_REQUEST_NULL || done) continue;
     ++count;
     if (lines.size() >= 8) continue;
     const bool is_recv = i < slots_.size();
@@ -130,7 +126,7 @@ void HaloExchange::report_hang(int step, double waited) const {
                                 s.last_edge - s.first_edge > 1 ? fmt::format(" and {} more", s.last_edge - s.first_edge - 1) : ""));
   }
   std::string text = fmt::format("watchdog: rank {} waited {:.0f} s in step {} with {} of {} messages pending:\n",
-                                 comm_rank(comm_), waited, step, count, all_.size());
+                                 comm_rank(comm_), waited, step, count, requests_.size());
   for (const auto& l : lines) text += l + "\n";
   throw HangError(text);
 }

@@ -28,7 +28,7 @@ class HaloExchange {
   // the pending messages. Checks that every message arrived for the edge it was meant for.
   void wait(int step, double watchdog_seconds);
 
-  [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(sends_.size()); }
+  [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(slots_.size()); }
   [[nodiscard]] std::int64_t bytes_per_step() const { return static_cast<std::int64_t>(send_buffer_.size()); }
   [[nodiscard]] std::int64_t remote_edges() const { return static_cast<std::int64_t>(edges_.size()); }
   [[nodiscard]] std::int64_t remote_edge_bytes() const { return remote_edge_bytes_; }
@@ -56,9 +56,7 @@ class HaloExchange {
   std::vector<Slot> slots_;
   std::vector<std::byte> send_buffer_;
   std::vector<std::byte> recv_buffer_;
-  std::vector<MPI_Request> recvs_;
-  std::vector<MPI_Request> sends_;
-  std::vector<MPI_Request> all_;
+  std::vector<MPI_Request> requests_;  // slot i's receive at i, its send at slots + i
   std::int64_t remote_edge_bytes_ = 0;
 };
 

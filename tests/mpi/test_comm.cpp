@@ -40,7 +40,9 @@ TEST(SparseExchange, DeliversEveryMessageToItsPeerOverManyRounds) {
         ++count;
       }
       // With p <= 3, k is ambiguous (1 and 3 can name the same peer); check the sum instead.
-      if (p > 3) EXPECT_EQ(count, round + m.peer + k);
+      if (p > 3) {
+        EXPECT_EQ(count, round + m.peer + k);
+      }
     }
     std::sort(sources.begin(), sources.end());
     EXPECT_EQ(sources, expected_sources);

@@ -169,7 +169,9 @@ TEST(MetisReader, ReadsWeightsAndEdgeWeights) {
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       const auto a = std::min(g.gid[v].value(), g.adj[e].value());
       const auto b = std::max(g.gid[v].value(), g.adj[e].value());
-      if (a == 1 && b == 4) EXPECT_EQ(g.edge_weight(e), 4);
+      if (a == 1 && b == 4) {
+        EXPECT_EQ(g.edge_weight(e), 4);
+      }
     }
   }
 }

@@ -51,7 +51,9 @@ TEST_P(RandomPlans, ConserveVerticesEdgesWeightAndOwnerTables) {
     for (const auto& m : plan.moves) planned += m.to != Rank{comm_rank(kWorld)};
     const MigrationStats stats = migrator.migrate(g, plan, coordinate_weight_sum);
     EXPECT_EQ(stats.vertices_sent, planned);
-    if (element_bytes > 0 && planned > 0) EXPECT_GT(stats.bytes_sent, planned * element_bytes);
+    if (element_bytes > 0 && planned > 0) {
+      EXPECT_GT(stats.bytes_sent, planned * element_bytes);
+    }
     EXPECT_EQ(count_wrong_owner_entries(g, kWorld), 0) << "round " << round;
     check_structure(g);
   }

@@ -3,7 +3,9 @@
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "engine/halo_exchange.hpp"
 #include "engine/replay.hpp"
+#include "meshes/build.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {
@@ -92,7 +94,9 @@ TEST_P(Variants, RunToTheEndWithCorrectOwnerTables) {
   apply_override(root, GetParam());
   if (GetParam().starts_with("distribution.kind=file")) apply_override(root, "distribution.file=" + part_file);
   const RunOutcome out = run(parse_scenario(root, "test.yaml"));
-  if (comm_rank(kWorld) == 0) EXPECT_EQ(out.record["steps"], 7);
+  if (comm_rank(kWorld) == 0) {
+    EXPECT_EQ(out.record["steps"], 7);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -119,6 +123,29 @@ TEST(Replay, MoreRanksThanVerticesIsAnError) {
   Scenario s = scenario_from(kBase);
   s.mesh = GridSpec{2, {1, 1, 1}};
   test::expect_error_containing([&] { run(s); }, {"the mesh has 1 vertices but the job has"});
+}
+
+TEST(Watchdog, AStepWhosePeerNeverSendsStopsWithTheStepAndThePendingMessages) {
+  if (comm_size(kWorld) == 1) GTEST_SKIP() << "needs a peer";
+  // Ranks 0 and 1 share a grid; rank 1 holds back until rank 0's watchdog has fired.
+  MPI_Comm pair;
+  const int me = comm_rank(kWorld);
+  MPI_Comm_split(kWorld, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  const LocalGraph g = generate_grid(GridSpec{2, {4, 4, 1}}, pair);
+  HaloExchange exchange(g, 16, MessageMode::per_edge, pair);
+  if (me == 0) {
+    exchange.post();
+    test::expect_error_containing([&] { exchange.wait(7, 0.2); },
+                                  {"watchdog: rank 0 waited", "in step 7 with", "receive from rank 1"});
+    MPI_Send(nullptr, 0, MPI_BYTE, 1, 99, pair);  // let rank 1 go, then drain
+    exchange.wait(7, 60);
+  } else {
+    MPI_Recv(nullptr, 0, MPI_BYTE, 0, 99, pair, MPI_STATUS_IGNORE);
+    exchange.post();
+    exchange.wait(7, 60);
+  }
+  MPI_Comm_free(&pair);
 }
 
 }  // namespace
