@@ -5,17 +5,9 @@
 #include <limits>
 
 #include "core/mpi.hpp"
+#include "core/overloaded.hpp"
 
 namespace lbbench {
-
-namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-
-}  // namespace
 
 LocalGraph build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm) {
   return std::visit(Overloaded{

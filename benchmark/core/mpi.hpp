@@ -81,6 +81,16 @@ struct Message {
   Bytes data;
 };
 
+// One message per peer from per-peer buffers, skipping empty ones; the buffers are moved.
+template <class PeerBuffers>
+std::vector<Message> to_messages(PeerBuffers&& buffers) {
+  std::vector<Message> out;
+  for (auto& [peer, bytes] : buffers) {
+    if (!bytes.empty()) out.push_back({static_cast<int>(peer), std::move(bytes)});
+  }
+  return out;
+}
+
 // Sends each message to its peer and returns the messages sent to this rank, with no
 // O(P) collective: the NBX protocol (Hoefler, Siebert, Lumsdaine, PPoPP'10) of synchronous
 // sends, probes and a non-blocking barrier. Owns a duplicate communicator so its traffic

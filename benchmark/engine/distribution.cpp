@@ -53,11 +53,9 @@ std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g,
   // ... stage 2: each rank asks the block owners about the vertices it holds now.
   std::unordered_map<int, Bytes> asks;
   for (auto id : g.gid) ByteWriter(asks[block_owner(id.value(), n, nranks)]).put(id);
-  std::vector<Message> outgoing;
-  for (auto& [peer, bytes] : asks) outgoing.push_back({peer, std::move(bytes)});
   SparseExchange exchange(comm);
   std::vector<Message> replies;
-  for (const auto& m : exchange.exchange(outgoing)) {
+  for (const auto& m : exchange.exchange(to_messages(asks))) {
     Message reply{m.peer, {}};
     ByteReader ask(m.data);
     ByteWriter out(reply.data);

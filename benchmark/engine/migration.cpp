@@ -122,10 +122,8 @@ void Migrator::tell_neighbors(LocalGraph& g, const std::vector<Rank>& target) {
     }
   }
   for (const auto& [edge, owner] : local_fixes) g.adj_owner[edge] = owner;
-  std::vector<Message> outgoing;
-  for (auto& [peer, bytes] : notes) outgoing.push_back({peer, std::move(bytes)});
   std::unordered_map<VertexId, Rank> moved;
-  for (const auto& m : exchange_->exchange(outgoing)) {
+  for (const auto& m : exchange_->exchange(to_messages(notes))) {
     ByteReader in(m.data);
     while (!in.done()) {
       const auto id = in.get<VertexId>();
@@ -196,12 +194,8 @@ MigrationStats Migrator::move_vertices(LocalGraph& g, const std::vector<Rank>& t
     pack(g, v, outgoing_bytes[to.value()]);
     ++stats.vertices_sent;
   }
-  std::vector<Message> outgoing;
-  for (auto& [peer, bytes] : outgoing_bytes) {
-    stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
-    outgoing.push_back({peer, std::move(bytes)});
-  }
-  const auto incoming = exchange_->exchange(outgoing);
+  for (const auto& [peer, bytes] : outgoing_bytes) stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
+  const auto incoming = exchange_->exchange(to_messages(outgoing_bytes));
 
   // Keep the vertices that stay, in order, then append the arrivals.
   LocalGraph kept;
@@ -240,10 +234,8 @@ std::int64_t count_wrong_owner_entries(const LocalGraph& g, MPI_Comm comm) {
       ByteWriter(asks[g.adj_owner[e].value()]).put(g.adj[e]);
     }
   }
-  std::vector<Message> outgoing;
-  for (auto& [peer, bytes] : asks) outgoing.push_back({peer, std::move(bytes)});
   SparseExchange exchange(comm);
-  for (const auto& m : exchange.exchange(outgoing)) {
+  for (const auto& m : exchange.exchange(to_messages(asks))) {
     ByteReader in(m.data);
     while (!in.done()) {
       if (!mine.contains(in.get<VertexId>())) ++wrong;

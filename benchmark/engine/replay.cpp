@@ -37,6 +37,15 @@ struct LbEvent {
   double migration_s = 0;  // slowest rank
 };
 
+// Everything the record and the summary report, reduced over ranks (complete on rank 0).
+struct Totals {
+  std::vector<double> compute_max, compute_sum, wall_max, wait_sum;  // per step
+  std::vector<double> imbalance;                                      // per step
+  double total_time = 0, compute_mean = 0, compute_max_rank = 0, wait_mean = 0, perfect = 0;
+  double lb_time = 0, migration_time = 0;
+  std::int64_t migrations = 0, migrated_bytes = 0, cut = 0, cut_bytes = 0, messages = 0;
+};
+
 double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
 
 std::string thread_level_name(int level) {
@@ -251,6 +260,10 @@ class Replay {
     }
   }
 
+  [[nodiscard]] Totals reduce_totals(double elapsed) const;
+  [[nodiscard]] Json make_record(const Totals& t) const;
+  [[nodiscard]] std::string make_summary(const Totals& t) const;
+  void write_steps_csv(const Totals& t) const;
   RunOutcome finish(double elapsed);
 
   const Scenario& s_;
@@ -281,47 +294,49 @@ class Replay {
   std::vector<LbEvent> events_;
 };
 
-RunOutcome Replay::finish(double elapsed) {
+Totals Replay::reduce_totals(double elapsed) const {
+  Totals t;
   const auto steps = static_cast<std::size_t>(s_.steps);
-  std::vector<double> compute_max(steps), compute_sum(steps), wall_max(steps), wait_sum(steps);
-  MPI_Reduce(compute_.data(), compute_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
-  MPI_Reduce(compute_.data(), compute_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
-  MPI_Reduce(wall_.data(), wall_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
-  MPI_Reduce(wait_.data(), wait_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
-  const double total_time = allreduce(elapsed, MPI_MAX, comm_);
-  const double my_compute = std::accumulate(compute_.begin(), compute_.end(), 0.0);
-  const double compute_total = allreduce(my_compute, MPI_SUM, comm_);
-  const double compute_max_total = allreduce(my_compute, MPI_MAX, comm_);
-  const std::int64_t cut = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
-  const std::int64_t cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comm_) / 2;
-  const std::int64_t messages = allreduce(exchange_->messages_per_step(), MPI_SUM, comm_);
-  const double sink = static_cast<double>(kernel_->sink() & 0xFF);  // keeps do_work's reads observable
-  (void)allreduce(sink, MPI_SUM, comm_);
-  RunOutcome out;
-  if (me_ != 0) return out;
-
+  for (auto* v : {&t.compute_max, &t.compute_sum, &t.wall_max, &t.wait_sum}) v->resize(steps);
+  MPI_Reduce(compute_.data(), t.compute_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
+  MPI_Reduce(compute_.data(), t.compute_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  MPI_Reduce(wall_.data(), t.wall_max.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
+  MPI_Reduce(wait_.data(), t.wait_sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
   const double p = nranks_;
-  std::vector<double> lambda(steps);
-  double perfect = 0;
+  t.total_time = allreduce(elapsed, MPI_MAX, comm_);
+  const double my_compute = std::accumulate(compute_.begin(), compute_.end(), 0.0);
+  t.compute_mean = allreduce(my_compute, MPI_SUM, comm_) / p;
+  t.compute_max_rank = allreduce(my_compute, MPI_MAX, comm_);
+  t.cut = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
+  t.cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comm_) / 2;
+  t.messages = allreduce(exchange_->messages_per_step(), MPI_SUM, comm_);
+  // Keeps do_work's reads observable, so no compiler can drop them.
+  (void)allreduce(static_cast<double>(kernel_->sink() & 0xFF), MPI_SUM, comm_);
+  t.wait_mean = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
+  t.imbalance.resize(steps);
   for (std::size_t i = 0; i < steps; ++i) {
-    lambda[i] = imbalance(compute_max[i], compute_sum[i] / p);
-    perfect += compute_sum[i] / p;
+    t.imbalance[i] = imbalance(t.compute_max[i], t.compute_sum[i] / p);
+    t.perfect += t.compute_sum[i] / p;
   }
+  for (const auto& e : events_) {
+    t.lb_time += e.decision_s;
+    t.migration_time += e.migration_s;
+    t.migrations += e.migrated;
+    t.migrated_bytes += e.migrated_bytes;
+  }
+  return t;
+}
+
+Json Replay::make_record(const Totals& t) const {
   Json before = Json::array(), after = Json::array(), predicted = Json::array(), lb = Json::array();
-  double lb_time = 0, migration_time = 0;
-  std::int64_t migrations = 0, migrated_bytes = 0;
   for (const auto& e : events_) {
     const auto i = static_cast<std::size_t>(e.step);
-    before.push_back(lambda[i]);
-    after.push_back(lambda[i + 1]);
+    before.push_back(t.imbalance[i]);
+    after.push_back(t.imbalance[i + 1]);
     predicted.push_back(e.imbalance_predicted_after);
-    lb_time += e.decision_s;
-    migration_time += e.migration_s;
-    migrations += e.migrated;
-    migrated_bytes += e.migrated_bytes;
     lb.push_back(Json{{"step", e.step},
-                      {"imbalance_before", lambda[i]},
-                      {"imbalance_after", lambda[i + 1]},
+                      {"imbalance_before", t.imbalance[i]},
+                      {"imbalance_after", t.imbalance[i + 1]},
                       {"model_imbalance_before", e.imbalance_model_before},
                       {"model_imbalance_predicted_after", e.imbalance_predicted_after},
                       {"migrations", e.migrated},
@@ -329,7 +344,7 @@ RunOutcome Replay::finish(double elapsed) {
                       {"decision_s", e.decision_s},
                       {"migration_s", e.migration_s}});
   }
-  Json& r = out.record;
+  Json r;
   r["schema"] = kRunSchema;
   r["scenario"] = s_.name;
   r["scenario_sha256"] = scenario_sha256(s_);
@@ -347,73 +362,84 @@ RunOutcome Replay::finish(double elapsed) {
   r["edges"] = graph_.global_edges;
   r["steps"] = s_.steps;
   r["seed"] = s_.seed;
-  r["total_time_s"] = total_time;
-  r["compute_time_s"] = compute_total / p;
-  r["compute_time_max_s"] = compute_max_total;
-  r["wait_time_s"] = std::accumulate(wait_sum.begin(), wait_sum.end(), 0.0) / p;
-  r["lb_time_s"] = lb_time;
-  r["migration_time_s"] = migration_time;
-  r["perfect_balance_time_s"] = perfect;
-  r["migrations"] = migrations;
-  r["migrated_bytes"] = migrated_bytes;
+  r["total_time_s"] = t.total_time;
+  r["compute_time_s"] = t.compute_mean;
+  r["compute_time_max_s"] = t.compute_max_rank;
+  r["wait_time_s"] = t.wait_mean;
+  r["lb_time_s"] = t.lb_time;
+  r["migration_time_s"] = t.migration_time;
+  r["perfect_balance_time_s"] = t.perfect;
+  r["migrations"] = t.migrations;
+  r["migrated_bytes"] = t.migrated_bytes;
   r["lb_invocations"] = events_.size();
   r["imbalance_before"] = before;
   r["imbalance_after"] = after;
   r["imbalance_predicted_after"] = predicted;
-  r["imbalance_mean"] = std::accumulate(lambda.begin(), lambda.end(), 0.0) / static_cast<double>(steps);
+  r["imbalance_mean"] = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s_.steps;
   r["edge_cut_initial"] = initial_cut_;
-  r["edge_cut"] = cut;
-  r["edge_cut_bytes"] = cut_bytes;
-  r["messages_per_step"] = messages;
+  r["edge_cut"] = t.cut;
+  r["edge_cut_bytes"] = t.cut_bytes;
+  r["messages_per_step"] = t.messages;
   r["lb"] = lb;
-  r["per_step"] = Json{{"wall_max_s", wall_max}, {"compute_max_s", compute_max}, {"imbalance", lambda}};
+  r["per_step"] = Json{{"wall_max_s", t.wall_max}, {"compute_max_s", t.compute_max}, {"imbalance", t.imbalance}};
   r["prediction"] = nullptr;
   r["config"] = normalized(s_);
+  int level = 0;
+  MPI_Query_thread(&level);
   r["provenance"] = Json{{"git", git_describe()},
                          {"host", host_name()},
                          {"mpi_library", mpi_library_version()},
-                         {"mpi_thread_level", thread_level_name([] {
-                            int level = 0;
-                            MPI_Query_thread(&level);
-                            return level;
-                          }())},
+                         {"mpi_thread_level", thread_level_name(level)},
                          {"start_time", start_time_},
                          {"command", o_.command_line},
                          {"calibration", to_json(calibration_)}};
+  return r;
+}
 
-  if (!o_.steps_csv.empty()) {
-    std::ofstream csv(o_.steps_csv);
-    if (!csv) throw InputError(fmt::format("{}: cannot write the per-step table", o_.steps_csv));
-    csv << "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
-    std::size_t next_event = 0;
-    for (std::size_t i = 0; i < steps; ++i) {
-      const bool lb_here = next_event < events_.size() && static_cast<std::size_t>(events_[next_event].step) == i;
-      if (lb_here) ++next_event;
-      csv << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{}\n", i, wall_max[i], compute_max[i],
-                         compute_sum[i] / p, wait_sum[i] / p, lambda[i], lb_here ? 1 : 0);
-    }
-  }
-
-  std::string& t = out.summary;
-  t += fmt::format("lbbench · {} · {} ranks · {} vertices · {} edges · {} steps · balancer {}", s_.name, nranks_,
-                   graph_.global_vertices, graph_.global_edges, s_.steps, s_.balancer.name);
-  t += family_ == Family::baseline ? "\n" : fmt::format(" every {} steps\n", s_.balancer.period);
-  t += fmt::format("  total {:.3f} s   compute {:.3f} s (mean/rank)   wait {:.3f} s   LB {:.3f} s   migration {:.3f} s\n",
-                   total_time, compute_total / p, std::accumulate(wait_sum.begin(), wait_sum.end(), 0.0) / p, lb_time,
-                   migration_time);
-  t += fmt::format("  imbalance (max/avg - 1): first step {:.1f}%, last step {:.1f}%, mean {:.1f}%\n", 100 * lambda.front(),
-                   100 * lambda.back(), 100 * r["imbalance_mean"].get<double>());
+std::string Replay::make_summary(const Totals& t) const {
+  std::string out = fmt::format("lbbench · {} · {} ranks · {} vertices · {} edges · {} steps · balancer {}", s_.name,
+                                nranks_, graph_.global_vertices, graph_.global_edges, s_.steps, s_.balancer.name);
+  out += family_ == Family::baseline ? "\n" : fmt::format(" every {} steps\n", s_.balancer.period);
+  out += fmt::format("  total {:.3f} s   compute {:.3f} s (mean/rank)   wait {:.3f} s   LB {:.3f} s   migration {:.3f} s\n",
+                     t.total_time, t.compute_mean, t.wait_mean, t.lb_time, t.migration_time);
+  const double mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s_.steps;
+  out += fmt::format("  imbalance (max/avg - 1): first step {:.1f}%, last step {:.1f}%, mean {:.1f}%\n",
+                     100 * t.imbalance.front(), 100 * t.imbalance.back(), 100 * mean);
   for (std::size_t i = 0; i < events_.size(); ++i) {
     const auto& e = events_[i];
-    t += fmt::format("  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
-                     i + 1, e.step, 100 * lambda[static_cast<std::size_t>(e.step)],
-                     100 * lambda[static_cast<std::size_t>(e.step) + 1], 100 * e.imbalance_predicted_after, e.migrated,
-                     static_cast<double>(e.migrated_bytes) / 1e6);
+    const auto step = static_cast<std::size_t>(e.step);
+    out += fmt::format("  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
+                       i + 1, e.step, 100 * t.imbalance[step], 100 * t.imbalance[step + 1],
+                       100 * e.imbalance_predicted_after, e.migrated, static_cast<double>(e.migrated_bytes) / 1e6);
   }
-  t += fmt::format("  edge cut {} -> {} edges; {} messages per step\n", initial_cut_, cut, messages);
-  t += fmt::format("  perfect balance would take {:.3f} s ({:.1f}% less)\n", perfect,
-                   total_time > 0 ? 100.0 * (total_time - perfect) / total_time : 0.0);
+  out += fmt::format("  edge cut {} -> {} edges; {} messages per step\n", initial_cut_, t.cut, t.messages);
+  out += fmt::format("  perfect balance would take {:.3f} s ({:.1f}% less)\n", t.perfect,
+                     t.total_time > 0 ? 100.0 * (t.total_time - t.perfect) / t.total_time : 0.0);
+  return out;
+}
+
+void Replay::write_steps_csv(const Totals& t) const {
+  std::ofstream csv(o_.steps_csv);
+  if (!csv) throw InputError(fmt::format("{}: cannot write the per-step table", o_.steps_csv));
+  csv << "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
+  const double p = nranks_;
+  std::size_t next_event = 0;
+  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
+    const bool lb_here = next_event < events_.size() && static_cast<std::size_t>(events_[next_event].step) == i;
+    if (lb_here) ++next_event;
+    csv << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{}\n", i, t.wall_max[i], t.compute_max[i],
+                       t.compute_sum[i] / p, t.wait_sum[i] / p, t.imbalance[i], lb_here ? 1 : 0);
+  }
+}
+
+RunOutcome Replay::finish(double elapsed) {
+  const Totals totals = reduce_totals(elapsed);
+  RunOutcome out;
+  if (me_ != 0) return out;
+  out.record = make_record(totals);
+  out.summary = make_summary(totals);
   out.warnings = warnings_;
+  if (!o_.steps_csv.empty()) write_steps_csv(totals);
   return out;
 }
 

@@ -2,17 +2,13 @@
 // it gives a valid scenario and hashing it identifies the experiment.
 #include <fmt/format.h>
 
+#include "core/overloaded.hpp"
 #include "core/sha256.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 
 Json mesh_json(const MeshSpec& mesh) {
   return std::visit(

@@ -164,15 +164,11 @@ class PointCloud {
         if (halo_.emplace(c2, CellSpan{}).second) wanted[block_owner(c2, cells_.count, nranks_)].push_back(c2);
       }
     }
+    std::unordered_map<int, Bytes> requests;
+    for (const auto& [peer, cells] : wanted) ByteWriter(requests[peer]).put_span<std::int64_t>(cells);
     SparseExchange exchange(comm_);
-    std::vector<Message> requests;
-    for (auto& [peer, cells] : wanted) {
-      Message m{peer, {}};
-      ByteWriter(m.data).put_span<std::int64_t>(cells);
-      requests.push_back(std::move(m));
-    }
     std::vector<Message> replies;
-    for (const auto& request : exchange.exchange(requests)) {
+    for (const auto& request : exchange.exchange(to_messages(requests))) {
       ByteReader in(request.data);
       Message reply{request.peer, {}};
       ByteWriter out(reply.data);

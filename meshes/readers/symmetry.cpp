@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -23,20 +24,15 @@ struct Claim {
 
 void check_symmetric(const ReadGraph& read, const std::string& path, MPI_Comm comm) {
   const LocalGraph& g = read.graph;
-  const int nranks = comm_size(comm);
-  std::vector<Bytes> outgoing(static_cast<std::size_t>(nranks));
+  std::unordered_map<int, Bytes> outgoing;
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       const Claim c{g.gid[v].value(), g.adj[e].value(), read.line[v], static_cast<std::int32_t>(g.edge_weight(e))};
-      ByteWriter(outgoing[static_cast<std::size_t>(g.adj_owner[e].value())]).put(c);
+      ByteWriter(outgoing[g.adj_owner[e].value()]).put(c);
     }
   }
-  std::vector<Message> messages;
-  for (int r = 0; r < nranks; ++r) {
-    if (!outgoing[r].empty()) messages.push_back({r, std::move(outgoing[r])});
-  }
   SparseExchange exchange(comm);
-  const auto received = exchange.exchange(messages);
+  const auto received = exchange.exchange(to_messages(outgoing));
   collectively(comm, [&] {
     const std::int64_t first = g.num_local() ? g.gid.front().value() : 0;
     for (const auto& m : received) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,11 @@ void expect_error_containing(const std::function<void()>& fn, const std::vector<
     const std::string what = e.what();
     for (const auto& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "missing '" << p << "' in: " << what;
   }
+}
+
+std::string param_name(std::string text) {
+  for (auto& c : text) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return text;
 }
 
 }  // namespace lbbench::test

@@ -42,4 +42,7 @@ std::vector<std::int64_t> all_ids(const LocalGraph& g, MPI_Comm comm);
 // on every rank.
 void expect_error_containing(const std::function<void()>& fn, const std::vector<std::string>& parts);
 
+// A GoogleTest parameter name from any text: letters and digits kept, the rest '_'.
+std::string param_name(std::string text);
+
 }  // namespace lbbench::test

@@ -59,11 +59,7 @@ TEST_P(EveryBalancer, PlansAreValidConserveLoadAndDoNoHarmOnAnEasyInput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancer, testing::ValuesIn(registered_names()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (auto& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
-                         });
+                         [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
 
 }  // namespace
 }  // namespace lbbench

@@ -268,11 +268,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"the file ends after 1 entries, but the size line (line 2) declares 3"}},
         BadFile{"dense.mtx", MeshFormat::matrix_market, "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
                 {":1: 'array' format is a dense matrix"}}),
-    [](const testing::TestParamInfo<BadFile>& info) {
-      std::string n = info.param.name;
-      for (auto& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return n;
-    });
+    [](const testing::TestParamInfo<BadFile>& info) { return test::param_name(info.param.name); });
 
 TEST(CoordinatesReader, CountMismatchIsAnError) {
   test::SharedTempDir dir;

@@ -106,9 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "distribution.kind=file", "model=measured", "workload.evolution={kind: drift, velocity: [0.1, 0]}",
                     "workload.evolution={kind: amr, period: 2}", "balancer.period=1"),
     [](const testing::TestParamInfo<std::string>& info) {
-      std::string n = info.param.substr(0, info.param.find('='));
-      for (auto& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return n + "_" + std::to_string(info.index);
+      return test::param_name(info.param.substr(0, info.param.find('='))) + "_" + std::to_string(info.index);
     });
 
 TEST(Replay, ARankCountOtherThanTheScenariosIsAnError) {
