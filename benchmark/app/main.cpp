@@ -2,8 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <iostream>
+#include <cstring>
+#include <fstream>
 
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
@@ -54,14 +59,42 @@ int report_mpi_error(const std::exception& e, MPI_Comm comm) {
   return code;
 }
 
-int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides, RunOptions options) {
+struct Outputs {
+  std::string record;     // --out
+  std::string steps_csv;  // --steps-csv
+};
+
+// Fails before the run, not after it, when an output cannot be written: a long run must
+// not end by losing its record.
+void check_outputs_writable(const Outputs& outputs) {
+  auto probe = [](const std::string& path, int flags, const char* what) {
+    if (path.empty()) return;
+    const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw InputError(fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(errno)));
+    ::close(fd);
+  };
+  probe(outputs.record, O_APPEND, "record file");
+  probe(outputs.steps_csv, O_TRUNC, "per-step table");
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw RunError(fmt::format("{}: could not write the per-step table", path));
+}
+
+int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides,
+        const Outputs& outputs, RunOptions options) {
   MpiSession mpi(&argc, &argv);
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
   options.command_line = joined_command(argc, argv);
   try {
     Scenario scenario;
-    collectively(comm, [&] { scenario = load_scenario(file, overrides); });
+    collectively(comm, [&] {
+      scenario = load_scenario(file, overrides);
+      if (me == 0) check_outputs_writable(outputs);
+    });
     if (!mpi.thread_multiple() && me == 0) {
       std::fprintf(stderr, "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
                            "Zoltan with Scotch needs it\n", mpi.thread_level());
@@ -70,10 +103,11 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
     if (me == 0) {
       std::fputs(outcome.warnings.c_str(), stderr);
       std::fputs(outcome.summary.c_str(), stdout);
-      if (!options.out.empty()) {
-        append_record(options.out, outcome.record);
-        fmt::print("  record appended to {}\n", options.out);
+      if (!outputs.record.empty()) {
+        append_record(outputs.record, outcome.record);
+        fmt::print("  record appended to {}\n", outputs.record);
       }
+      if (!outputs.steps_csv.empty()) write_file(outputs.steps_csv, outcome.steps_csv);
       std::fflush(stdout);
     }
     return 0;
@@ -88,8 +122,12 @@ int calibrate(int argc, char** argv, bool quick, bool no_cache) {
   WorkKernel kernel(default_work_array_bytes());
   Calibration c = measure_calibration(kernel, quick ? 0.3 : 1.0);
   const auto rows = measure_accuracy(kernel, c, quick);
+  // One cache file per host: the first rank on each node writes it.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+  if (!no_cache && comm_rank(node) == 0) save_calibration(c);
+  MPI_Comm_free(&node);
   if (me != 0) return 0;
-  if (!no_cache) save_calibration(c);
   fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
   fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
              no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
@@ -109,11 +147,12 @@ int main_impl(int argc, char** argv) {
   std::string scenario_file;
   std::vector<std::string> overrides;
   RunOptions options;
+  Outputs outputs;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario (under mpirun or srun)");
   run_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--set", overrides, "Override a scenario key: --set key.path=value (repeatable)");
-  run_cmd->add_option("--out", options.out, "Append the run record (JSON Lines) to this file");
-  run_cmd->add_option("--steps-csv", options.steps_csv, "Write a per-step table to this CSV file");
+  run_cmd->add_option("--out", outputs.record, "Append the run record (JSON Lines) to this file");
+  run_cmd->add_option("--steps-csv", outputs.steps_csv, "Write a per-step table to this CSV file");
   run_cmd->add_flag("--verify", options.verify, "Check every rank's owner table after every migration");
   run_cmd->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);
@@ -142,7 +181,7 @@ int main_impl(int argc, char** argv) {
     return kExitInput;
   }
   if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache);
-  return run(argc, argv, scenario_file, overrides, options);
+  return run(argc, argv, scenario_file, overrides, outputs, options);
 }
 
 }  // namespace

@@ -10,10 +10,9 @@
 namespace lbbench {
 
 MpiSession::MpiSession(int* argc, char*** argv) {
+  // MPI errors stay fatal (the default handler): the code does not check return codes,
+  // and a truncated or failed message must never pass silently.
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided_);
-  // Errors come back as codes we check, instead of aborting inside the library, where we
-  // can say what we were doing.
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
@@ -79,7 +78,9 @@ void agree_on_errors(std::exception_ptr local, MPI_Comm comm) {
   }
 }
 
-SparseExchange::SparseExchange(MPI_Comm comm) { MPI_Comm_dup(comm, &comm_); }
+SparseExchange::SparseExchange(MPI_Comm comm, std::size_t max_chunk) : max_chunk_(max_chunk) {
+  MPI_Comm_dup(comm, &comm_);
+}
 
 SparseExchange::~SparseExchange() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -88,11 +89,28 @@ SparseExchange::~SparseExchange() {
 std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoing) {
   // Alternating tags keep a fast rank's next round from being received in this one: a
   // rank can only be one round ahead, because leaving a round needs everyone's barrier.
-  const int tag = 100 + (round_++ % 2);
-  std::vector<MPI_Request> sends(outgoing.size(), MPI_REQUEST_NULL);
+  const int parity = round_++ % 2;
+  const int whole_tag = 100 + parity;
+  const int announce_tag = 102 + parity;
+  const int chunk_tag = 104 + parity;
+  std::vector<MPI_Request> sends;
+  std::vector<std::uint64_t> sizes(outgoing.size());
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& m = outgoing[i];
-    MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, tag, comm_, &sends[i]);
+    // Larger messages go as an announcement of their size, then chunks.
+    if (m.data.size() <= max_chunk_) {
+      sends.emplace_back();
+      MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
+      continue;
+    }
+    sizes[i] = m.data.size();
+    sends.emplace_back();
+    MPI_Issend(&sizes[i], 1, MPI_UINT64_T, m.peer, announce_tag, comm_, &sends.back());
+    for (std::size_t at = 0; at < m.data.size(); at += max_chunk_) {
+      const auto n = static_cast<int>(std::min(max_chunk_, m.data.size() - at));
+      sends.emplace_back();
+      MPI_Issend(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, &sends.back());
+    }
   }
   std::vector<Message> received;
   MPI_Request barrier = MPI_REQUEST_NULL;
@@ -100,14 +118,25 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
   while (true) {
     int arrived = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &arrived, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, whole_tag, comm_, &arrived, &status);
     if (arrived) {
       int count = 0;
       MPI_Get_count(&status, MPI_BYTE, &count);
-      Message m;
-      m.peer = status.MPI_SOURCE;
-      m.data.resize(static_cast<std::size_t>(count));
-      MPI_Recv(m.data.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE);
+      Message m{status.MPI_SOURCE, Bytes(static_cast<std::size_t>(count))};
+      MPI_Recv(m.data.data(), count, MPI_BYTE, m.peer, whole_tag, comm_, MPI_STATUS_IGNORE);
+      received.push_back(std::move(m));
+      continue;
+    }
+    MPI_Iprobe(MPI_ANY_SOURCE, announce_tag, comm_, &arrived, &status);
+    if (arrived) {
+      // The sender posted every chunk before it started probing, so these receives end.
+      std::uint64_t size = 0;
+      MPI_Recv(&size, 1, MPI_UINT64_T, status.MPI_SOURCE, announce_tag, comm_, MPI_STATUS_IGNORE);
+      Message m{status.MPI_SOURCE, Bytes(size)};
+      for (std::size_t at = 0; at < size; at += max_chunk_) {
+        const auto n = static_cast<int>(std::min<std::size_t>(max_chunk_, size - at));
+        MPI_Recv(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, MPI_STATUS_IGNORE);
+      }
       received.push_back(std::move(m));
       continue;
     }

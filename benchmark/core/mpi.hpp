@@ -97,7 +97,8 @@ std::vector<Message> to_messages(PeerBuffers&& buffers) {
 // never matches anyone else's.
 class SparseExchange {
  public:
-  explicit SparseExchange(MPI_Comm comm);
+  // Messages above max_chunk bytes travel in chunks (MPI counts are 32-bit); tests lower it.
+  explicit SparseExchange(MPI_Comm comm, std::size_t max_chunk = std::size_t{1} << 30);
   ~SparseExchange();
   SparseExchange(const SparseExchange&) = delete;
   SparseExchange& operator=(const SparseExchange&) = delete;
@@ -107,6 +108,7 @@ class SparseExchange {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::size_t max_chunk_;
   int round_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "core/clock.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 constexpr int kTag = 11;
 constexpr std::int64_t kHeader = 2 * sizeof(std::int64_t);
+constexpr std::int64_t kMaxMessage = INT_MAX;
 
 }  // namespace
 
@@ -45,7 +47,9 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
     e.offset = offset;
     offset += e.bytes;
     remote_edge_bytes_ += e.bytes;
-    const bool joins_previous = mode == MessageMode::per_neighbor && !slots_.empty() && slots_.back().peer == e.peer;
+    // Aggregated messages stay within MPI's 32-bit counts by starting a new one when full.
+    const bool joins_previous = mode == MessageMode::per_neighbor && !slots_.empty() && slots_.back().peer == e.peer &&
+                                slots_.back().bytes + e.bytes <= kMaxMessage;
     if (joins_previous) {
       slots_.back().bytes += e.bytes;
       slots_.back().last_edge = i + 1;
@@ -53,6 +57,15 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
       slots_.push_back({e.peer, e.offset, e.bytes, i, i + 1});
     }
   }
+  collectively(comm_, [&] {
+    for (const auto& e : edges_) {
+      if (e.bytes > kMaxMessage) {
+        throw InputError(fmt::format("edge {}-{} carries {} bytes per step (edge_bytes times its weight); one MPI "
+                                     "message holds at most {}",
+                                     e.local.value(), e.remote.value(), e.bytes, kMaxMessage));
+      }
+    }
+  });
   send_buffer_.assign(static_cast<std::size_t>(offset), std::byte{0});
   recv_buffer_.assign(static_cast<std::size_t>(offset), std::byte{0});
   for (const auto& e : edges_) {

@@ -75,8 +75,13 @@ MigrationStats Migrator::migrate(LocalGraph& g, const MigrationPlan& plan, const
   std::vector<Rank> target(static_cast<std::size_t>(g.num_local()), Rank{me_});
   for (const auto& m : plan.moves) target[static_cast<std::size_t>(m.vertex)] = m.to;
   tell_neighbors(g, target);
+  // Packing and unpacking can fail on one rank (memory, a bad checksum); the exchange
+  // between them must not be skipped by anyone, so it stays outside the agreed parts.
   MigrationStats stats;
-  collectively(comm_, [&] { stats = move_vertices(g, target); });
+  std::unordered_map<int, Bytes> outgoing;
+  collectively(comm_, [&] { stats = pack_moving(g, target, outgoing); });
+  const auto incoming = exchange_->exchange(to_messages(outgoing));
+  collectively(comm_, [&] { keep_and_receive(g, target, incoming); });
   const Census after = census(g, weight_sum);
   collectively(comm_, [&] {
     const double tolerance = 1e-9 * std::max(1.0, std::abs(before.weight));
@@ -151,15 +156,20 @@ void Migrator::pack(const LocalGraph& g, LocalIndex v, Bytes& out) const {
   if (g.has_edge_weights) w.put_span(std::span<const std::int32_t>(g.adj_weight.data() + g.xadj[v], degree));
   w.put_span(g.coords_of(v));
   w.put_span(g.vweights_of(v));
+  // The payload is written in place after a slot for its checksum.
   const auto bytes = static_cast<std::size_t>(element_bytes_);
-  std::vector<std::byte> payload(bytes);
+  const std::size_t checksum_at = out.size();
+  w.put<std::uint64_t>(0);
+  const std::size_t payload_at = out.size();
+  w.grow(bytes);
+  std::byte* payload = out.data() + payload_at;
   const std::uint64_t h = hash_of({seed_, tag(Stream::payload), static_cast<std::uint64_t>(g.gid[v].value())});
   for (std::size_t i = 0; i < bytes; i += 8) {
     const std::uint64_t word = i == 0 ? static_cast<std::uint64_t>(g.gid[v].value()) : mix64(h + i);
-    std::memcpy(payload.data() + i, &word, std::min<std::size_t>(8, bytes - i));
+    std::memcpy(payload + i, &word, std::min<std::size_t>(8, bytes - i));
   }
-  w.put<std::uint64_t>(XXH64(payload.data(), payload.size(), 0));
-  w.put_span<std::byte>(payload);
+  const std::uint64_t checksum = XXH64(payload, bytes, 0);
+  std::memcpy(out.data() + checksum_at, &checksum, sizeof checksum);
 }
 
 void Migrator::unpack(ByteReader& in, int from, LocalGraph& g) const {
@@ -185,18 +195,21 @@ void Migrator::unpack(ByteReader& in, int from, LocalGraph& g) const {
   g.add_vertex(id, nbrs, owners, weights, xyz, vw);
 }
 
-MigrationStats Migrator::move_vertices(LocalGraph& g, const std::vector<Rank>& target) {
-  std::unordered_map<int, Bytes> outgoing_bytes;
+MigrationStats Migrator::pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
+                                     std::unordered_map<int, Bytes>& outgoing) const {
   MigrationStats stats;
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     const Rank to = target[static_cast<std::size_t>(v)];
     if (to == Rank{me_}) continue;
-    pack(g, v, outgoing_bytes[to.value()]);
+    pack(g, v, outgoing[to.value()]);
     ++stats.vertices_sent;
   }
-  for (const auto& [peer, bytes] : outgoing_bytes) stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
-  const auto incoming = exchange_->exchange(to_messages(outgoing_bytes));
+  for (const auto& [peer, bytes] : outgoing) stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
+  return stats;
+}
 
+void Migrator::keep_and_receive(LocalGraph& g, const std::vector<Rank>& target,
+                                const std::vector<Message>& incoming) const {
   // Keep the vertices that stay, in order, then append the arrivals.
   LocalGraph kept;
   kept.global_vertices = g.global_vertices;
@@ -218,7 +231,6 @@ MigrationStats Migrator::move_vertices(LocalGraph& g, const std::vector<Rank>& t
     while (!in.done()) unpack(in, m.peer, kept);
   }
   g = std::move(kept);
-  return stats;
 }
 
 std::int64_t count_wrong_owner_entries(const LocalGraph& g, MPI_Comm comm) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 #include "balancers/balancer.hpp"
 #include "core/mpi.hpp"
@@ -36,7 +37,9 @@ class Migrator {
   [[nodiscard]] Census census(const LocalGraph& g, const WeightSum& weight_sum) const;
   void check_plan(const LocalGraph& g, const MigrationPlan& plan) const;
   void tell_neighbors(LocalGraph& g, const std::vector<Rank>& target);
-  MigrationStats move_vertices(LocalGraph& g, const std::vector<Rank>& target);
+  MigrationStats pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
+                             std::unordered_map<int, Bytes>& outgoing) const;
+  void keep_and_receive(LocalGraph& g, const std::vector<Rank>& target, const std::vector<Message>& incoming) const;
   void pack(const LocalGraph& g, LocalIndex v, Bytes& out) const;
   void unpack(ByteReader& in, int from, LocalGraph& g) const;
 

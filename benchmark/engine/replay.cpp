@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <numeric>
 
@@ -263,7 +262,7 @@ class Replay {
   [[nodiscard]] Totals reduce_totals(double elapsed) const;
   [[nodiscard]] Json make_record(const Totals& t) const;
   [[nodiscard]] std::string make_summary(const Totals& t) const;
-  void write_steps_csv(const Totals& t) const;
+  [[nodiscard]] std::string make_steps_csv(const Totals& t) const;
   RunOutcome finish(double elapsed);
 
   const Scenario& s_;
@@ -418,18 +417,17 @@ std::string Replay::make_summary(const Totals& t) const {
   return out;
 }
 
-void Replay::write_steps_csv(const Totals& t) const {
-  std::ofstream csv(o_.steps_csv);
-  if (!csv) throw InputError(fmt::format("{}: cannot write the per-step table", o_.steps_csv));
-  csv << "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
+std::string Replay::make_steps_csv(const Totals& t) const {
+  std::string csv = "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
   const double p = nranks_;
   std::size_t next_event = 0;
   for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
     const bool lb_here = next_event < events_.size() && static_cast<std::size_t>(events_[next_event].step) == i;
     if (lb_here) ++next_event;
-    csv << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{}\n", i, t.wall_max[i], t.compute_max[i],
+    csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{}\n", i, t.wall_max[i], t.compute_max[i],
                        t.compute_sum[i] / p, t.wait_sum[i] / p, t.imbalance[i], lb_here ? 1 : 0);
   }
+  return csv;
 }
 
 RunOutcome Replay::finish(double elapsed) {
@@ -439,7 +437,7 @@ RunOutcome Replay::finish(double elapsed) {
   out.record = make_record(totals);
   out.summary = make_summary(totals);
   out.warnings = warnings_;
-  if (!o_.steps_csv.empty()) write_steps_csv(totals);
+  out.steps_csv = make_steps_csv(totals);
   return out;
 }
 

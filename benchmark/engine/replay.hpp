@@ -13,8 +13,6 @@
 namespace lbbench {
 
 struct RunOptions {
-  std::string out;              // JSON Lines file the record is appended to; empty for none
-  std::string steps_csv;        // optional per-step table
   bool verify = false;          // check every owner table after every migration
   double watchdog_seconds = 600;
   bool recalibrate = false;     // measure do_work even when a cached calibration exists
@@ -24,7 +22,8 @@ struct RunOptions {
 struct RunOutcome {
   Json record;          // on rank 0
   std::string summary;  // on rank 0: the human summary
-  std::string warnings; // on rank 0
+  std::string warnings;  // on rank 0
+  std::string steps_csv; // on rank 0: the per-step table
 };
 
 // Collective over comm.

@@ -139,10 +139,7 @@ Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel
   if (e.is_scalar()) {
     const std::string kind = e.as_choice(kEvolutions);
     if (kind == "phases") e.fail("phases need a list: write evolution: {kind: phases, phases: [...]}");
-    if (kind == "drift" && (!weights || !is_spatial(*weights))) {
-      e.fail("drift moves a spatial load field; use weights.model hotspot or gradient");
-    }
-    if (kind == "drift") return DriftEvolution{std::vector<double>(static_cast<std::size_t>(std::max(dim, 1)), 0.0)};
+    if (kind == "drift") e.fail("drift needs a velocity: write evolution: {kind: drift, velocity: [...]}");
     if (kind == "amr") return AmrEvolution{};
     return StaticEvolution{};
   }

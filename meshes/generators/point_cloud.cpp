@@ -140,7 +140,8 @@ class PointCloud {
     double start = 0.0;
     for (int r = 0; r < me_; ++r) start += sums[static_cast<std::size_t>(r)];
     const double total = std::accumulate(sums.begin(), sums.end(), 0.0);
-    if (!(total > 0.0)) throw InputError("point cloud: the density has no mass in the unit box");
+    // Every rank sees the same total, so every rank throws: no agreement needed.
+    if (!(total > 0.0)) throw AgreedInputError("point cloud: the density has no mass in the unit box");
     auto cumulative = [&](double m) { return static_cast<std::int64_t>(std::floor(double(n_) * m / total + 0.5)); };
     double next_start = start + local_sum;
     const std::int64_t first = me_ == 0 ? 0 : cumulative(start);

@@ -49,6 +49,30 @@ TEST(SparseExchange, DeliversEveryMessageToItsPeerOverManyRounds) {
   }
 }
 
+TEST(SparseExchange, MessagesLargerThanAChunkArriveWhole) {
+  const int me = comm_rank(MPI_COMM_WORLD);
+  const int p = comm_size(MPI_COMM_WORLD);
+  SparseExchange exchange(MPI_COMM_WORLD, 1000);
+  for (int round = 0; round < 3; ++round) {
+    // Sizes around the chunk boundary: one below, exactly one chunk, several chunks.
+    const std::size_t size = std::vector<std::size_t>{999, 1000, 4321}[static_cast<std::size_t>(round)];
+    std::vector<Message> out;
+    for (int peer = 0; peer < p; ++peer) {
+      Message m{peer, Bytes(size)};
+      for (std::size_t i = 0; i < size; ++i) m.data[i] = std::byte(static_cast<unsigned char>(i * 7 + me + peer));
+      out.push_back(std::move(m));
+    }
+    const auto in = exchange.exchange(out);
+    ASSERT_EQ(in.size(), static_cast<std::size_t>(p));
+    for (const auto& m : in) {
+      ASSERT_EQ(m.data.size(), size);
+      for (std::size_t i = 0; i < size; ++i) {
+        ASSERT_EQ(m.data[i], std::byte(static_cast<unsigned char>(i * 7 + m.peer + me)));
+      }
+    }
+  }
+}
+
 TEST(SparseExchange, NothingToSendReturnsNothing) {
   SparseExchange exchange(MPI_COMM_WORLD);
   EXPECT_TRUE(exchange.exchange({}).empty());

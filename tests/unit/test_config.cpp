@@ -124,9 +124,11 @@ TEST(ScenarioErrors, YamlSyntax) {
 TEST(ScenarioErrors, ContradictoryKeys) {
   const std::string both = error_of(replace(kValid, "  generator: grid2d", "  generator: grid2d\n  file: a.graph"));
   EXPECT_NE(both.find("mesh: give either 'generator' or 'file', not both"), std::string::npos) << both;
-  const std::string drift =
-      error_of(replace(kValid, "    model: hotspot\n    center: [0.5, 0.5]", "    model: uniform\n  evolution: drift"));
-  EXPECT_NE(drift.find("workload.evolution: drift moves a spatial load field"), std::string::npos) << drift;
+  const std::string drift = error_of(replace(kValid, "    model: hotspot\n    center: [0.5, 0.5]",
+                                             "    model: uniform\n  evolution: {kind: drift, velocity: [0.1, 0]}"));
+  EXPECT_NE(drift.find("workload.evolution.kind: drift moves a spatial load field"), std::string::npos) << drift;
+  const std::string still = error_of(replace(kValid, "balancer:", "  evolution: drift\nbalancer:"));
+  EXPECT_NE(still.find("workload.evolution: drift needs a velocity"), std::string::npos) << still;
   const std::string phases = error_of(replace(
       kValid, "balancer:", "  evolution: {kind: phases, phases: [{steps: 2, weights: {model: uniform}}]}\nbalancer:"));
   EXPECT_NE(phases.find("workload.weights: with evolution.kind phases, each phase gives its own weights"),
