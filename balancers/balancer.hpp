@@ -18,11 +18,12 @@ namespace lbbench {
 enum class Family { baseline, global, diffusive, tree, gossip, prefix, vector, reorder, model };
 std::string_view family_name(Family f);
 
-// What the machine looks like to a balancer: one entry per rank or per node.
+// What the machine looks like to a balancer: one entry per rank.
 struct MachineInfo {
   std::vector<int> rank_node;      // node of each rank
-  std::vector<int> node_site;      // site (cluster) of each node
+  std::vector<int> rank_site;      // site (cluster) of each rank, 0..sites-1
   std::vector<double> rank_speed;  // relative speed of each rank; 1 is nominal
+  int sites = 1;
 
   static MachineInfo uniform(int nranks);
 };
@@ -33,6 +34,7 @@ struct LoadView {
   const LocalGraph& graph;
   std::span<const Load> vertex_load;  // per local vertex, as the scenario's model says
   std::int64_t edge_bytes = 0;        // bytes per message of a unit-weight edge
+  std::int64_t element_bytes = 0;     // payload that moves with each vertex
   const MachineInfo& machine;
   Rank rank{0};
   int nranks = 1;

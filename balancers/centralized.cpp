@@ -15,6 +15,42 @@ std::vector<int> displacements(const std::vector<int>& counts) {
   return displs;
 }
 
+// Gathers every rank's edges to rank 0 and turns neighbor ids into object indices.
+void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm, GlobalProblem& problem) {
+  const LocalGraph& g = view.graph;
+  const int me = comm_rank(comm);
+  const int nranks = comm_size(comm);
+  std::vector<std::int64_t> degree(static_cast<std::size_t>(g.num_local()));
+  std::vector<std::int64_t> bytes(g.adj.size());
+  for (LocalIndex v = 0; v < g.num_local(); ++v) degree[static_cast<std::size_t>(v)] = g.degree(v);
+  for (std::size_t e = 0; e < bytes.size(); ++e) bytes[e] = view.edge_bytes * g.edge_weight(static_cast<std::int64_t>(e));
+  const int local_edges = static_cast<int>(g.adj.size());
+  std::vector<int> edge_counts(static_cast<std::size_t>(nranks), 0);
+  MPI_Gather(&local_edges, 1, MPI_INT, edge_counts.data(), 1, MPI_INT, 0, comm);
+  const std::vector<int> edge_displs = displacements(edge_counts);
+  const std::vector<int> vertex_displs = displacements(vertex_counts);
+  std::vector<std::int64_t> all_degree(problem.size());
+  std::vector<VertexId> neighbor;
+  if (me == 0) {
+    neighbor.resize(static_cast<std::size_t>(edge_displs.back() + edge_counts.back()));
+    problem.adj_bytes.resize(neighbor.size());
+  }
+  MPI_Gatherv(degree.data(), g.num_local(), MPI_INT64_T, all_degree.data(), vertex_counts.data(),
+              vertex_displs.data(), MPI_INT64_T, 0, comm);
+  MPI_Gatherv(g.adj.data(), local_edges, mpi_type<VertexId>(), neighbor.data(), edge_counts.data(),
+              edge_displs.data(), mpi_type<VertexId>(), 0, comm);
+  MPI_Gatherv(bytes.data(), local_edges, MPI_INT64_T, problem.adj_bytes.data(), edge_counts.data(),
+              edge_displs.data(), MPI_INT64_T, 0, comm);
+  if (me != 0) return;
+  // Ids are dense (0..n-1), so an array maps them to object indices.
+  std::vector<std::int64_t> index_of(static_cast<std::size_t>(g.global_vertices), -1);
+  for (std::size_t i = 0; i < problem.size(); ++i) index_of[static_cast<std::size_t>(problem.id[i].value())] = static_cast<std::int64_t>(i);
+  problem.xadj.assign(problem.size() + 1, 0);
+  std::inclusive_scan(all_degree.begin(), all_degree.end(), problem.xadj.begin() + 1);
+  problem.adjncy.resize(neighbor.size());
+  for (std::size_t e = 0; e < neighbor.size(); ++e) problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
+}
+
 }  // namespace
 
 MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
@@ -33,11 +69,13 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.id.resize(static_cast<std::size_t>(total));
     problem.load.resize(static_cast<std::size_t>(total));
     problem.rank_speed = view.machine.rank_speed;
+    problem.rank_site = view.machine.rank_site;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);
   MPI_Gatherv(view.vertex_load.data(), local, mpi_type<Load>(), problem.load.data(), counts.data(), displs.data(),
               mpi_type<Load>(), 0, comm);
+  if (needs_graph()) gather_graph(view, counts, comm, problem);
 
   Assignment assignment;
   if (me == 0) {

@@ -16,9 +16,18 @@ struct GlobalProblem {
   std::vector<Load> load;
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
+  std::vector<int> rank_site;      // one per rank; empty means one site
+
+  // The communication graph, filled only for strategies that ask for it: CSR over object
+  // indices, with the bytes each edge carries per step.
+  std::vector<std::int64_t> xadj;
+  std::vector<std::int64_t> adjncy;
+  std::vector<std::int64_t> adj_bytes;
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
+  [[nodiscard]] bool has_graph() const { return !xadj.empty(); }
   [[nodiscard]] double speed(int r) const { return rank_speed.empty() ? 1.0 : rank_speed[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] int site(int r) const { return rank_site.empty() ? 0 : rank_site[static_cast<std::size_t>(r)]; }
 };
 
 // New owner of each object, in the problem's order.
@@ -28,6 +37,8 @@ class CentralizedBalancer : public Balancer {
  public:
   MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
   [[nodiscard]] virtual Assignment solve(const GlobalProblem& problem) const = 0;
+  // Graph partitioners need the edges; load-only strategies skip gathering them.
+  [[nodiscard]] virtual bool needs_graph() const { return false; }
 };
 
 // Per-rank load sums of an assignment, each divided by the rank's speed.

@@ -7,6 +7,11 @@
 #include <vector>
 
 #include "balancers/global/greedy.hpp"
+#include "balancers/global/grid_metis.hpp"
+#include "balancers/global/metis.hpp"
+#include "balancers/global/random.hpp"
+#include "balancers/global/refine.hpp"
+#include "balancers/global/zoltan.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -20,12 +25,40 @@ std::unique_ptr<Balancer> without_params(ConfigNode& params) {
   return std::make_unique<B>();
 }
 
+// Strategies with a params struct: B(Params::parse(node)).
+template <class B, class Params>
+std::unique_ptr<Balancer> with_params(ConfigNode& params) {
+  return std::make_unique<B>(Params::parse(params));
+}
+
+std::unique_ptr<Balancer> make_zoltan(ConfigNode& params) {
+  if (!zoltan_available()) {
+    params.fail("zoltan is not available in this build: Debian's Zoltan is linked to Open MPI, so it cannot run "
+                "under the SMPI engine; use metis, refine or grid-metis there");
+  }
+  return with_params<ZoltanBalancer, ZoltanParams>(params);
+}
+
 constexpr std::array kTable{
     BalancerInfo{"none", Family::baseline, "never rebalances; the baseline every comparison starts from",
                  &without_params<NoneBalancer>},
     BalancerInfo{"greedy", Family::global,
                  "centralized LPT: gather loads to rank 0, heaviest vertex first onto the least-loaded rank",
                  &without_params<GreedyBalancer>},
+    BalancerInfo{"refine", Family::global,
+                 "centralized RefineLB: move the fewest vertices off overloaded ranks until all are within tolerance",
+                 &with_params<RefineBalancer, RefineParams>},
+    BalancerInfo{"metis", Family::global,
+                 "centralized METIS k-way on loads and edge bytes; parts relabeled to move the fewest vertices",
+                 &with_params<MetisBalancer, MetisParams>},
+    BalancerInfo{"zoltan", Family::global,
+                 "Zoltan in parallel: graph, hypergraph, rcb, rib, hsfc, block or random; partition/repartition/refine",
+                 &make_zoltan},
+    BalancerInfo{"grid-metis", Family::global,
+                 "Koenig & Kale two-phase: METIS into sites by messages, then each site onto its ranks by load",
+                 &with_params<GridMetisBalancer, GridMetisParams>},
+    BalancerInfo{"random", Family::global, "diagnostic: every vertex to a random rank (balances load, ignores locality)",
+                 &with_params<RandomBalancer, RandomParams>},
 };
 
 }  // namespace

@@ -47,6 +47,7 @@ enum class Stream : std::uint64_t {
   droplet_radius,
   payload,
   test_plan,
+  balancer_random,
 };
 
 constexpr std::uint64_t tag(Stream s) { return static_cast<std::uint64_t>(s); }

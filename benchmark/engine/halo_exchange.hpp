@@ -30,6 +30,13 @@ class HaloExchange {
 
   [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(slots_.size()); }
   [[nodiscard]] std::int64_t bytes_per_step() const { return static_cast<std::int64_t>(send_buffer_.size()); }
+  // Messages per step (sends) to peers for which `pred(peer)` holds.
+  template <class Pred>
+  [[nodiscard]] std::int64_t messages_to(Pred pred) const {
+    std::int64_t n = 0;
+    for (const auto& s : slots_) n += pred(s.peer) ? 1 : 0;
+    return n;
+  }
   [[nodiscard]] std::int64_t remote_edges() const { return static_cast<std::int64_t>(edges_.size()); }
   [[nodiscard]] std::int64_t remote_edge_bytes() const { return remote_edge_bytes_; }
 

@@ -1,11 +1,13 @@
 // The machine a run is on (see machine.hpp).
 #include "engine/machine.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <thread>
 
+#include "core/error.hpp"
 #include "core/mpi.hpp"
 
 namespace lbbench {
@@ -23,11 +25,42 @@ unsigned cores_available_to(MPI_Comm node) {
   return std::max(1, CPU_COUNT(&all));
 }
 
+// Sites and speeds declared in the scenario, checked against the job's size. The same on
+// every rank, so errors need no agreement.
+void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info) {
+  if (spec.site_groups > 0) {
+    if (spec.site_groups > nranks) {
+      throw AgreedInputError(fmt::format("machine.sites is {}, but the job has only {} ranks", spec.site_groups, nranks));
+    }
+    for (int r = 0; r < nranks; ++r) info.rank_site[static_cast<std::size_t>(r)] = block_owner(r, nranks, spec.site_groups);
+  } else if (!spec.sites.empty()) {
+    if (static_cast<int>(spec.sites.size()) != nranks) {
+      throw AgreedInputError(fmt::format("machine.sites lists {} ranks, but the job has {}", spec.sites.size(), nranks));
+    }
+    info.rank_site = spec.sites;
+  }
+  info.sites = *std::max_element(info.rank_site.begin(), info.rank_site.end()) + 1;
+  for (int s = 0; s < info.sites; ++s) {
+    if (std::find(info.rank_site.begin(), info.rank_site.end(), s) == info.rank_site.end()) {
+      throw AgreedInputError(fmt::format("machine.sites: site {} has no ranks (sites are numbered 0..{} without gaps)",
+                                         s, info.sites - 1));
+    }
+  }
+  if (spec.speeds.size() == 1) info.rank_speed.assign(static_cast<std::size_t>(nranks), spec.speeds.front());
+  if (spec.speeds.size() > 1) {
+    if (static_cast<int>(spec.speeds.size()) != nranks) {
+      throw AgreedInputError(fmt::format("machine.speeds lists {} ranks, but the job has {}", spec.speeds.size(), nranks));
+    }
+    info.rank_speed = spec.speeds;
+  }
+}
+
 }  // namespace
 
-MachineLayout describe_machine(const MachineSpec& /*spec: only `local` exists so far*/, MPI_Comm comm) {
+MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
+  out.info = MachineInfo::uniform(nranks);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
   out.ranks_on_my_node = comm_size(node);
@@ -36,13 +69,11 @@ MachineLayout describe_machine(const MachineSpec& /*spec: only `local` exists so
   MPI_Exscan(&leader, &node_id, 1, MPI_INT, MPI_SUM, comm);
   if (comm_rank(comm) == 0) node_id = 0;  // Exscan leaves rank 0's result undefined
   MPI_Bcast(&node_id, 1, MPI_INT, 0, node);
-  out.info.rank_node.resize(static_cast<std::size_t>(nranks));
   MPI_Allgather(&node_id, 1, MPI_INT, out.info.rank_node.data(), 1, MPI_INT, comm);
   out.nodes = allreduce(leader, MPI_SUM, comm);
-  out.info.node_site.assign(static_cast<std::size_t>(out.nodes), 0);
-  out.info.rank_speed.assign(static_cast<std::size_t>(nranks), 1.0);
   out.cores_on_my_node = cores_available_to(node);
   MPI_Comm_free(&node);
+  apply_inline_layout(spec, nranks, out.info);
   return out;
 }
 

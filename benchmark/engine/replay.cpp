@@ -25,6 +25,19 @@ namespace lbbench {
 
 namespace {
 
+// The communication the current distribution causes each step, over all ranks.
+struct CommCensus {
+  std::int64_t cut = 0;                  // cut edges
+  std::int64_t cut_bytes = 0;            // bytes they carry per step
+  std::int64_t messages = 0;             // messages per step
+  std::int64_t cross_site_messages = 0;  // of which between sites
+};
+
+Json to_json(const CommCensus& c) {
+  return Json{{"edge_cut", c.cut}, {"edge_cut_bytes", c.cut_bytes}, {"messages_per_step", c.messages},
+              {"cross_site_messages_per_step", c.cross_site_messages}};
+}
+
 // What happened at one LB point, reduced over ranks.
 struct LbEvent {
   int step = 0;
@@ -34,6 +47,8 @@ struct LbEvent {
   std::int64_t migrated_bytes = 0;
   double decision_s = 0;   // slowest rank
   double migration_s = 0;  // slowest rank
+  CommCensus before;
+  CommCensus after;
 };
 
 // Everything the record and the summary report, reduced over ranks (complete on rank 0).
@@ -42,7 +57,8 @@ struct Totals {
   std::vector<double> imbalance;                                      // per step
   double total_time = 0, compute_mean = 0, compute_max_rank = 0, wait_mean = 0, perfect = 0;
   double lb_time = 0, migration_time = 0;
-  std::int64_t migrations = 0, migrated_bytes = 0, cut = 0, cut_bytes = 0, messages = 0;
+  std::int64_t migrations = 0, migrated_bytes = 0;
+  CommCensus comm;  // at the end
 };
 
 double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
@@ -118,7 +134,7 @@ class Replay {
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
     setup_work();
     rebuild_exchange();
-    initial_cut_ = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
+    initial_comm_ = comm_census();
     compute_.assign(static_cast<std::size_t>(s_.steps), 0.0);
     wait_.assign(static_cast<std::size_t>(s_.steps), 0.0);
     wall_.assign(static_cast<std::size_t>(s_.steps), 0.0);
@@ -198,24 +214,26 @@ class Replay {
   void balance(int step) {
     const std::vector<Load> loads = vertex_loads();
     const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
-    const LoadView view{graph_,
-                        loads,
-                        s_.workload.edge_bytes,
-                        machine_.info,
-                        Rank{me_},
-                        nranks_,
-                        s_.seed,
-                        static_cast<int>(events_.size()),
-                        step,
-                        rank_load,
-                        Load(allreduce(rank_load.seconds(), MPI_SUM, comm_)),
-                        Load(allreduce(rank_load.seconds(), MPI_MAX, comm_))};
+    const LoadView view{.graph = graph_,
+                        .vertex_load = loads,
+                        .edge_bytes = s_.workload.edge_bytes,
+                        .element_bytes = s_.workload.element_bytes,
+                        .machine = machine_.info,
+                        .rank = Rank{me_},
+                        .nranks = nranks_,
+                        .seed = s_.seed,
+                        .invocation = static_cast<int>(events_.size()),
+                        .step = step,
+                        .rank_load = rank_load,
+                        .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, comm_)),
+                        .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, comm_))};
     const double t0 = now_seconds();
     const MigrationPlan plan = balancer_->plan(view, lb_comm_);
     const double decision = now_seconds() - t0;
 
     LbEvent event;
     event.step = step;
+    event.before = comm_census();
     const double avg = view.total_load.seconds() / nranks_;
     event.imbalance_model_before = imbalance(view.max_rank_load.seconds(), avg);
     event.imbalance_predicted_after = predicted_imbalance(plan, loads, avg);
@@ -231,11 +249,25 @@ class Replay {
     const double migration = now_seconds() - t1;
     if (o_.verify) verify_owner_tables(step);
 
+    event.after = comm_census();
     event.migrated = allreduce(stats.vertices_sent, MPI_SUM, comm_);
     event.migrated_bytes = allreduce(stats.bytes_sent, MPI_SUM, comm_);
     event.decision_s = allreduce(decision, MPI_MAX, comm_);
     event.migration_s = allreduce(migration, MPI_MAX, comm_);
     events_.push_back(event);
+  }
+
+  CommCensus comm_census() const {
+    const int my_site = machine_.info.rank_site[static_cast<std::size_t>(me_)];
+    const std::int64_t cross = exchange_->messages_to([&](int peer) {
+      return machine_.info.rank_site[static_cast<std::size_t>(peer)] != my_site;
+    });
+    CommCensus c;
+    c.cut = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
+    c.cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comm_) / 2;
+    c.messages = allreduce(exchange_->messages_per_step(), MPI_SUM, comm_);
+    c.cross_site_messages = allreduce(cross, MPI_SUM, comm_);
+    return c;
   }
 
   double predicted_imbalance(const MigrationPlan& plan, const std::vector<Load>& loads, double avg) const {
@@ -283,7 +315,7 @@ class Replay {
   std::unique_ptr<DoWork> work_;
   Calibration calibration_;
   std::unique_ptr<HaloExchange> exchange_;
-  std::int64_t initial_cut_ = 0;
+  CommCensus initial_comm_;
 
   std::vector<double> weights_;
   bool weights_ready_ = false;
@@ -306,9 +338,7 @@ Totals Replay::reduce_totals(double elapsed) const {
   const double my_compute = std::accumulate(compute_.begin(), compute_.end(), 0.0);
   t.compute_mean = allreduce(my_compute, MPI_SUM, comm_) / p;
   t.compute_max_rank = allreduce(my_compute, MPI_MAX, comm_);
-  t.cut = allreduce(exchange_->remote_edges(), MPI_SUM, comm_) / 2;
-  t.cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comm_) / 2;
-  t.messages = allreduce(exchange_->messages_per_step(), MPI_SUM, comm_);
+  t.comm = comm_census();
   // Keeps do_work's reads observable, so no compiler can drop them.
   (void)allreduce(static_cast<double>(kernel_->sink() & 0xFF), MPI_SUM, comm_);
   t.wait_mean = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
@@ -341,7 +371,9 @@ Json Replay::make_record(const Totals& t) const {
                       {"migrations", e.migrated},
                       {"migrated_bytes", e.migrated_bytes},
                       {"decision_s", e.decision_s},
-                      {"migration_s", e.migration_s}});
+                      {"migration_s", e.migration_s},
+                      {"before", to_json(e.before)},
+                      {"after", to_json(e.after)}});
   }
   Json r;
   r["schema"] = kRunSchema;
@@ -375,10 +407,11 @@ Json Replay::make_record(const Totals& t) const {
   r["imbalance_after"] = after;
   r["imbalance_predicted_after"] = predicted;
   r["imbalance_mean"] = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s_.steps;
-  r["edge_cut_initial"] = initial_cut_;
-  r["edge_cut"] = t.cut;
-  r["edge_cut_bytes"] = t.cut_bytes;
-  r["messages_per_step"] = t.messages;
+  r["edge_cut_initial"] = initial_comm_.cut;
+  r["edge_cut"] = t.comm.cut;
+  r["edge_cut_bytes"] = t.comm.cut_bytes;
+  r["messages_per_step"] = t.comm.messages;
+  if (machine_.info.sites > 1) r["cross_site_messages_per_step"] = t.comm.cross_site_messages;
   r["lb"] = lb;
   r["per_step"] = Json{{"wall_max_s", t.wall_max}, {"compute_max_s", t.compute_max}, {"imbalance", t.imbalance}};
   r["prediction"] = nullptr;
@@ -411,7 +444,8 @@ std::string Replay::make_summary(const Totals& t) const {
                        i + 1, e.step, 100 * t.imbalance[step], 100 * t.imbalance[step + 1],
                        100 * e.imbalance_predicted_after, e.migrated, static_cast<double>(e.migrated_bytes) / 1e6);
   }
-  out += fmt::format("  edge cut {} -> {} edges; {} messages per step\n", initial_cut_, t.cut, t.messages);
+  out += fmt::format("  edge cut {} -> {} edges; {} messages per step", initial_comm_.cut, t.comm.cut, t.comm.messages);
+  out += machine_.info.sites > 1 ? fmt::format(", {} between sites\n", t.comm.cross_site_messages) : "\n";
   out += fmt::format("  perfect balance would take {:.3f} s ({:.1f}% less)\n", t.perfect,
                      t.total_time > 0 ? 100.0 * (t.total_time - t.perfect) / t.total_time : 0.0);
   return out;

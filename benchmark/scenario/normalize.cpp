@@ -124,7 +124,12 @@ Json normalized(const Scenario& s) {
   j["workload"] = w;
   j["distribution"] = distribution_json(s.distribution);
   j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
-  j["machine"] = Json{{"preset", s.machine.preset}};
+  Json machine{{"preset", s.machine.preset}};
+  if (s.machine.site_groups > 0) machine["sites"] = s.machine.site_groups;
+  if (!s.machine.sites.empty()) machine["sites"] = s.machine.sites;
+  if (s.machine.speeds.size() == 1) machine["speeds"] = s.machine.speeds.front();
+  if (s.machine.speeds.size() > 1) machine["speeds"] = s.machine.speeds;
+  j["machine"] = machine;
   j["model"] = to_string(s.model);
   return j;
 }

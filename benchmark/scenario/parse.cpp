@@ -262,8 +262,28 @@ MachineSpec parse_machine(ConfigNode m) {
     out.preset = m.as_choice(kMachines);
     return out;
   }
-  m.expect_map("a machine (a preset name)");
-  out.preset = m.choice("preset", kMachines);
+  m.expect_map("a machine (a preset name, and optionally sites and speeds)");
+  out.preset = m.choice("preset", kMachines, std::string("local"));
+  if (auto sites = m.find("sites")) {
+    if (sites->is_scalar()) {
+      out.site_groups = static_cast<int>(sites->as_integer(1, 1 << 20));
+    } else {
+      for (const auto& s : sites->elements("a number of sites, or a list with the site of each rank")) {
+        out.sites.push_back(static_cast<int>(s.as_integer(0, 1 << 20)));
+      }
+      if (out.sites.empty()) sites->fail("expected at least one site");
+    }
+  }
+  if (auto speeds = m.find("speeds")) {
+    if (speeds->is_scalar()) {
+      out.speeds.push_back(speeds->as_number(1e-6, 1e6));
+    } else {
+      for (const auto& s : speeds->elements("a speed, or a list with the speed of each rank")) {
+        out.speeds.push_back(s.as_number(1e-6, 1e6));
+      }
+      if (out.speeds.empty()) speeds->fail("expected at least one speed");
+    }
+  }
   m.finish();
   return out;
 }

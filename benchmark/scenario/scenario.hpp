@@ -95,8 +95,14 @@ struct BalancerSpec {
   std::string params_file;       // where params_yaml came from, for error locations
 };
 
+// The machine: a preset, plus sites and speeds declared inline. Sites are an integer k
+// (ranks split into k contiguous, nearly equal groups) or one site per rank; speeds are
+// one number for every rank or one per rank. Both are checked against the job's size.
 struct MachineSpec {
   std::string preset = "local";
+  int site_groups = 0;           // `sites: k`; 0 when not given this way
+  std::vector<int> sites;        // `sites: [..]`, one per rank
+  std::vector<double> speeds;    // one per rank, or a single value for all
 };
 
 // What the balancer is told a vertex costs.

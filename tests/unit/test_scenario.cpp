@@ -82,7 +82,7 @@ workload:
   messages: per-neighbor
 distribution: {kind: strips, axis: 1}
 balancer: {name: greedy, period: 1, params: {}}
-machine: {preset: local}
+machine: {preset: local, sites: 2, speeds: [1, 2]}
 model: weights
 )",
     R"(name: b

@@ -1,0 +1,37 @@
+// Koenig & Kale's two-phase grid topology-aware balancer (GridMetisLB): phase 1 splits the
+// objects among sites by message counts alone; phase 2 splits each site's objects among
+// its ranks by load and intra-site messages.
+#pragma once
+
+#include "balancers/centralized.hpp"
+#include "balancers/global/metis_partition.hpp"
+#include "core/config.hpp"
+
+namespace lbbench {
+
+struct GridMetisParams {
+  double tolerance = 1.03;  // METIS ubvec in both phases
+  std::int64_t seed = 1;
+
+  static GridMetisParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const { return Json{{"tolerance", tolerance}, {"seed", seed}}; }
+};
+
+class GridMetisBalancer final : public CentralizedBalancer {
+ public:
+  explicit GridMetisBalancer(GridMetisParams params) : params_(params) {}
+  [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
+  [[nodiscard]] bool needs_graph() const override { return true; }
+  [[nodiscard]] Json params() const override { return params_.to_json(); }
+
+ private:
+  [[nodiscard]] std::vector<int> split_into_sites(const GlobalProblem& problem) const;
+  void split_site(const GlobalProblem& problem, const std::vector<int>& site_of, int site, Assignment& out) const;
+  GridMetisParams params_;
+};
+
+// Koenig & Kale's processor multipliers: speed relative to the slowest rank of `ranks`,
+// rounded to a whole number of parts (at least 1).
+std::vector<int> speed_multipliers(const GlobalProblem& problem, const std::vector<int>& ranks);
+
+}  // namespace lbbench

@@ -1,0 +1,94 @@
+// METIS k-way, centralized (see metis.hpp).
+//
+// Parts are unlabeled, so after partitioning they are relabeled: part p goes to the rank
+// that already holds most of its vertices, exactly (an assignment problem) up to 300
+// ranks and largest-overlap-first above. With unequal rank speeds, each part's target
+// weight is its rank's share of the total speed, and relabeling stays within ranks of
+// the same speed.
+#include "balancers/global/metis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "balancers/global/part_mapping.hpp"
+
+namespace lbbench {
+
+namespace {
+
+const std::vector<std::string> kObjectives{"cut", "volume"};
+
+// METIS sums weights in 32 bits; keep every total well inside.
+constexpr double kWeightBudget = 1 << 30;
+
+}  // namespace
+
+MetisParams MetisParams::parse(ConfigNode& node) {
+  MetisParams p;
+  p.tolerance = node.number("tolerance", p.tolerance, 1.0, 10.0);
+  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
+  p.minimize_volume = node.choice("objtype", kObjectives, std::string("cut")) == "volume";
+  node.finish();
+  return p;
+}
+
+Json MetisParams::to_json() const {
+  return Json{{"tolerance", tolerance}, {"seed", seed}, {"objtype", minimize_volume ? "volume" : "cut"}};
+}
+
+MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes) {
+  MetisGraph g;
+  g.xadj.assign(problem.xadj.begin(), problem.xadj.end());
+  g.adjncy.assign(problem.adjncy.begin(), problem.adjncy.end());
+  std::vector<double> loads(problem.size());
+  for (std::size_t i = 0; i < loads.size(); ++i) loads[i] = problem.load[i].seconds();
+  g.vwgt = scale_to_integers(loads, kWeightBudget);
+  const std::vector<double> bytes(problem.adj_bytes.begin(), problem.adj_bytes.end());
+  // Edge weights: the cut METIS minimizes is then bytes per step.
+  g.adjwgt = scale_to_integers(bytes, std::min(kWeightBudget, 1000.0 * static_cast<double>(bytes.size())));
+  if (with_sizes) {
+    // Volume objective: what a vertex sends to each neighboring part, its largest edge.
+    g.vsize.assign(problem.size(), 1);
+    for (std::size_t v = 0; v < problem.size(); ++v) {
+      for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) {
+        g.vsize[v] = std::max(g.vsize[v], g.adjwgt[static_cast<std::size_t>(e)]);
+      }
+    }
+  }
+  return g;
+}
+
+Assignment MetisBalancer::solve(const GlobalProblem& problem) const {
+  const int p = problem.nranks;
+  MetisOptions options;
+  options.ubvec = {static_cast<real_t>(params_.tolerance)};
+  options.seed = params_.seed;
+  options.minimize_volume = params_.minimize_volume;
+  PartMappingInput mapping;
+  mapping.nparts = p;
+  mapping.slots.assign(static_cast<std::size_t>(p), 1);
+  const bool uniform_speed = std::all_of(problem.rank_speed.begin(), problem.rank_speed.end(),
+                                         [&](double s) { return s == problem.speed(0); });
+  if (!uniform_speed) {
+    double total = 0;
+    for (int r = 0; r < p; ++r) total += problem.speed(r);
+    std::map<double, int> classes;
+    for (int r = 0; r < p; ++r) {
+      options.tpwgts.push_back(static_cast<real_t>(problem.speed(r) / total));
+      const int c = classes.emplace(problem.speed(r), static_cast<int>(classes.size())).first->second;
+      mapping.rank_class.push_back(c);
+    }
+    mapping.part_class = mapping.rank_class;  // part r targets rank r's share
+  }
+  const std::vector<int> part = metis_kway(metis_graph_of(problem, params_.minimize_volume), p, options);
+  mapping.part = part;
+  mapping.owner = problem.owner;
+  const std::vector<int> rank_of_part = map_parts_to_ranks(mapping);
+  Assignment out(problem.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = Rank{rank_of_part[static_cast<std::size_t>(part[i])]};
+  return out;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,34 @@
+// METIS k-way over the whole graph, centralized: gather loads and edge bytes to rank 0,
+// partition, map parts to ranks so that as few vertices as possible move, scatter.
+#pragma once
+
+#include "balancers/centralized.hpp"
+#include "balancers/global/metis_partition.hpp"
+#include "core/config.hpp"
+
+namespace lbbench {
+
+struct MetisParams {
+  double tolerance = 1.03;  // METIS ubvec: allowed max/avg part weight
+  std::int64_t seed = 1;
+  bool minimize_volume = false;  // objtype: cut (default) or volume
+
+  static MetisParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const;
+};
+
+class MetisBalancer final : public CentralizedBalancer {
+ public:
+  explicit MetisBalancer(MetisParams params) : params_(params) {}
+  [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
+  [[nodiscard]] bool needs_graph() const override { return true; }
+  [[nodiscard]] Json params() const override { return params_.to_json(); }
+
+ private:
+  MetisParams params_;
+};
+
+// The whole problem as a METIS graph: vertex weights from loads, edge weights from bytes.
+MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes);
+
+}  // namespace lbbench

@@ -1,0 +1,232 @@
+// Zoltan through its C API (see zoltan.hpp).
+//
+// The callbacks hand Zoltan this rank's vertices (ids, loads), their edges with the
+// neighbor's owner and the bytes each carries per step, coordinates for the geometric
+// methods, and each vertex's true migration size (adjacency, coordinates, weights and the
+// element_bytes payload), so REPARTITION weighs real migration volume against the cut.
+// Parts are ranks; Zoltan's export lists become the migration plan.
+#include "balancers/global/zoltan.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <mutex>
+
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+
+#ifdef LBBENCH_HAVE_ZOLTAN
+#include <zoltan.h>
+#endif
+
+namespace lbbench {
+
+namespace {
+
+const std::vector<std::string> kMethods{"graph", "hypergraph", "rcb", "rib", "hsfc", "block", "random"};
+const std::vector<std::string> kApproaches{"partition", "repartition", "refine"};
+const std::vector<std::string> kPackages{"phg", "scotch"};
+
+}  // namespace
+
+ZoltanParams ZoltanParams::parse(ConfigNode& node) {
+  ZoltanParams p;
+  p.method = node.choice("method", kMethods, p.method);
+  p.approach = node.choice("approach", kApproaches, p.approach);
+  p.imbalance_tol = node.number("imbalance_tol", p.imbalance_tol, 1.0, 10.0);
+  p.repart_multiplier = node.number("repart_multiplier", p.repart_multiplier, 0.0, 1e9);
+  p.graph_package = node.choice("graph_package", kPackages, p.graph_package);
+  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
+  if (p.graph_package == "scotch" && p.method != "graph") {
+    node.at("graph_package", "").fail("graph_package scotch applies to method graph only");
+  }
+  node.finish();
+  return p;
+}
+
+Json ZoltanParams::to_json() const {
+  Json j{{"method", method}, {"approach", approach}, {"imbalance_tol", imbalance_tol}};
+  if (method == "graph" || method == "hypergraph") j["repart_multiplier"] = repart_multiplier;
+  if (method == "graph") j["graph_package"] = graph_package;
+  j["seed"] = seed;
+  return j;
+}
+
+#ifdef LBBENCH_HAVE_ZOLTAN
+
+bool zoltan_available() { return true; }
+
+namespace {
+
+struct CallbackData {
+  const LoadView* view;
+  std::int64_t element_bytes;
+};
+
+int num_obj(void* data, int* ierr) {
+  *ierr = ZOLTAN_OK;
+  return static_cast<CallbackData*>(data)->view->graph.num_local();
+}
+
+void obj_list(void* data, int /*num_gid*/, int /*num_lid*/, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim,
+              float* weights, int* ierr) {
+  const LoadView& view = *static_cast<CallbackData*>(data)->view;
+  for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
+    gids[v] = static_cast<ZOLTAN_ID_TYPE>(view.graph.gid[v].value());
+    lids[v] = static_cast<ZOLTAN_ID_TYPE>(v);
+    if (wdim > 0) weights[v] = static_cast<float>(view.vertex_load[static_cast<std::size_t>(v)].seconds());
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+void num_edges(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
+               int* counts, int* ierr) {
+  const LocalGraph& g = static_cast<CallbackData*>(data)->view->graph;
+  for (int i = 0; i < num; ++i) counts[i] = static_cast<int>(g.degree(static_cast<LocalIndex>(lids[i])));
+  *ierr = ZOLTAN_OK;
+}
+
+void edge_list(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
+               int* /*counts*/, ZOLTAN_ID_PTR nbor_gids, int* nbor_procs, int wdim, float* ewgts, int* ierr) {
+  const LoadView& view = *static_cast<CallbackData*>(data)->view;
+  const LocalGraph& g = view.graph;
+  std::size_t k = 0;
+  for (int i = 0; i < num; ++i) {
+    const auto v = static_cast<LocalIndex>(lids[i]);
+    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e, ++k) {
+      nbor_gids[k] = static_cast<ZOLTAN_ID_TYPE>(g.adj[e].value());
+      nbor_procs[k] = g.adj_owner[e].value();
+      if (wdim > 0) ewgts[k] = static_cast<float>(std::max<std::int64_t>(1, view.edge_bytes * g.edge_weight(e)));
+    }
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+int num_geom(void* data, int* ierr) {
+  *ierr = ZOLTAN_OK;
+  return static_cast<CallbackData*>(data)->view->graph.dim;
+}
+
+void geom_multi(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
+                int dim, double* xyz, int* ierr) {
+  const LocalGraph& g = static_cast<CallbackData*>(data)->view->graph;
+  for (int i = 0; i < num; ++i) {
+    const auto c = g.coords_of(static_cast<LocalIndex>(lids[i]));
+    for (int a = 0; a < dim; ++a) xyz[i * dim + a] = c[static_cast<std::size_t>(a)];
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+void obj_size(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
+              int* bytes, int* ierr) {
+  const auto& d = *static_cast<CallbackData*>(data);
+  const LocalGraph& g = d.view->graph;
+  for (int i = 0; i < num; ++i) {
+    const auto v = static_cast<LocalIndex>(lids[i]);
+    const std::int64_t per_edge = 8 + 4 + (g.has_edge_weights ? 4 : 0);
+    const std::int64_t size = 8 + 4 + g.degree(v) * per_edge + 8 * (g.dim + g.ncon) + 8 + d.element_bytes;
+    bytes[i] = static_cast<int>(std::min<std::int64_t>(size, INT_MAX));
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+std::string zoltan_method(const ZoltanParams& p) {
+  if (p.method == "graph") return "GRAPH";
+  if (p.method == "hypergraph") return "HYPERGRAPH";
+  if (p.method == "rcb") return "RCB";
+  if (p.method == "rib") return "RIB";
+  if (p.method == "hsfc") return "HSFC";
+  if (p.method == "block") return "BLOCK";
+  return "RANDOM";
+}
+
+void set(Zoltan_Struct* zz, const char* name, const std::string& value) {
+  if (Zoltan_Set_Param(zz, name, value.c_str()) == ZOLTAN_FATAL) {
+    throw AgreedRunError(fmt::format("zoltan: parameter {}={} was refused", name, value));
+  }
+}
+
+void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks) {
+  // DEBUG_LEVEL first, or Zoltan prints banners while the rest is set.
+  set(zz, "DEBUG_LEVEL", "0");
+  set(zz, "LB_METHOD", zoltan_method(p));
+  set(zz, "LB_APPROACH", p.approach == "partition" ? "PARTITION" : p.approach == "repartition" ? "REPARTITION" : "REFINE");
+  set(zz, "NUM_GID_ENTRIES", "1");
+  set(zz, "NUM_LID_ENTRIES", "1");
+  set(zz, "OBJ_WEIGHT_DIM", "1");
+  set(zz, "EDGE_WEIGHT_DIM", p.method == "graph" || p.method == "hypergraph" ? "1" : "0");
+  set(zz, "RETURN_LISTS", "EXPORT");
+  set(zz, "NUM_GLOBAL_PARTS", std::to_string(nranks));
+  set(zz, "IMBALANCE_TOL", fmt::format("{}", p.imbalance_tol));
+  set(zz, "SEED", std::to_string(p.seed));
+  if (p.method == "graph") set(zz, "GRAPH_PACKAGE", p.graph_package == "scotch" ? "SCOTCH" : "PHG");
+  if (p.method == "hypergraph") set(zz, "HYPERGRAPH_PACKAGE", "PHG");
+  if (p.method == "graph" || p.method == "hypergraph") {
+    set(zz, "PHG_REPART_MULTIPLIER", fmt::format("{}", p.repart_multiplier));
+  }
+  if (p.method == "rcb" || p.method == "rib") set(zz, "KEEP_CUTS", "0");
+}
+
+}  // namespace
+
+MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    float version = 0;
+    Zoltan_Initialize(0, nullptr, &version);
+  });
+  if (params_.geometric() && view.graph.dim == 0) {
+    // graph.dim is the same on every rank, so every rank throws.
+    throw AgreedInputError(fmt::format("zoltan: method {} is geometric and needs coordinates, but this mesh has none "
+                                       "(give mesh.coords, or use method graph or hypergraph)",
+                                       params_.method));
+  }
+  if (view.graph.global_vertices > static_cast<std::int64_t>(UINT_MAX)) {
+    throw AgreedInputError("zoltan: more vertices than Zoltan's 32-bit global ids can name");
+  }
+  CallbackData data{&view, view.element_bytes};
+  Zoltan_Struct* zz = Zoltan_Create(comm);
+  configure(zz, params_, view.nranks);
+  Zoltan_Set_Num_Obj_Fn(zz, num_obj, &data);
+  Zoltan_Set_Obj_List_Fn(zz, obj_list, &data);
+  Zoltan_Set_Num_Edges_Multi_Fn(zz, num_edges, &data);
+  Zoltan_Set_Edge_List_Multi_Fn(zz, edge_list, &data);
+  Zoltan_Set_Num_Geom_Fn(zz, num_geom, &data);
+  Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, &data);
+  Zoltan_Set_Obj_Size_Multi_Fn(zz, obj_size, &data);
+
+  int changes = 0, num_gid = 0, num_lid = 0, num_import = 0, num_export = 0;
+  ZOLTAN_ID_PTR import_gids = nullptr, import_lids = nullptr, export_gids = nullptr, export_lids = nullptr;
+  int *import_procs = nullptr, *import_parts = nullptr, *export_procs = nullptr, *export_parts = nullptr;
+  const int rc = Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids, &import_lids,
+                                     &import_procs, &import_parts, &num_export, &export_gids, &export_lids,
+                                     &export_procs, &export_parts);
+  MigrationPlan out;
+  if (rc == ZOLTAN_OK || rc == ZOLTAN_WARN) {
+    for (int i = 0; i < num_export; ++i) {
+      out.moves.push_back({static_cast<LocalIndex>(export_lids[i]), Rank{export_parts[i]}});
+    }
+  }
+  Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
+  Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
+  Zoltan_Destroy(&zz);
+  collectively(comm, [&] {
+    if (rc != ZOLTAN_OK && rc != ZOLTAN_WARN) {
+      throw RunError(fmt::format("zoltan: Zoltan_LB_Partition failed with code {} (method {}, approach {})", rc,
+                                 params_.method, params_.approach));
+    }
+  });
+  return out;
+}
+
+#else
+
+bool zoltan_available() { return false; }
+
+MigrationPlan ZoltanBalancer::plan(const LoadView&, MPI_Comm) {
+  throw AgreedInputError("zoltan is not available in this build");
+}
+
+#endif
+
+}  // namespace lbbench
