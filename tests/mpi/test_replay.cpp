@@ -3,6 +3,8 @@
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "balancers/global/zoltan.hpp"
+#include "balancers/registry.hpp"
 #include "engine/halo_exchange.hpp"
 #include "engine/replay.hpp"
 #include "meshes/build.hpp"
@@ -108,6 +110,31 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<std::string>& info) {
       return test::param_name(info.param.substr(0, info.param.find('='))) + "_" + std::to_string(info.index);
     });
+
+// Every registered balancer, in the benchmark, with two sites declared for grid-metis.
+class EveryBalancerInTheBenchmark : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryBalancerInTheBenchmark, RunsToTheEndWithCorrectOwnerTables) {
+  YAML::Node root = YAML::Load(kBase);
+  apply_override(root, "balancer.name=" + GetParam());
+  if (comm_size(kWorld) > 1) apply_override(root, "machine.sites=2");
+  const RunOutcome out = run(parse_scenario(root, "test.yaml"));
+  if (comm_rank(kWorld) == 0) {
+    EXPECT_EQ(out.record["balancer"], GetParam());
+    EXPECT_EQ(out.record["lb_invocations"], GetParam() == "none" ? 0 : 2);
+  }
+}
+
+std::vector<std::string> available_balancers() {
+  std::vector<std::string> out;
+  for (const auto& b : balancer_table()) {
+    if (b.name != "zoltan" || zoltan_available()) out.emplace_back(b.name);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancerInTheBenchmark, testing::ValuesIn(available_balancers()),
+                         [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
 
 TEST(Replay, ARankCountOtherThanTheScenariosIsAnError) {
   Scenario s = scenario_from(kBase);
