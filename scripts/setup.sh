@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command for a fresh Debian 12 machine: install the packages lbbench needs,
-# build it, and run the quickstart scenario.
+# build it, and run the quickstart scenario on a simulated Blue Gene/Q.
 #
 #   scripts/setup.sh                 install + build + quickstart
 #   scripts/setup.sh --no-run        install + build
@@ -36,10 +36,9 @@ build() {
   cmake --build "$build_dir" -j "$(nproc)"
 }
 
+# The main job: the quickstart on a simulated Blue Gene/Q with 256 ranks (SimGrid SMPI).
 run_quickstart() {
-  local mpirun_flags=(--oversubscribe)
-  if [ "$(id -u)" -eq 0 ]; then mpirun_flags+=(--allow-run-as-root); fi
-  mpirun "${mpirun_flags[@]}" -np 2 "$build_dir/lbbench" run "$here/scenarios/quickstart.yaml" \
+  "$build_dir/lbbench" run "$here/scenarios/quickstart.yaml" --engine smpi --machine bgq --ranks 256 \
     --out "$build_dir/quickstart.jsonl"
 }
 

@@ -1,4 +1,10 @@
 // The lbbench command line: run, validate, list, calibrate.
+
+// SMPI's compiler wrapper defines exit(x) as a macro, which breaks CLI::App::exit.
+// lbbench never calls exit() itself: main returns.
+#ifdef exit
+#undef exit
+#endif
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -13,10 +19,12 @@
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "app/smpi_launch.hpp"
 #include "engine/record.hpp"
 #include "engine/replay.hpp"
 #include "scenario/scenario.hpp"
 #include "work/calibration.hpp"
+#include "work/compute.hpp"
 
 namespace lbbench {
 namespace {
@@ -95,7 +103,8 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
       scenario = load_scenario(file, overrides);
       if (me == 0) check_outputs_writable(outputs);
     });
-    if (!mpi.thread_multiple() && me == 0) {
+    const bool zoltan_needs_threads = std::string(engine_name()) == "mpi";
+    if (zoltan_needs_threads && !mpi.thread_multiple() && me == 0) {
       std::fprintf(stderr, "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
                            "Zoltan with Scotch needs it\n", mpi.thread_level());
     }
@@ -117,6 +126,10 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
 }
 
 int calibrate(int argc, char** argv, bool quick, bool no_cache) {
+  if (std::string(engine_name()) == "smpi") {
+    std::fprintf(stderr, "lbbench: error: the smpi engine simulates do_work; there is nothing to calibrate\n");
+    return kExitInput;
+  }
   MpiSession mpi(&argc, &argv);
   const int me = comm_rank(MPI_COMM_WORLD);
   WorkKernel kernel(default_work_array_bytes());
@@ -140,6 +153,21 @@ int calibrate(int argc, char** argv, bool quick, bool no_cache) {
   return 0;
 }
 
+// The options a simulated run forwards to lbbench-smpi.
+SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
+                          const std::string& platform_dir, const Outputs& outputs, const RunOptions& options) {
+  SmpiLaunch launch;
+  launch.scenario = scenario;
+  launch.overrides = overrides;
+  launch.ranks = ranks;
+  launch.platform_dir = platform_dir;
+  if (!outputs.record.empty()) launch.forwarded.insert(launch.forwarded.end(), {"--out", outputs.record});
+  if (!outputs.steps_csv.empty()) launch.forwarded.insert(launch.forwarded.end(), {"--steps-csv", outputs.steps_csv});
+  if (options.verify) launch.forwarded.emplace_back("--verify");
+  launch.forwarded.insert(launch.forwarded.end(), {"--watchdog", fmt::format("{}", options.watchdog_seconds)});
+  return launch;
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"lbbench: a replay benchmark and evaluation suite for dynamic load balancing"};
   app.require_subcommand(1);
@@ -157,6 +185,15 @@ int main_impl(int argc, char** argv) {
   run_cmd->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--recalibrate", options.recalibrate, "Measure do_work now instead of using the cached calibration");
+  std::string engine = "mpi";
+  std::string machine;
+  int ranks = 0;
+  std::string platform_dir;
+  run_cmd->add_option("--engine", engine, "mpi (real MPI, under mpirun or srun) or smpi (a simulated machine)")
+      ->check(CLI::IsMember({"mpi", "smpi"}));
+  run_cmd->add_option("--machine", machine, "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
+  run_cmd->add_option("--ranks", ranks, "Simulated ranks (smpi engine)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--platform-dir", platform_dir, "Keep the generated SimGrid platform in this folder (smpi engine)");
 
   auto* validate_cmd = app.add_subcommand("validate", "Check a scenario and print it normalized");
   validate_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
@@ -181,6 +218,20 @@ int main_impl(int argc, char** argv) {
     return kExitInput;
   }
   if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache);
+  if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
+  if (engine == "smpi" && std::string(engine_name()) == "mpi") {
+    try {
+      return launch_smpi(smpi_launch_of(scenario_file, overrides, ranks, platform_dir, outputs, options));
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+      return kExitInput;
+    }
+  }
+  if (ranks > 0 || !platform_dir.empty()) {
+    std::fprintf(stderr, "lbbench: error: --ranks and --platform-dir belong to --engine smpi; with real MPI, start "
+                         "the ranks with mpirun -np N (or srun)\n");
+    return kExitInput;
+  }
   return run(argc, argv, scenario_file, overrides, outputs, options);
 }
 

@@ -6,10 +6,8 @@
 
 namespace lbbench {
 
-inline double now_seconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
+// Under SMPI, the simulated clock; otherwise the monotonic wall clock.
+double now_seconds();
 
 // "2026-11-21T20:59:00Z"
 std::string utc_timestamp();

@@ -86,6 +86,33 @@ SparseExchange::~SparseExchange() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
+namespace {
+
+// Receives one logical message whose first part was probed: a whole message, or an
+// announcement of the size followed by chunks.
+Message receive_one(const MPI_Status& status, int whole_tag, int announce_tag, int chunk_tag, std::size_t max_chunk,
+                    MPI_Comm comm) {
+  Message m{status.MPI_SOURCE, {}};
+  if (status.MPI_TAG == whole_tag) {
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    m.data.resize(static_cast<std::size_t>(count));
+    MPI_Recv(m.data.data(), count, MPI_BYTE, m.peer, whole_tag, comm, MPI_STATUS_IGNORE);
+    return m;
+  }
+  // The sender posted every chunk before it started receiving, so these receives end.
+  std::uint64_t size = 0;
+  MPI_Recv(&size, 1, MPI_UINT64_T, m.peer, announce_tag, comm, MPI_STATUS_IGNORE);
+  m.data.resize(size);
+  for (std::size_t at = 0; at < size; at += max_chunk) {
+    const auto n = static_cast<int>(std::min<std::size_t>(max_chunk, size - at));
+    MPI_Recv(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm, MPI_STATUS_IGNORE);
+  }
+  return m;
+}
+
+}  // namespace
+
 std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoing) {
   // Alternating tags keep a fast rank's next round from being received in this one: a
   // rank can only be one round ahead, because leaving a round needs everyone's barrier.
@@ -113,31 +140,30 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
     }
   }
   std::vector<Message> received;
+#ifdef LBBENCH_SMPI
+  // Under SMPI every poll is a simulation event, so the NBX loop below would crawl.
+  // Instead every rank learns how many messages it gets (a reduce-scatter of per-peer
+  // counts, O(P) per rank) and blocks in MPI_Probe for each.
+  std::vector<int> to_peer(static_cast<std::size_t>(comm_size(comm_)), 0);
+  for (const auto& m : outgoing) ++to_peer[static_cast<std::size_t>(m.peer)];
+  int expected = 0;
+  MPI_Reduce_scatter_block(to_peer.data(), &expected, 1, MPI_INT, MPI_SUM, comm_);
+  for (int i = 0; i < expected; ++i) {
+    MPI_Status status;
+    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status);
+    received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+#else
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool barrier_started = false;
   while (true) {
     int arrived = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, whole_tag, comm_, &arrived, &status);
+    if (!arrived) MPI_Iprobe(MPI_ANY_SOURCE, announce_tag, comm_, &arrived, &status);
     if (arrived) {
-      int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      Message m{status.MPI_SOURCE, Bytes(static_cast<std::size_t>(count))};
-      MPI_Recv(m.data.data(), count, MPI_BYTE, m.peer, whole_tag, comm_, MPI_STATUS_IGNORE);
-      received.push_back(std::move(m));
-      continue;
-    }
-    MPI_Iprobe(MPI_ANY_SOURCE, announce_tag, comm_, &arrived, &status);
-    if (arrived) {
-      // The sender posted every chunk before it started probing, so these receives end.
-      std::uint64_t size = 0;
-      MPI_Recv(&size, 1, MPI_UINT64_T, status.MPI_SOURCE, announce_tag, comm_, MPI_STATUS_IGNORE);
-      Message m{status.MPI_SOURCE, Bytes(size)};
-      for (std::size_t at = 0; at < size; at += max_chunk_) {
-        const auto n = static_cast<int>(std::min<std::size_t>(max_chunk_, size - at));
-        MPI_Recv(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, MPI_STATUS_IGNORE);
-      }
-      received.push_back(std::move(m));
+      received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));
       continue;
     }
     if (!barrier_started) {
@@ -153,6 +179,7 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
       if (done) break;
     }
   }
+#endif
   // Arrival order depends on timing; sorting by peer makes every caller deterministic.
   std::stable_sort(received.begin(), received.end(), [](const Message& a, const Message& b) { return a.peer < b.peer; });
   return received;

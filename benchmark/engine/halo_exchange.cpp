@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "core/clock.hpp"
@@ -23,13 +24,18 @@ namespace {
 
 constexpr int kTag = 11;
 constexpr std::int64_t kHeader = 2 * sizeof(std::int64_t);
-constexpr std::int64_t kMaxMessage = INT_MAX;
+constexpr std::int64_t kMaxMessage = INT_MAX - 8;
+constexpr std::int64_t kStamp = sizeof(double);
 
 }  // namespace
 
-HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm) {
-  MPI_Comm_dup(comm, &comm_);
+HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm,
+                           const WanDelay* delay)
+    : comm_(comm), delay_(delay) {
   const int me = comm_rank(comm_);
+  auto crosses_sites = [&](int peer) {
+    return delay_ && delay_->rank_site[static_cast<std::size_t>(peer)] != delay_->rank_site[static_cast<std::size_t>(me)];
+  };
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       if (g.adj_owner[e] == Rank{me}) continue;
@@ -44,18 +50,23 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < edges_.size(); ++i) {
     auto& e = edges_[i];
-    e.offset = offset;
-    offset += e.bytes;
     remote_edge_bytes_ += e.bytes;
     // Aggregated messages stay within MPI's 32-bit counts by starting a new one when full.
     const bool joins_previous = mode == MessageMode::per_neighbor && !slots_.empty() && slots_.back().peer == e.peer &&
                                 slots_.back().bytes + e.bytes <= kMaxMessage;
     if (joins_previous) {
+      e.offset = offset;
       slots_.back().bytes += e.bytes;
       slots_.back().last_edge = i + 1;
     } else {
-      slots_.push_back({e.peer, e.offset, e.bytes, i, i + 1});
+      // A new message: under a WAN delay, one that crosses sites starts with its send time.
+      const bool stamped = crosses_sites(e.peer);
+      const std::int64_t stamp = stamped ? kStamp : 0;
+      slots_.push_back({e.peer, offset, e.bytes + stamp, i, i + 1, stamped});
+      offset += stamp;
+      e.offset = offset;
     }
+    offset += e.bytes;
   }
   collectively(comm_, [&] {
     for (const auto& e : edges_) {
@@ -76,12 +87,14 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
   requests_.assign(2 * slots_.size(), MPI_REQUEST_NULL);
 }
 
-HaloExchange::~HaloExchange() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-}
-
 void HaloExchange::post() {
   const std::size_t n = slots_.size();
+  if (delay_) {
+    const double sent = now_seconds() + delay_->clock_offset;
+    for (const auto& s : slots_) {
+      if (s.stamped) std::memcpy(send_buffer_.data() + s.offset, &sent, sizeof sent);
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = slots_[i];
     MPI_Irecv(recv_buffer_.data() + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, kTag, comm_, &requests_[i]);
@@ -94,6 +107,13 @@ void HaloExchange::post() {
 }
 
 void HaloExchange::wait(int step, double watchdog_seconds) {
+#ifdef LBBENCH_SMPI
+  // Under SMPI every poll is a simulation event: block instead. A hang there is a
+  // simulated deadlock, which SimGrid itself detects and reports.
+  (void)step;
+  (void)watchdog_seconds;
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+#else
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
@@ -107,7 +127,55 @@ void HaloExchange::wait(int step, double watchdog_seconds) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
   }
+#endif
   check_arrivals();
+  if (delay_) hold_for_wan_latency();
+}
+
+// The delay device: the step cannot go on before the last cross-site message "arrives",
+// its send time plus the WAN latency, which a spin on the shared clock waits out.
+void HaloExchange::hold_for_wan_latency() const {
+  double arrival = 0;
+  for (const auto& s : slots_) {
+    if (!s.stamped) continue;
+    double sent = 0;
+    std::memcpy(&sent, recv_buffer_.data() + s.offset, sizeof sent);
+    arrival = std::max(arrival, sent + delay_->latency);
+  }
+  while (now_seconds() + delay_->clock_offset < arrival) {
+  }
+}
+
+double clock_offset_to_rank0(MPI_Comm comm) {
+  const int me = comm_rank(comm);
+  const int nranks = comm_size(comm);
+  constexpr int kRounds = 8;
+  constexpr int kTagSync = 12;
+  double offset = 0;
+  for (int r = 1; r < nranks; ++r) {
+    if (me == 0) {
+      for (int k = 0; k < kRounds; ++k) {
+        double dummy = 0;
+        MPI_Recv(&dummy, 1, MPI_DOUBLE, r, kTagSync, comm, MPI_STATUS_IGNORE);
+        const double t = now_seconds();
+        MPI_Send(&t, 1, MPI_DOUBLE, r, kTagSync, comm);
+      }
+    } else if (me == r) {
+      double best_rtt = HUGE_VAL;
+      for (int k = 0; k < kRounds; ++k) {
+        const double t0 = now_seconds();
+        MPI_Send(&t0, 1, MPI_DOUBLE, 0, kTagSync, comm);
+        double remote = 0;
+        MPI_Recv(&remote, 1, MPI_DOUBLE, 0, kTagSync, comm, MPI_STATUS_IGNORE);
+        const double t1 = now_seconds();
+        if (t1 - t0 < best_rtt) {
+          best_rtt = t1 - t0;
+          offset = remote - (t0 + t1) / 2;
+        }
+      }
+    }
+  }
+  return offset;
 }
 
 void HaloExchange::check_arrivals() const {

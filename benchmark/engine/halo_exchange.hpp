@@ -13,14 +13,26 @@
 
 namespace lbbench {
 
+// Koenig & Kale's delay device on real MPI: a message between ranks of different sites
+// completes no earlier than its send time plus the WAN latency. Send times travel in the
+// message, on a clock shared by all ranks (local clock + offset to rank 0's).
+struct WanDelay {
+  std::vector<int> rank_site;
+  double latency = 0;
+  double clock_offset = 0;  // add to this rank's now_seconds() for the shared clock
+};
+
+// Offset of this rank's clock to rank 0's, from the fastest of a few ping-pongs with rank
+// 0 (Cristian's method). Collective.
+double clock_offset_to_rank0(MPI_Comm comm);
+
 class HaloExchange {
  public:
-  // Builds the message lists from the owner table. Collective only in the sense that every
-  // rank must rebuild after the same migration.
-  HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm);
-  ~HaloExchange();
-  HaloExchange(const HaloExchange&) = delete;
-  HaloExchange& operator=(const HaloExchange&) = delete;
+  // Builds the message lists from the owner table. Collective: every rank rebuilds after
+  // the same migration. `comm` must be reserved for step messages (the caller keeps one
+  // for the whole run; creating a communicator per rebuild is costly under SMPI).
+  HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm,
+               const WanDelay* delay = nullptr);
 
   // Posts every receive, then every send.
   void post();
@@ -54,8 +66,10 @@ class HaloExchange {
     std::int64_t bytes;
     std::size_t first_edge;  // edges [first_edge, last_edge) travel in it
     std::size_t last_edge;
+    bool stamped;            // crosses sites under a WAN delay: starts with its send time
   };
   void check_arrivals() const;
+  void hold_for_wan_latency() const;
   [[noreturn]] void report_hang(int step, double waited) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -65,6 +79,7 @@ class HaloExchange {
   std::vector<std::byte> recv_buffer_;
   std::vector<MPI_Request> requests_;  // slot i's receive at i, its send at slots + i
   std::int64_t remote_edge_bytes_ = 0;
+  const WanDelay* delay_ = nullptr;
 };
 
 }  // namespace lbbench

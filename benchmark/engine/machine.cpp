@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <numeric>
 #include <thread>
 
 #include "core/error.hpp"
@@ -64,16 +65,27 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
   out.ranks_on_my_node = comm_size(node);
+  // A node's id is the number of node leaders (lowest rank of each node) before its own.
+  // An allgather rather than MPI_Exscan, which SMPI implements in O(P^2) messages.
   const int leader = comm_rank(node) == 0 ? 1 : 0;
+  std::vector<int> leaders(static_cast<std::size_t>(nranks));
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
   int node_id = 0;
-  MPI_Exscan(&leader, &node_id, 1, MPI_INT, MPI_SUM, comm);
-  if (comm_rank(comm) == 0) node_id = 0;  // Exscan leaves rank 0's result undefined
+  for (int r = 0; r < comm_rank(comm); ++r) node_id += leaders[static_cast<std::size_t>(r)];
   MPI_Bcast(&node_id, 1, MPI_INT, 0, node);
   MPI_Allgather(&node_id, 1, MPI_INT, out.info.rank_node.data(), 1, MPI_INT, comm);
-  out.nodes = allreduce(leader, MPI_SUM, comm);
+  out.nodes = std::accumulate(leaders.begin(), leaders.end(), 0);
   out.cores_on_my_node = cores_available_to(node);
   MPI_Comm_free(&node);
-  apply_inline_layout(spec, nranks, out.info);
+  if (spec.definition) {
+    // A preset: balancers see the simulated (or pretended) machine's nodes and sites.
+    const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
+    out.info.rank_node = layout.rank_host;
+    out.info.rank_site = layout.rank_site;
+    out.info.sites = spec.definition->sites;
+  } else {
+    apply_inline_layout(spec, nranks, out.info);
+  }
   return out;
 }
 

@@ -18,7 +18,7 @@
 #include "engine/migration.hpp"
 #include "engine/record.hpp"
 #include "meshes/build.hpp"
-#include "work/calibration.hpp"
+#include "work/compute.hpp"
 #include "workload/load_field.hpp"
 
 namespace lbbench {
@@ -79,8 +79,11 @@ class Replay {
       : s_(s), o_(o), me_(comm_rank(comm)), nranks_(comm_size(comm)) {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_dup(comm, &lb_comm_);
+    MPI_Comm_dup(comm, &halo_comm_);
   }
   ~Replay() {
+    exchange_.reset();
+    MPI_Comm_free(&halo_comm_);
     MPI_Comm_free(&lb_comm_);
     MPI_Comm_free(&comm_);
   }
@@ -112,8 +115,11 @@ class Replay {
   void setup() {
     check_ranks();
     machine_ = describe_machine(s_.machine, comm_);
+    // Simulated ranks share simulated cores as the preset lays them out; only real ones
+    // can oversubscribe real cores.
+    const bool real = std::string(engine_name()) == "mpi";
     const int oversubscribed = allreduce(
-        machine_.ranks_on_my_node > static_cast<int>(machine_.cores_on_my_node) ? 1 : 0, MPI_MAX, comm_);
+        real && machine_.ranks_on_my_node > static_cast<int>(machine_.cores_on_my_node) ? 1 : 0, MPI_MAX, comm_);
     if (oversubscribed && me_ == 0) {
       warnings_ += fmt::format("warning: {} ranks share {} cores on {}; wall times measure time-sharing, not "
                                "imbalance\n",
@@ -131,8 +137,9 @@ class Replay {
       balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
     });
     distribute();
+    setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
-    setup_work();
+    work_ = make_compute_phase(s_.workload.unit_seconds, o_.recalibrate, comm_);
     rebuild_exchange();
     initial_comm_ = comm_census();
     compute_.assign(static_cast<std::size_t>(s_.steps), 0.0);
@@ -150,23 +157,21 @@ class Replay {
     Migrator(comm_, 0, s_.seed).migrate(graph_, plan, {});
   }
 
-  void setup_work() {
-    kernel_ = std::make_unique<WorkKernel>(default_work_array_bytes());
-    std::optional<Calibration> cached;
-    if (!o_.recalibrate) cached = load_cached_calibration(kernel_->array_bytes());
-    calibration_ = cached ? *cached : measure_calibration(*kernel_, 0.3);
-    // Measuring pages the array in too; a cached calibration needs the same warm-up.
-    if (cached) kernel_->access(kernel_->array_bytes() / 8);
-    // One rate for every rank: a weight is the same number of reads everywhere, so
-    // calibration noise does not turn into imbalance, and real speed differences between
-    // hosts still show.
-    calibration_.accesses_per_second = allreduce(calibration_.accesses_per_second, MPI_SUM, comm_) / nranks_;
-    work_ = std::make_unique<DoWork>(*kernel_, calibration_.accesses_per_second, s_.workload.unit_seconds);
+  // On real MPI, a preset with several sites gets Koenig & Kale's delay device; under
+  // SMPI the simulated WAN link has the latency itself.
+  void setup_wan_delay() {
+    if (std::string(engine_name()) != "mpi" || !s_.machine.definition || s_.machine.definition->sites < 2) return;
+    WanDelay d;
+    d.rank_site = machine_.info.rank_site;
+    d.latency = s_.machine.effective_preset().wan_latency;
+    d.clock_offset = clock_offset_to_rank0(comm_);
+    wan_delay_ = d;
   }
 
   void rebuild_exchange() {
     exchange_.reset();
-    exchange_ = std::make_unique<HaloExchange>(graph_, s_.workload.edge_bytes, s_.workload.messages, comm_);
+    exchange_ = std::make_unique<HaloExchange>(graph_, s_.workload.edge_bytes, s_.workload.messages, halo_comm_,
+                                               wan_delay_ ? &*wan_delay_ : nullptr);
     vertex_time_.assign(static_cast<std::size_t>(graph_.num_local()), 0.0);
     steps_since_lb_ = 0;
     weights_ready_ = false;
@@ -185,13 +190,8 @@ class Replay {
     }
     exchange_->post();
     const double compute_start = now_seconds();
-    double mark = compute_start;
-    for (std::size_t v = 0; v < weights_.size(); ++v) {
-      (*work_)(weights_[v]);
-      const double t = now_seconds();
-      vertex_time_[v] += t - mark;
-      mark = t;
-    }
+    work_->run(weights_, vertex_time_);
+    const double mark = now_seconds();
     exchange_->wait(step, o_.watchdog_seconds);
     const double t_end = now_seconds();
     const auto i = static_cast<std::size_t>(step);
@@ -301,6 +301,7 @@ class Replay {
   const RunOptions& o_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm lb_comm_ = MPI_COMM_NULL;
+  MPI_Comm halo_comm_ = MPI_COMM_NULL;
   int me_;
   int nranks_;
   std::string start_time_;
@@ -311,9 +312,8 @@ class Replay {
   Family family_ = Family::baseline;
   std::unique_ptr<Balancer> balancer_;
   std::unique_ptr<Migrator> migrator_;
-  std::unique_ptr<WorkKernel> kernel_;
-  std::unique_ptr<DoWork> work_;
-  Calibration calibration_;
+  std::unique_ptr<ComputePhase> work_;
+  std::optional<WanDelay> wan_delay_;
   std::unique_ptr<HaloExchange> exchange_;
   CommCensus initial_comm_;
 
@@ -340,7 +340,7 @@ Totals Replay::reduce_totals(double elapsed) const {
   t.compute_max_rank = allreduce(my_compute, MPI_MAX, comm_);
   t.comm = comm_census();
   // Keeps do_work's reads observable, so no compiler can drop them.
-  (void)allreduce(static_cast<double>(kernel_->sink() & 0xFF), MPI_SUM, comm_);
+  (void)allreduce(static_cast<double>(work_->checksum() & 0xFF), MPI_SUM, comm_);
   t.wait_mean = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
   t.imbalance.resize(steps);
   for (std::size_t i = 0; i < steps; ++i) {
@@ -385,7 +385,7 @@ Json Replay::make_record(const Totals& t) const {
   r["balancer_params"] = s_.balancer.params;
   r["lb_period"] = s_.balancer.period;
   r["model"] = to_string(s_.model);
-  r["engine"] = "mpi";
+  r["engine"] = engine_name();
   r["machine"] = s_.machine.preset;
   r["ranks"] = nranks_;
   r["nodes"] = machine_.nodes;
@@ -424,7 +424,7 @@ Json Replay::make_record(const Totals& t) const {
                          {"mpi_thread_level", thread_level_name(level)},
                          {"start_time", start_time_},
                          {"command", o_.command_line},
-                         {"calibration", to_json(calibration_)}};
+                         {"work", work_->describe()}};
   return r;
 }
 

@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "balancers/global/greedy.hpp"
+#include "balancers/global/metis.hpp"
+#include "balancers/global/refine.hpp"
 #include "core/hash.hpp"
 
 namespace lbbench {
@@ -51,6 +53,39 @@ void BM_Greedy(benchmark::State& state) {
 
 BENCHMARK(BM_Greedy)->ArgNames({"ranks", "objects"})->Args({1000, 100000})->Args({10000, 1000000})
     ->Unit(benchmark::kMillisecond);
+
+// A side x side grid graph (the graph partitioners need edges), objects in row blocks.
+GlobalProblem grid_problem(int ranks, int side) {
+  GlobalProblem p = random_problem(ranks, static_cast<std::int64_t>(side) * side);
+  p.xadj.push_back(0);
+  for (int v = 0; v < side * side; ++v) {
+    p.owner[static_cast<std::size_t>(v)] = Rank{static_cast<int>(static_cast<std::int64_t>(v) * ranks / (side * side))};
+    const int x = v % side, y = v / side;
+    if (y > 0) p.adjncy.push_back(v - side);
+    if (x > 0) p.adjncy.push_back(v - 1);
+    if (x + 1 < side) p.adjncy.push_back(v + 1);
+    if (y + 1 < side) p.adjncy.push_back(v + side);
+    p.xadj.push_back(static_cast<std::int64_t>(p.adjncy.size()));
+  }
+  p.adj_bytes.assign(p.adjncy.size(), 256);
+  return p;
+}
+
+template <class B>
+void BM_Grid(benchmark::State& state, B balancer) {
+  const GlobalProblem p = grid_problem(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  Assignment a;
+  for (auto _ : state) {
+    a = balancer.solve(p);
+    benchmark::DoNotOptimize(a.data());
+  }
+  report_quality(state, p, a);
+}
+
+BENCHMARK_CAPTURE(BM_Grid, metis, MetisBalancer(MetisParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Grid, refine, RefineBalancer(RefineParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace lbbench

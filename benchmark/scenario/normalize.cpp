@@ -125,6 +125,7 @@ Json normalized(const Scenario& s) {
   j["distribution"] = distribution_json(s.distribution);
   j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
   Json machine{{"preset", s.machine.preset}};
+  if (s.machine.wan_latency) machine["wan_latency"] = *s.machine.wan_latency;
   if (s.machine.site_groups > 0) machine["sites"] = s.machine.site_groups;
   if (!s.machine.sites.empty()) machine["sites"] = s.machine.sites;
   if (s.machine.speeds.size() == 1) machine["speeds"] = s.machine.speeds.front();

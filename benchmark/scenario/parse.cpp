@@ -21,7 +21,6 @@ const std::vector<std::string> kWeightModels{"uniform", "lognormal", "hotspot", 
 const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
 const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
 const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
-const std::vector<std::string> kMachines{"local"};
 const std::vector<std::string> kModels{"measured", "weights"};
 
 std::string resolve_path(const std::string& scenario_file, const std::string& path) {
@@ -256,14 +255,39 @@ BalancerSpec parse_balancer(ConfigNode b) {
   return out;
 }
 
+// Reads the preset's file so that its errors surface at validation, not at run time.
+void resolve_preset(MachineSpec& out, const ConfigNode& where) {
+  if (out.preset == "local") return;
+  try {
+    out.definition = load_machine_preset(out.preset, where.file());
+  } catch (const InputError& e) {
+    where.fail(e.what());
+  }
+}
+
 MachineSpec parse_machine(ConfigNode m) {
   MachineSpec out;
+  const std::vector<std::string> presets = machine_preset_names(m.file());
   if (m.is_scalar()) {
-    out.preset = m.as_choice(kMachines);
+    out.preset = m.as_choice(presets);
+    resolve_preset(out, m);
     return out;
   }
-  m.expect_map("a machine (a preset name, and optionally sites and speeds)");
-  out.preset = m.choice("preset", kMachines, std::string("local"));
+  m.expect_map("a machine (a preset name, and options)");
+  out.preset = m.choice("preset", presets, std::string("local"));
+  if (out.preset != "local") {
+    resolve_preset(out, *m.find("preset"));
+    if (auto wan = m.find("wan_latency")) {
+      if (out.definition->sites < 2) wan->fail(fmt::format("preset {} has a single site and no wide-area link", out.preset));
+      out.wan_latency = wan->as_number(0.0, 100.0);
+    }
+    for (const char* key : {"sites", "speeds"}) {
+      if (m.has(key)) m.at(key, "").fail(fmt::format("{} are declared inline only for machine local; preset {} defines its own", key, out.preset));
+    }
+    m.finish();
+    return out;
+  }
+  if (m.has("wan_latency")) m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
   if (auto sites = m.find("sites")) {
     if (sites->is_scalar()) {
       out.site_groups = static_cast<int>(sites->as_integer(1, 1 << 20));

@@ -12,6 +12,7 @@
 
 #include "core/config.hpp"
 #include "core/json_yaml.hpp"
+#include "machine/preset.hpp"
 #include "meshes/mesh_spec.hpp"
 
 namespace lbbench {
@@ -95,14 +96,24 @@ struct BalancerSpec {
   std::string params_file;       // where params_yaml came from, for error locations
 };
 
-// The machine: a preset, plus sites and speeds declared inline. Sites are an integer k
-// (ranks split into k contiguous, nearly equal groups) or one site per rank; speeds are
-// one number for every rank or one per rank. Both are checked against the job's size.
+// The machine: `local` (the hosts the job runs on), with sites and speeds declared inline,
+// or a preset from scenarios/machines. Inline sites are an integer k (ranks split into k
+// contiguous, nearly equal groups) or one site per rank; speeds are one number for every
+// rank or one per rank; both are checked against the job's size.
 struct MachineSpec {
   std::string preset = "local";
-  int site_groups = 0;           // `sites: k`; 0 when not given this way
-  std::vector<int> sites;        // `sites: [..]`, one per rank
-  std::vector<double> speeds;    // one per rank, or a single value for all
+  std::optional<MachinePreset> definition;  // the preset, read and checked (not for local)
+  std::optional<double> wan_latency;        // override for presets with sites
+  int site_groups = 0;                      // `sites: k`; 0 when not given this way
+  std::vector<int> sites;                   // `sites: [..]`, one per rank
+  std::vector<double> speeds;               // one per rank, or a single value for all
+
+  // The preset with the scenario's overrides applied (wan_latency).
+  [[nodiscard]] MachinePreset effective_preset() const {
+    MachinePreset p = *definition;
+    if (wan_latency) p.wan_latency = *wan_latency;
+    return p;
+  }
 };
 
 // What the balancer is told a vertex costs.

@@ -114,6 +114,7 @@ workload:
     R"(name: e
 steps: 2
 mesh: {file: x.graph, format: chaco, coords: x.coords}
+machine: {preset: grid-2site, wan_latency: 0.01}
 )",
 };
 

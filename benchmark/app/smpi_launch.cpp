@@ -1,0 +1,136 @@
+// `lbbench run --engine smpi` (see smpi_launch.hpp).
+#include "app/smpi_launch.hpp"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "scenario/scenario.hpp"
+
+extern char** environ;
+
+namespace lbbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// lbbench-smpi is built next to lbbench.
+std::string smpi_binary() {
+  const fs::path self = fs::read_symlink("/proc/self/exe");
+  const fs::path candidate = self.parent_path() / "lbbench-smpi";
+  if (!fs::exists(candidate)) {
+    throw InputError(fmt::format("{} was not built: SimGrid (libsimgrid-dev, smpicxx) was not found when lbbench "
+                                 "was configured; install it and re-run the build",
+                                 candidate.string()));
+  }
+  return candidate.string();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw InputError(fmt::format("{}: cannot write the platform file", path.string()));
+}
+
+// A temporary folder removed on scope exit, or a kept folder the user named.
+class PlatformDir {
+ public:
+  explicit PlatformDir(const std::string& keep) {
+    if (!keep.empty()) {
+      path_ = keep;
+      fs::create_directories(path_);
+      return;
+    }
+    std::string templ = (fs::temp_directory_path() / "lbbench-smpi-XXXXXX").string();
+    if (!::mkdtemp(templ.data())) throw RunError("cannot create a temporary folder for the platform");
+    path_ = templ;
+    temporary_ = true;
+  }
+  ~PlatformDir() {
+    std::error_code ec;
+    if (temporary_) fs::remove_all(path_, ec);
+  }
+  PlatformDir(const PlatformDir&) = delete;
+  PlatformDir& operator=(const PlatformDir&) = delete;
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool temporary_ = false;
+};
+
+int run_and_wait(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+    throw InputError(fmt::format("cannot start {}: is SimGrid installed (smpirun on the PATH)?", args[0]));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+double measure_host_ghz() {
+  using clock = std::chrono::steady_clock;
+  constexpr std::uint64_t kAdds = std::uint64_t{1} << 28;
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::uint64_t x = 0;
+    const auto t0 = clock::now();
+    for (std::uint64_t i = 0; i < kAdds; ++i) {
+      x += 1;
+      asm volatile("" : "+r"(x));  // one dependent add per iteration, not folded away
+    }
+    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
+  }
+  return best;
+}
+
+int launch_smpi(const SmpiLaunch& launch) {
+  const Scenario s = load_scenario(launch.scenario, launch.overrides);
+  if (!s.machine.definition) {
+    throw InputError(fmt::format("{}: the smpi engine simulates a machine; choose one with --machine or machine.preset "
+                                 "(known: {})",
+                                 launch.scenario, join(machine_preset_names(launch.scenario))));
+  }
+  const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
+  if (ranks < 1) throw InputError("the smpi engine needs a rank count: give --ranks N or the scenario's ranks");
+  if (launch.ranks > 0 && s.ranks && *s.ranks != launch.ranks) {
+    throw InputError(fmt::format("--ranks {} contradicts the scenario's ranks: {}", launch.ranks, *s.ranks));
+  }
+  const std::string binary = smpi_binary();
+  const MachinePreset preset = s.machine.effective_preset();
+  const RankLayout layout = plan_layout(preset, ranks);
+  PlatformDir dir(launch.platform_dir);
+  const fs::path platform = dir.path() / "platform.xml";
+  const fs::path hosts = dir.path() / "hostfile";
+  write_file(platform, platform_xml(preset, layout));
+  write_file(hosts, hostfile(preset, layout));
+
+  std::vector<std::string> args{"smpirun", "-np", std::to_string(ranks), "-platform", platform.string(), "-hostfile",
+                                hosts.string()};
+  for (const auto& flag : smpi_flags(preset, measure_host_ghz())) args.push_back(flag);
+  args.insert(args.end(), {binary, "run", launch.scenario});
+  for (const auto& o : launch.overrides) args.insert(args.end(), {"--set", o});
+  args.insert(args.end(), {"--set", "ranks=" + std::to_string(ranks)});
+  args.insert(args.end(), launch.forwarded.begin(), launch.forwarded.end());
+  return run_and_wait(args);
+}
+
+}  // namespace lbbench

@@ -1,0 +1,78 @@
+// Machine presets (scenarios/machines/*.yaml): what a simulated machine looks like, how
+// ranks are laid out on it, and the SimGrid platform that models it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+enum class Topology { torus, fat_tree, crossbar };
+
+struct MachinePreset {
+  std::string name;
+  std::string description;
+  std::string file;  // where it was read from
+
+  // A node.
+  int cores = 1;
+  double core_ghz = 1.0;
+  double flops_per_cycle = 1.0;
+  double loopback_bandwidth = 1e10;  // bytes/s between ranks of one node
+  double loopback_latency = 1e-7;
+
+  // The network of one site.
+  Topology topology = Topology::crossbar;
+  int torus_dims = 3;
+  std::vector<int> fixed_dims;  // trailing torus dimensions of fixed size
+  int leaf_nodes = 18;          // fat tree: nodes per leaf switch
+  double link_bandwidth = 1e9;  // bytes/s per link and direction
+  double link_latency = 1e-6;   // seconds per hop
+  double send_overhead = 0;     // MPI software per message
+  double recv_overhead = 0;
+
+  // Several sites joined by a wide-area link.
+  int sites = 1;
+  double wan_latency = 0;
+  double wan_bandwidth = 0;
+
+  [[nodiscard]] double core_flops() const { return core_ghz * 1e9 * flops_per_cycle; }
+  [[nodiscard]] Json to_json() const;
+};
+
+// Where ranks go: rank r on host rank_host[r] of site rank_site[r]. Ranks fill nodes in
+// order, `cores` per node; with several sites, the first half of the ranks (rounded up)
+// is on site 0, and so on.
+struct RankLayout {
+  int nranks = 0;
+  int nodes_per_site = 0;       // nodes the ranks use on each site
+  int hosts_per_site = 0;       // nodes the platform declares (a torus or fat tree rounds up)
+  std::vector<int> torus_shape; // torus dimensions, product == hosts_per_site
+  int fat_tree_leaves = 0;
+  std::vector<int> rank_host;   // global node index (site-major)
+  std::vector<int> rank_site;
+};
+
+// Reads a preset by name. Presets are looked up in $LBBENCH_MACHINES_DIR, then in the
+// `machines` folder next to the scenario (or its parent's), then in the source tree's
+// scenarios/machines. Throws InputError with a "did you mean" for unknown names.
+MachinePreset load_machine_preset(const std::string& name, const std::string& scenario_file);
+// Names of every preset reachable from a scenario, with "local" first.
+std::vector<std::string> machine_preset_names(const std::string& scenario_file);
+
+RankLayout plan_layout(const MachinePreset& preset, int nranks);
+
+// SimGrid platform XML (version 4.1) and hostfile for the layout.
+std::string platform_xml(const MachinePreset& preset, const RankLayout& layout);
+std::string hostfile(const MachinePreset& preset, const RankLayout& layout);
+
+// smpirun --cfg flags: network factors off (the preset's figures are end-to-end), MPI
+// software overheads, Open MPI's collective algorithms, realistic costs of polling calls,
+// and the speed of the simulating
+// host, in the preset's flops per cycle, so real code takes as many cycles on a simulated
+// core as here.
+std::vector<std::string> smpi_flags(const MachinePreset& preset, double host_ghz);
+
+}  // namespace lbbench

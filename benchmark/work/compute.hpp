@@ -1,0 +1,32 @@
+// The compute phase of a step (Algorithm 3, lines 6-8): do_work(w) for every local vertex.
+// The engine decides what that means: real random reads under Open MPI, simulated compute
+// under SMPI. The step loop and the balancers never know which.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <span>
+
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+class ComputePhase {
+ public:
+  virtual ~ComputePhase() = default;
+  // Runs every vertex's work and adds each vertex's time to vertex_time.
+  virtual void run(std::span<const double> weights, std::span<double> vertex_time) = 0;
+  // How work is produced, for the record's provenance.
+  [[nodiscard]] virtual Json describe() const = 0;
+  // A value that depends on all work done, so a compiler cannot drop it.
+  [[nodiscard]] virtual std::uint64_t checksum() const { return 0; }
+};
+
+// Collective. `recalibrate` forces a fresh measurement on engines that calibrate.
+std::unique_ptr<ComputePhase> make_compute_phase(double unit_seconds, bool recalibrate, MPI_Comm comm);
+
+// The name of the engine this binary was built for: "mpi" or "smpi".
+const char* engine_name();
+
+}  // namespace lbbench

@@ -1,0 +1,102 @@
+"""The smpi engine: every preset simulated end to end, the same decisions as real MPI, and
+the launcher's errors. Skipped when lbbench-smpi was not built.
+
+Environment: LBBENCH, LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
+"""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from test_cli import LBBENCH, SCENARIOS, mpirun
+
+SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
+
+
+def simulate(*args, check=True):
+    result = subprocess.run([LBBENCH, "run", "--engine", "smpi", *args], capture_output=True, text=True, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+@unittest.skipUnless(SMPI_BUILT, "lbbench-smpi was not built")
+class SimulatedMachines(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = Path(self.tmp.name) / "runs.jsonl"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def records(self):
+        return [json.loads(line) for line in self.out.read_text().splitlines()]
+
+    def test_every_preset_runs_end_to_end(self):
+        for preset, ranks in (("bgp", 16), ("bgq", 48), ("cluster-ib", 40), ("grid-2site", 8)):
+            with self.subTest(preset=preset):
+                platform = Path(self.tmp.name) / preset
+                result = simulate(str(SCENARIOS / "quickstart.yaml"), "--machine", preset, "--ranks", str(ranks),
+                                  "--set", "steps=4", "--set", "balancer.period=2", "--out", str(self.out),
+                                  "--platform-dir", str(platform))
+                self.assertIn(f"{ranks} ranks", result.stdout)
+                record = self.records()[-1]
+                self.assertEqual(record["engine"], "smpi")
+                self.assertEqual(record["machine"], preset)
+                self.assertEqual(record["ranks"], ranks)
+                self.assertEqual(record["lb_invocations"], 1)
+                self.assertGreater(record["total_time_s"], 0)
+                hosts = (platform / "hostfile").read_text().split()
+                self.assertEqual(len(hosts), ranks)
+
+    def test_a_deterministic_balancer_decides_the_same_on_both_engines(self):
+        common = ["--set", "balancer.name=metis", "--set", "model=weights", "--set", "steps=9",
+                  "--set", "balancer.period=3", "--out", str(self.out)]
+        mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), *common)
+        simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "cluster-ib", "--ranks", "2", *common)
+        real, simulated = self.records()
+        self.assertEqual((real["engine"], simulated["engine"]), ("mpi", "smpi"))
+        self.assertEqual(len(real["lb"]), 2)
+        for a, b in zip(real["lb"], simulated["lb"]):
+            self.assertEqual(a["migrations"], b["migrations"])
+            self.assertEqual(a["after"]["edge_cut"], b["after"]["edge_cut"])
+            self.assertAlmostEqual(a["model_imbalance_predicted_after"], b["model_imbalance_predicted_after"], places=9)
+
+    def test_the_launcher_says_what_is_missing(self):
+        no_machine = simulate(str(SCENARIOS / "hotspot.yaml"), "--ranks", "4", check=False)
+        self.assertEqual(no_machine.returncode, 2)
+        self.assertIn("the smpi engine simulates a machine; choose one with --machine", no_machine.stderr)
+        no_ranks = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", check=False)
+        self.assertEqual(no_ranks.returncode, 2)
+        self.assertIn("needs a rank count", no_ranks.stderr)
+        zoltan = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "4", "--set",
+                          "balancer.name=zoltan", check=False)
+        self.assertNotEqual(zoltan.returncode, 0)
+        self.assertIn("cannot run under the SMPI engine", zoltan.stderr)
+
+
+class WanDelayOnRealMpi(unittest.TestCase):
+    def test_messages_between_sites_take_at_least_the_wan_latency(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "runs.jsonl"
+            for latency in ("0", "0.04"):
+                mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), "--machine", "grid-2site", "--set",
+                       f"machine.wan_latency={latency}", "--set", "steps=6", "--set", "balancer=none",
+                       "--set", "workload.unit_seconds=1e-7", "--out", str(out))
+            fast, slow = [json.loads(line) for line in out.read_text().splitlines()]
+            # Ranks 0 and 1 are on different sites: every step waits for a 40 ms message.
+            self.assertGreaterEqual(slow["total_time_s"], 6 * 0.04)
+            self.assertLess(fast["total_time_s"], 6 * 0.04)
+            self.assertEqual(slow["cross_site_messages_per_step"], 2)
+
+    def test_ranks_belong_to_mpirun_on_the_mpi_engine(self):
+        result = subprocess.run([LBBENCH, "run", str(SCENARIOS / "hotspot.yaml"), "--ranks", "4"],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("start the ranks with mpirun -np N", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,91 @@
+// Machine presets: every shipped preset loads and lays out any rank count consistently.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "core/error.hpp"
+#include "machine/preset.hpp"
+
+namespace lbbench {
+namespace {
+
+const std::string kScenario = std::string(LBBENCH_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+
+std::vector<std::string> presets() {
+  auto names = machine_preset_names(kScenario);
+  names.erase(names.begin());  // "local" has no file
+  return names;
+}
+
+TEST(MachinePresets, TheFourShippedPresetsLoad) {
+  EXPECT_EQ(presets(), (std::vector<std::string>{"bgp", "bgq", "cluster-ib", "grid-2site"}));
+  const MachinePreset bgq = load_machine_preset("bgq", kScenario);
+  EXPECT_EQ(bgq.cores, 16);
+  EXPECT_DOUBLE_EQ(bgq.core_flops(), 12.8e9);
+  EXPECT_EQ(load_machine_preset("grid-2site", kScenario).sites, 2);
+}
+
+TEST(MachinePresets, UnknownNamesGetASuggestion) {
+  try {
+    load_machine_preset("bgqq", kScenario);
+    ADD_FAILURE() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Did you mean 'bgq'?"), std::string::npos) << e.what();
+  }
+}
+
+class Layouts : public testing::TestWithParam<std::string> {};
+
+TEST_P(Layouts, EveryRankCountFitsAndTheFilesAgree) {
+  const MachinePreset p = load_machine_preset(GetParam(), kScenario);
+  for (int n : {1, 2, 7, 64, 1000, 4096}) {
+    const RankLayout l = plan_layout(p, n);
+    ASSERT_EQ(static_cast<int>(l.rank_host.size()), n);
+    std::map<int, int> per_host;
+    for (int r = 0; r < n; ++r) {
+      const int host = l.rank_host[static_cast<std::size_t>(r)];
+      const int site = l.rank_site[static_cast<std::size_t>(r)];
+      EXPECT_GE(host, site * l.hosts_per_site);
+      EXPECT_LT(host, (site + 1) * l.hosts_per_site);
+      ++per_host[host];
+    }
+    for (const auto& [host, count] : per_host) EXPECT_LE(count, p.cores) << "host " << host;
+    EXPECT_GE(l.hosts_per_site, l.nodes_per_site);
+    if (p.topology == Topology::torus) {
+      int product = 1;
+      for (int d : l.torus_shape) {
+        product *= d;
+        if (l.torus_shape.size() > 1) EXPECT_GT(d, 1) << "no dimension of size 1";
+      }
+      EXPECT_EQ(product, l.hosts_per_site);
+      EXPECT_LE(static_cast<int>(l.torus_shape.size()), p.torus_dims);
+    }
+    // Sites split the ranks in contiguous halves.
+    const auto first_remote = std::find(l.rank_site.begin(), l.rank_site.end(), 1) - l.rank_site.begin();
+    if (p.sites == 2 && n >= 2) EXPECT_EQ(first_remote, (n + 1) / 2);
+    const std::string xml = platform_xml(p, l);
+    EXPECT_NE(xml.find("<platform version=\"4.1\">"), std::string::npos);
+    EXPECT_NE(xml.find(R"(radical="0-)" + std::to_string(l.hosts_per_site - 1) + "\""), std::string::npos);
+    if (p.sites > 1) EXPECT_NE(xml.find("<zoneRoute"), std::string::npos);
+    const std::string hosts = hostfile(p, l);
+    EXPECT_EQ(std::count(hosts.begin(), hosts.end(), '\n'), n);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Layouts, testing::ValuesIn(presets()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(MachinePresets, BlueGeneQKeepsItsFixedDimension) {
+  const MachinePreset p = load_machine_preset("bgq", kScenario);
+  const RankLayout l = plan_layout(p, 16 * 512);  // 512 nodes: 4 x 4 x 4 x 4 x 2
+  EXPECT_EQ(l.torus_shape, (std::vector<int>{4, 4, 4, 4, 2}));
+}
+
+}  // namespace
+}  // namespace lbbench
