@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <numeric>
 
@@ -61,6 +63,16 @@ struct Totals {
   CommCensus comm;  // at the end
 };
 
+// Peak resident memory of this process (VmHWM), in MiB.
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
 double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
 
 std::string thread_level_name(int level) {
@@ -92,6 +104,7 @@ class Replay {
 
   RunOutcome run() {
     start_time_ = utc_timestamp();
+    real_start_ = std::chrono::steady_clock::now();
     setup();
     MPI_Barrier(comm_);
     const double t_start = now_seconds();
@@ -305,6 +318,7 @@ class Replay {
   int me_;
   int nranks_;
   std::string start_time_;
+  std::chrono::steady_clock::time_point real_start_;  // host time, even under SMPI
   std::string warnings_;
   MachineLayout machine_;
   LocalGraph graph_;
@@ -414,6 +428,13 @@ Json Replay::make_record(const Totals& t) const {
   if (machine_.info.sites > 1) r["cross_site_messages_per_step"] = t.comm.cross_site_messages;
   r["lb"] = lb;
   r["per_step"] = Json{{"wall_max_s", t.wall_max}, {"compute_max_s", t.compute_max}, {"imbalance", t.imbalance}};
+  if (s_.machine.definition) r["machine_preset"] = s_.machine.effective_preset().to_json();
+  if (std::string(engine_name()) == "smpi") {
+    // All simulated ranks share one process: its peak memory is the simulation's.
+    r["simulation"] = Json{
+        {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - real_start_).count()},
+        {"peak_rss_mb", peak_rss_mb()}};
+  }
   r["prediction"] = nullptr;
   r["config"] = normalized(s_);
   int level = 0;
@@ -429,9 +450,11 @@ Json Replay::make_record(const Totals& t) const {
 }
 
 std::string Replay::make_summary(const Totals& t) const {
-  std::string out = fmt::format("lbbench · {} · {} ranks · {} vertices · {} edges · {} steps · balancer {}", s_.name,
-                                nranks_, graph_.global_vertices, graph_.global_edges, s_.steps, s_.balancer.name);
+  std::string out = fmt::format("lbbench · {} · {} ranks on {} ({}) · {} vertices · {} edges · {} steps · balancer {}",
+                                s_.name, nranks_, s_.machine.preset, engine_name(), graph_.global_vertices,
+                                graph_.global_edges, s_.steps, s_.balancer.name);
   out += family_ == Family::baseline ? "\n" : fmt::format(" every {} steps\n", s_.balancer.period);
+  if (std::string(engine_name()) == "smpi") out += "  (times are simulated)\n";
   out += fmt::format("  total {:.3f} s   compute {:.3f} s (mean/rank)   wait {:.3f} s   LB {:.3f} s   migration {:.3f} s\n",
                      t.total_time, t.compute_mean, t.wait_mean, t.lb_time, t.migration_time);
   const double mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s_.steps;
