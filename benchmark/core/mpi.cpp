@@ -117,6 +117,17 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
   // Alternating tags keep a fast rank's next round from being received in this one: a
   // rank can only be one round ahead, because leaving a round needs everyone's barrier.
   const int parity = round_++ % 2;
+  std::vector<Message> received = exchange_round(outgoing, parity);
+  // Arrival order depends on timing; sorting by peer makes every caller deterministic.
+  std::stable_sort(received.begin(), received.end(), [](const Message& a, const Message& b) { return a.peer < b.peer; });
+  return received;
+}
+
+#ifndef LBBENCH_SMPI
+
+// NBX: synchronous sends (whole messages, or an announcement of the size and chunks),
+// probes for what arrives, and a non-blocking barrier once every send was matched.
+std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& outgoing, int parity) {
   const int whole_tag = 100 + parity;
   const int announce_tag = 102 + parity;
   const int chunk_tag = 104 + parity;
@@ -124,7 +135,6 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
   std::vector<std::uint64_t> sizes(outgoing.size());
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& m = outgoing[i];
-    // Larger messages go as an announcement of their size, then chunks.
     if (m.data.size() <= max_chunk_) {
       sends.emplace_back();
       MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
@@ -140,21 +150,6 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
     }
   }
   std::vector<Message> received;
-#ifdef LBBENCH_SMPI
-  // Under SMPI every poll is a simulation event, so the NBX loop below would crawl.
-  // Instead every rank learns how many messages it gets (a reduce-scatter of per-peer
-  // counts, O(P) per rank) and blocks in MPI_Probe for each.
-  std::vector<int> to_peer(static_cast<std::size_t>(comm_size(comm_)), 0);
-  for (const auto& m : outgoing) ++to_peer[static_cast<std::size_t>(m.peer)];
-  int expected = 0;
-  MPI_Reduce_scatter_block(to_peer.data(), &expected, 1, MPI_INT, MPI_SUM, comm_);
-  for (int i = 0; i < expected; ++i) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status);
-    received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));
-  }
-  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
-#else
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool barrier_started = false;
   while (true) {
@@ -179,11 +174,59 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
       if (done) break;
     }
   }
-#endif
-  // Arrival order depends on timing; sorting by peer makes every caller deterministic.
-  std::stable_sort(received.begin(), received.end(), [](const Message& a, const Message& b) { return a.peer < b.peer; });
   return received;
 }
+
+#else
+
+// Under SMPI every poll is a simulation event, so the NBX loop above would crawl, and
+// SMPI's MPI_Waitany does not wake for a message while it also holds an MPI_Ibarrier. So
+// every rank learns how many messages of each kind (whole, or announced and chunked) it
+// gets from a reduce-scatter of per-peer counts (O(P) numbers per rank, which SMPI
+// handles at thousands of ranks) and blocks in MPI_Probe on each kind's tag. Probing by
+// tag, not MPI_ANY_TAG, keeps a faster rank's next round out of this one. The messages
+// and their order are the same as with NBX.
+std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& outgoing, int parity) {
+  const int whole_tag = 100 + parity;
+  const int announce_tag = 102 + parity;
+  const int chunk_tag = 104 + parity;
+  std::vector<MPI_Request> sends;
+  std::vector<std::uint64_t> sizes(outgoing.size());
+  // Two counts per peer: whole messages, then announced ones.
+  std::vector<int> to_peer(2 * static_cast<std::size_t>(comm_size(comm_)), 0);
+  for (std::size_t i = 0; i < outgoing.size(); ++i) {
+    const auto& m = outgoing[i];
+    const bool whole = m.data.size() <= max_chunk_;
+    ++to_peer[2 * static_cast<std::size_t>(m.peer) + (whole ? 0 : 1)];
+    if (whole) {
+      sends.emplace_back();
+      MPI_Isend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
+      continue;
+    }
+    sizes[i] = m.data.size();
+    sends.emplace_back();
+    MPI_Isend(&sizes[i], 1, MPI_UINT64_T, m.peer, announce_tag, comm_, &sends.back());
+    for (std::size_t at = 0; at < m.data.size(); at += max_chunk_) {
+      const auto n = static_cast<int>(std::min(max_chunk_, m.data.size() - at));
+      sends.emplace_back();
+      MPI_Isend(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, &sends.back());
+    }
+  }
+  int expected[2] = {0, 0};
+  MPI_Reduce_scatter_block(to_peer.data(), expected, 2, MPI_INT, MPI_SUM, comm_);
+  std::vector<Message> received;
+  for (const int tag : {whole_tag, announce_tag}) {
+    for (int i = 0; i < expected[tag == whole_tag ? 0 : 1]; ++i) {
+      MPI_Status status;
+      MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status);
+      received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));
+    }
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  return received;
+}
+
+#endif
 
 int block_owner(std::int64_t i, std::int64_t n, int nranks) {
   const std::int64_t q = n / nranks;

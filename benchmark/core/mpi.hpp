@@ -107,6 +107,7 @@ class SparseExchange {
   [[nodiscard]] MPI_Comm comm() const { return comm_; }
 
  private:
+  std::vector<Message> exchange_round(const std::vector<Message>& outgoing, int parity);
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t max_chunk_;
   int round_ = 0;

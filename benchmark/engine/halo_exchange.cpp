@@ -39,7 +39,7 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       if (g.adj_owner[e] == Rank{me}) continue;
-      edges_.push_back({g.gid[v], g.adj[e], g.adj_owner[e].value(), edge_bytes * g.edge_weight(e), 0});
+      edges_.push_back({v, g.gid[v], g.adj[e], g.adj_owner[e].value(), edge_bytes * g.edge_weight(e), 0});
     }
   }
   std::sort(edges_.begin(), edges_.end(), [](const RemoteEdge& a, const RemoteEdge& b) {
@@ -85,10 +85,27 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
     std::memcpy(send_buffer_.data() + e.offset, header, sizeof header);
   }
   requests_.assign(2 * slots_.size(), MPI_REQUEST_NULL);
+
+  // Which vertices each received message completes.
+  inputs_.assign(static_cast<std::size_t>(g.num_local()), 0);
+  dependents_.resize(slots_.size());
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    auto& deps = dependents_[i];
+    for (std::size_t e = slots_[i].first_edge; e < slots_[i].last_edge; ++e) deps.push_back(edges_[e].vertex);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (LocalIndex v : deps) ++inputs_[static_cast<std::size_t>(v)];
+  }
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    if (inputs_[static_cast<std::size_t>(v)] == 0) interior_.push_back(v);
+  }
 }
 
 void HaloExchange::post() {
   const std::size_t n = slots_.size();
+  pending_ = inputs_;  // message-driven countdown for this step
+  released_ = 0;
+  held_.clear();
   if (delay_) {
     const double sent = now_seconds() + delay_->clock_offset;
     for (const auto& s : slots_) {
@@ -107,19 +124,25 @@ void HaloExchange::post() {
 }
 
 void HaloExchange::wait(int step, double watchdog_seconds) {
+  wait_requests(requests_, step, watchdog_seconds);
+  check_arrivals();
+  if (delay_) hold_for_wan_latency();
+}
+
+void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, double watchdog_seconds) {
 #ifdef LBBENCH_SMPI
   // Under SMPI every poll is a simulation event: block instead. A hang there is a
   // simulated deadlock, which SimGrid itself detects and reports.
   (void)step;
   (void)watchdog_seconds;
-  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 #else
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
   const double start = now_seconds();
   std::uint64_t polls = 0;
-  for (auto& request : requests_) {
+  for (auto& request : requests) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
@@ -128,8 +151,69 @@ void HaloExchange::wait(int step, double watchdog_seconds) {
     }
   }
 #endif
+}
+
+double HaloExchange::arrival_time(std::size_t slot) const {
+  double sent = 0;
+  std::memcpy(&sent, recv_buffer_.data() + slots_[slot].offset, sizeof sent);
+  return sent + delay_->latency;
+}
+
+void HaloExchange::release(std::size_t slot, std::vector<LocalIndex>& ready) {
+  ++released_;
+  for (LocalIndex v : dependents_[slot]) {
+    if (--pending_[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
+  }
+}
+
+std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_seconds) {
+  const std::size_t n = slots_.size();
+  std::vector<LocalIndex> ready;
+  const double start = now_seconds();
+  std::vector<int> done(n);
+  std::uint64_t polls = 0;
+  while (ready.empty() && released_ < n) {
+    // Cross-site messages whose latency has passed.
+    const double shared_now = delay_ ? now_seconds() + delay_->clock_offset : 0;
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (it->first <= shared_now) {
+        release(it->second, ready);
+        it = held_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!ready.empty()) break;
+    int count = 0;
+#ifdef LBBENCH_SMPI
+    (void)watchdog_seconds;
+    (void)polls;
+    (void)start;
+    (void)step;
+    MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+#else
+    MPI_Testsome(static_cast<int>(n), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+    if (count == 0 && (++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) {
+      report_hang(step, now_seconds() - start);
+    }
+#endif
+    if (count == MPI_UNDEFINED) count = 0;  // every receive has completed; only held ones remain
+    for (int k = 0; k < count; ++k) {
+      const auto slot = static_cast<std::size_t>(done[static_cast<std::size_t>(k)]);
+      if (slots_[slot].stamped) {
+        held_.emplace_back(arrival_time(slot), slot);
+      } else {
+        release(slot, ready);
+      }
+    }
+  }
+  return ready;
+}
+
+void HaloExchange::finish(int step, double watchdog_seconds) {
+  const std::size_t n = slots_.size();
+  wait_requests(std::span(requests_).subspan(n), step, watchdog_seconds);
   check_arrivals();
-  if (delay_) hold_for_wan_latency();
 }
 
 // The delay device: the step cannot go on before the last cross-site message "arrives",

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ class HaloExchange {
   // the pending messages. Checks that every message arrived for the edge it was meant for.
   void wait(int step, double watchdog_seconds);
 
+  // --- message-driven execution: each vertex runs once all its messages are in -----------
+  // Vertices with no remote neighbor, which can run while messages are in flight.
+  [[nodiscard]] const std::vector<LocalIndex>& interior() const { return interior_; }
+  // After post(): blocks until received messages complete more vertices' inputs and
+  // returns those vertices; empty once every received message has been handled. Under a
+  // WAN delay a cross-site message counts from its send time plus the latency.
+  std::vector<LocalIndex> next_ready(int step, double watchdog_seconds);
+  // After the last next_ready(): waits for the sends and checks what arrived.
+  void finish(int step, double watchdog_seconds);
+
   [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(slots_.size()); }
   [[nodiscard]] std::int64_t bytes_per_step() const { return static_cast<std::int64_t>(send_buffer_.size()); }
   // Messages per step (sends) to peers for which `pred(peer)` holds.
@@ -54,6 +65,7 @@ class HaloExchange {
 
  private:
   struct RemoteEdge {
+    LocalIndex vertex;  // the local end
     VertexId local;
     VertexId remote;
     int peer;
@@ -70,6 +82,9 @@ class HaloExchange {
   };
   void check_arrivals() const;
   void hold_for_wan_latency() const;
+  void wait_requests(std::span<MPI_Request> requests, int step, double watchdog_seconds);
+  void release(std::size_t slot, std::vector<LocalIndex>& ready);
+  [[nodiscard]] double arrival_time(std::size_t slot) const;
   [[noreturn]] void report_hang(int step, double waited) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -80,6 +95,14 @@ class HaloExchange {
   std::vector<MPI_Request> requests_;  // slot i's receive at i, its send at slots + i
   std::int64_t remote_edge_bytes_ = 0;
   const WanDelay* delay_ = nullptr;
+
+  // Message-driven bookkeeping.
+  std::vector<LocalIndex> interior_;
+  std::vector<std::vector<LocalIndex>> dependents_;  // per slot: vertices waiting for it
+  std::vector<int> inputs_;                          // per vertex: slots it needs
+  std::vector<int> pending_;                         // this step's countdown
+  std::size_t released_ = 0;                         // slots handled this step
+  std::vector<std::pair<double, std::size_t>> held_; // completed cross-site slots and their arrival
 };
 
 }  // namespace lbbench

@@ -62,6 +62,20 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
   out.info = MachineInfo::uniform(nranks);
+#ifdef LBBENCH_SMPI
+  // The simulated machine is the preset's: no real hosts to discover (and the allgathers
+  // below are O(P^2) messages).
+  if (spec.definition) {
+    const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
+    out.info.rank_node = layout.rank_host;
+    out.info.rank_site = layout.rank_site;
+    out.info.sites = spec.definition->sites;
+    out.nodes = layout.rank_host.empty() ? 0 : layout.rank_host.back() + 1;
+    out.ranks_on_my_node = spec.definition->cores;
+    out.cores_on_my_node = static_cast<unsigned>(spec.definition->cores);
+    return out;
+  }
+#endif
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
   out.ranks_on_my_node = comm_size(node);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <numeric>
+#include <unordered_map>
 
 #include "balancers/registry.hpp"
 #include "core/clock.hpp"
@@ -152,6 +153,7 @@ class Replay {
     distribute();
     setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
+    lb_exchange_ = std::make_unique<SparseExchange>(comm_);
     work_ = make_compute_phase(s_.workload.unit_seconds, o_.recalibrate, comm_);
     rebuild_exchange();
     initial_comm_ = comm_census();
@@ -202,16 +204,37 @@ class Replay {
       weights_ready_ = true;
     }
     exchange_->post();
-    const double compute_start = now_seconds();
-    work_->run(weights_, vertex_time_);
-    const double mark = now_seconds();
-    exchange_->wait(step, o_.watchdog_seconds);
+    const double computing = s_.workload.schedule == Schedule::bulk ? run_bulk(step) : run_message_driven(step);
     const double t_end = now_seconds();
     const auto i = static_cast<std::size_t>(step);
-    compute_[i] = mark - compute_start;
-    wait_[i] = t_end - mark;
+    compute_[i] = computing;
+    wait_[i] = t_end - t0 - computing;
     wall_[i] = t_end - t0;
     ++steps_since_lb_;
+  }
+
+  // Algorithm 3: all work, then wait. Returns the time spent computing.
+  double run_bulk(int step) {
+    const double start = now_seconds();
+    work_->run(weights_, vertex_time_);
+    const double computing = now_seconds() - start;
+    exchange_->wait(step, o_.watchdog_seconds);
+    return computing;
+  }
+
+  // Interior vertices while messages fly, then each vertex once its messages are in.
+  double run_message_driven(int step) {
+    double start = now_seconds();
+    work_->run_some(exchange_->interior(), weights_, vertex_time_);
+    double computing = now_seconds() - start;
+    for (auto ready = exchange_->next_ready(step, o_.watchdog_seconds); !ready.empty();
+         ready = exchange_->next_ready(step, o_.watchdog_seconds)) {
+      start = now_seconds();
+      work_->run_some(ready, weights_, vertex_time_);
+      computing += now_seconds() - start;
+    }
+    exchange_->finish(step, o_.watchdog_seconds);
+    return computing;
   }
 
   std::vector<Load> vertex_loads() const {
@@ -283,18 +306,21 @@ class Replay {
     return c;
   }
 
-  double predicted_imbalance(const MigrationPlan& plan, const std::vector<Load>& loads, double avg) const {
-    std::vector<double> per_rank(static_cast<std::size_t>(nranks_), 0.0);
-    std::vector<Rank> target(loads.size(), Rank{me_});
+  // Imbalance the plan gives on the loads the balancer saw: each rank sends the load it
+  // gives away to its targets (a sparse exchange, nothing of size P).
+  double predicted_imbalance(const MigrationPlan& plan, const std::vector<Load>& loads, double avg) {
+    double kept = std::accumulate(loads.begin(), loads.end(), Load{}).seconds();
+    std::unordered_map<int, double> given;
     for (const auto& m : plan.moves) {
-      if (m.vertex >= 0 && static_cast<std::size_t>(m.vertex) < target.size()) target[static_cast<std::size_t>(m.vertex)] = m.to;
+      if (m.vertex < 0 || static_cast<std::size_t>(m.vertex) >= loads.size() || m.to == Rank{me_}) continue;
+      given[m.to.value()] += loads[static_cast<std::size_t>(m.vertex)].seconds();
+      kept -= loads[static_cast<std::size_t>(m.vertex)].seconds();
     }
-    for (std::size_t v = 0; v < loads.size(); ++v) {
-      const int r = target[v].value();
-      if (r >= 0 && r < nranks_) per_rank[static_cast<std::size_t>(r)] += loads[v].seconds();
-    }
-    MPI_Allreduce(MPI_IN_PLACE, per_rank.data(), nranks_, MPI_DOUBLE, MPI_SUM, comm_);
-    return imbalance(*std::max_element(per_rank.begin(), per_rank.end()), avg);
+    std::unordered_map<int, Bytes> outgoing;
+    for (const auto& [peer, load] : given) ByteWriter(outgoing[peer]).put(load);
+    double after = kept;
+    for (const auto& m : lb_exchange_->exchange(to_messages(outgoing))) after += ByteReader(m.data).get<double>();
+    return imbalance(allreduce(after, MPI_MAX, comm_), avg);
   }
 
   void verify_owner_tables(int step) {
@@ -326,6 +352,7 @@ class Replay {
   Family family_ = Family::baseline;
   std::unique_ptr<Balancer> balancer_;
   std::unique_ptr<Migrator> migrator_;
+  std::unique_ptr<SparseExchange> lb_exchange_;
   std::unique_ptr<ComputePhase> work_;
   std::optional<WanDelay> wan_delay_;
   std::unique_ptr<HaloExchange> exchange_;

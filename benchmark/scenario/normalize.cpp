@@ -95,6 +95,7 @@ std::string_view to_string(DistributionKind k) {
 }
 
 std::string_view to_string(MessageMode m) { return m == MessageMode::per_edge ? "per-edge" : "per-neighbor"; }
+std::string_view to_string(Schedule s) { return s == Schedule::bulk ? "bulk" : "message-driven"; }
 std::string_view to_string(AppModel m) { return m == AppModel::measured ? "measured" : "weights"; }
 
 std::string_view weight_model_name(const WeightModel& w) {
@@ -121,6 +122,7 @@ Json normalized(const Scenario& s) {
   w["edge_bytes"] = s.workload.edge_bytes;
   w["element_bytes"] = s.workload.element_bytes;
   w["messages"] = to_string(s.workload.messages);
+  w["schedule"] = to_string(s.workload.schedule);
   j["workload"] = w;
   j["distribution"] = distribution_json(s.distribution);
   j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};

@@ -21,6 +21,7 @@ const std::vector<std::string> kWeightModels{"uniform", "lognormal", "hotspot", 
 const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
 const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
 const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
+const std::vector<std::string> kSchedules{"bulk", "message-driven"};
 const std::vector<std::string> kModels{"measured", "weights"};
 
 std::string resolve_path(const std::string& scenario_file, const std::string& path) {
@@ -197,6 +198,7 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
   out.element_bytes = w.integer("element_bytes", out.element_bytes, 0, std::int64_t{1} << 30);
   const std::string mode = w.choice("messages", kMessageModes, std::string("per-edge"));
   out.messages = mode == "per-edge" ? MessageMode::per_edge : MessageMode::per_neighbor;
+  out.schedule = w.choice("schedule", kSchedules, std::string("bulk")) == "bulk" ? Schedule::bulk : Schedule::message_driven;
   w.finish();
   return out;
 }

@@ -69,6 +69,10 @@ struct PhasesEvolution {
 using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution>;
 
 enum class MessageMode { per_edge, per_neighbor };
+// bulk: Algorithm 3, all local work between posting and waiting. message-driven: interior
+// vertices first, then each vertex as soon as all its messages are in (as a Charm++ or
+// AMPI code overlaps communication).
+enum class Schedule { bulk, message_driven };
 
 struct WorkloadSpec {
   double unit_seconds = 1e-5;
@@ -77,6 +81,7 @@ struct WorkloadSpec {
   std::int64_t edge_bytes = 64;
   std::int64_t element_bytes = 1024;
   MessageMode messages = MessageMode::per_edge;
+  Schedule schedule = Schedule::bulk;
 };
 
 // --- distribution, balancer, machine ----------------------------------------------------------
@@ -151,6 +156,7 @@ std::string scenario_sha256(const Scenario& s);
 
 std::string_view to_string(DistributionKind k);
 std::string_view to_string(MessageMode m);
+std::string_view to_string(Schedule s);
 std::string_view to_string(AppModel m);
 std::string_view weight_model_name(const WeightModel& w);
 std::string_view evolution_name(const Evolution& e);

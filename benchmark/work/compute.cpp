@@ -33,6 +33,17 @@ class SimulatedCompute final : public ComputePhase {
     if (total > 0) smpi_execute_benched(total);
   }
 
+  void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
+                std::span<double> vertex_time) override {
+    double total = 0;
+    for (LocalIndex v : which) {
+      const double t = weights[static_cast<std::size_t>(v)] * unit_seconds_;
+      vertex_time[static_cast<std::size_t>(v)] += t;
+      total += t;
+    }
+    if (total > 0) smpi_execute_benched(total);
+  }
+
   [[nodiscard]] Json describe() const override { return Json{{"kind", "simulated"}, {"unit_seconds", unit_seconds_}}; }
 
  private:
@@ -65,6 +76,17 @@ class KernelCompute final : public ComputePhase {
       (*work_)(weights[v]);
       const double t = now_seconds();
       vertex_time[v] += t - mark;
+      mark = t;
+    }
+  }
+
+  void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
+                std::span<double> vertex_time) override {
+    double mark = now_seconds();
+    for (LocalIndex v : which) {
+      (*work_)(weights[static_cast<std::size_t>(v)]);
+      const double t = now_seconds();
+      vertex_time[static_cast<std::size_t>(v)] += t - mark;
       mark = t;
     }
   }

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "core/json_yaml.hpp"
+#include "core/types.hpp"
 
 namespace lbbench {
 
@@ -17,6 +18,9 @@ class ComputePhase {
   virtual ~ComputePhase() = default;
   // Runs every vertex's work and adds each vertex's time to vertex_time.
   virtual void run(std::span<const double> weights, std::span<double> vertex_time) = 0;
+  // The same for some vertices only (message-driven execution).
+  virtual void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
+                        std::span<double> vertex_time) = 0;
   // How work is produced, for the record's provenance.
   [[nodiscard]] virtual Json describe() const = 0;
   // A value that depends on all work done, so a compiler cannot drop it.

@@ -106,7 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values("workload.messages=per-neighbor", "workload.edge_bytes=0", "workload.element_bytes=0",
                     "distribution=cyclic", "distribution=random", "distribution={kind: strips, axis: 1}",
                     "distribution.kind=file", "model=measured", "workload.evolution={kind: drift, velocity: [0.1, 0]}",
-                    "workload.evolution={kind: amr, period: 2}", "balancer.period=1"),
+                    "workload.evolution={kind: amr, period: 2}", "balancer.period=1",
+                    "workload.schedule=message-driven", "workload={schedule: message-driven, messages: per-neighbor}",
+                    "machine=grid-2site"),
     [](const testing::TestParamInfo<std::string>& info) {
       return test::param_name(info.param.substr(0, info.param.find('='))) + "_" + std::to_string(info.index);
     });

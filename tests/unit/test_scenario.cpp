@@ -80,6 +80,7 @@ workload:
   edge_bytes: 8
   element_bytes: 8
   messages: per-neighbor
+  schedule: message-driven
 distribution: {kind: strips, axis: 1}
 balancer: {name: greedy, period: 1, params: {}}
 machine: {preset: local, sites: 2, speeds: [1, 2]}
