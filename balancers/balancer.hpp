@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -51,9 +52,23 @@ struct Move {
   Rank to{0};
 };
 
-// Which local vertices go where; vertices not listed stay.
+// What a protocol cost, over all ranks.
+struct ProtocolStats {
+  int rounds = 0;                    // message rounds (each one SparseExchange)
+  int reductions = 0;                // rounds that also reduced values (termination, sums)
+  std::int64_t messages = 0;         // point-to-point messages the protocol sent
+  std::int64_t bytes = 0;            // their payload
+  std::int64_t largest_message = 0;  // bytes
+  std::int64_t largest_list = 0;     // strategy-specific: the longest list any rank held
+
+  [[nodiscard]] Json to_json() const;
+};
+
+// Which local vertices go where; vertices not listed stay. Distributed strategies also
+// say what their protocol cost.
 struct MigrationPlan {
   std::vector<Move> moves;
+  std::optional<ProtocolStats> protocol;
 };
 
 class Balancer {

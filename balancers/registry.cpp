@@ -6,12 +6,16 @@
 #include <array>
 #include <vector>
 
+#include "balancers/diffusive/diffusion.hpp"
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/grid_metis.hpp"
 #include "balancers/global/metis.hpp"
 #include "balancers/global/random.hpp"
 #include "balancers/global/refine.hpp"
 #include "balancers/global/zoltan.hpp"
+#include "balancers/gossip/gossip.hpp"
+#include "balancers/prefix/prefix.hpp"
+#include "balancers/tree/tree.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -57,6 +61,18 @@ constexpr std::array kTable{
     BalancerInfo{"grid-metis", Family::global,
                  "Koenig & Kale two-phase: METIS into sites by messages, then each site onto its ranks by load",
                  &with_params<GridMetisBalancer, GridMetisParams>},
+    BalancerInfo{"diffusion", Family::diffusive,
+                 "Cybenko first-order diffusion on the rank graph; flows carried by the most attached boundary vertices",
+                 &with_params<DiffusionBalancer, DiffusionParams>},
+    BalancerInfo{"tree", Family::tree,
+                 "Langer & Kale: spanning tree of ranks, subtree targets, supplier/receiver matching with random lists",
+                 &with_params<TreeBalancer, TreeParams>},
+    BalancerInfo{"gossip", Family::gossip,
+                 "GrapevineLB: gossip the underloaded ranks, then probabilistic offers with negative acknowledgements",
+                 &with_params<GossipBalancer, GossipParams>},
+    BalancerInfo{"prefix", Family::prefix,
+                 "parallel prefix over (rank, local index): perfect balance, heavy migration; optional minimum subtraction",
+                 &with_params<PrefixBalancer, PrefixParams>},
     BalancerInfo{"random", Family::global, "diagnostic: every vertex to a random rank (balances load, ignores locality)",
                  &with_params<RandomBalancer, RandomParams>},
 };

@@ -48,6 +48,7 @@ enum class Stream : std::uint64_t {
   payload,
   test_plan,
   balancer_random,
+  protocol_random,
 };
 
 constexpr std::uint64_t tag(Stream s) { return static_cast<std::uint64_t>(s); }

@@ -52,6 +52,7 @@ struct LbEvent {
   double migration_s = 0;  // slowest rank
   CommCensus before;
   CommCensus after;
+  std::optional<ProtocolStats> protocol;  // distributed strategies only
 };
 
 // Everything the record and the summary report, reduced over ranks (complete on rank 0).
@@ -290,6 +291,7 @@ class Replay {
     event.migrated_bytes = allreduce(stats.bytes_sent, MPI_SUM, comm_);
     event.decision_s = allreduce(decision, MPI_MAX, comm_);
     event.migration_s = allreduce(migration, MPI_MAX, comm_);
+    event.protocol = plan.protocol;
     events_.push_back(event);
   }
 
@@ -404,7 +406,7 @@ Json Replay::make_record(const Totals& t) const {
     before.push_back(t.imbalance[i]);
     after.push_back(t.imbalance[i + 1]);
     predicted.push_back(e.imbalance_predicted_after);
-    lb.push_back(Json{{"step", e.step},
+    Json& call = lb.emplace_back(Json{{"step", e.step},
                       {"imbalance_before", t.imbalance[i]},
                       {"imbalance_after", t.imbalance[i + 1]},
                       {"model_imbalance_before", e.imbalance_model_before},
@@ -415,6 +417,7 @@ Json Replay::make_record(const Totals& t) const {
                       {"migration_s", e.migration_s},
                       {"before", to_json(e.before)},
                       {"after", to_json(e.after)}});
+    if (e.protocol) call["protocol"] = e.protocol->to_json();
   }
   Json r;
   r["schema"] = kRunSchema;

@@ -1,0 +1,149 @@
+// First-order diffusion (see diffusion.hpp).
+#include "balancers/diffusive/diffusion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace lbbench {
+
+DiffusionParams DiffusionParams::parse(ConfigNode& node) {
+  DiffusionParams p;
+  p.gamma = node.number("gamma", p.gamma, 1e-6, 1.0);
+  p.iterations = static_cast<int>(node.integer("iterations", p.iterations, 1, 100000));
+  p.threshold = node.number("threshold", p.threshold, 0.0, 100.0);
+  node.finish();
+  return p;
+}
+
+namespace {
+
+class DiffusionProtocol final : public RankProtocol {
+ public:
+  DiffusionProtocol(RankWork work, DiffusionParams params)
+      : w_(std::move(work)), p_(params), load_(static_cast<double>(w_.load())) {
+    flow_.assign(w_.peers.size(), 0.0);
+    peer_degree_.assign(w_.peers.size(), 0);
+    owners_.assign(w_.units(), Rank{w_.rank});
+  }
+
+  Outbox step(const Inbox& inbox) override {
+    if (done_) return {};
+    Outbox out;
+    if (first_) {
+      first_ = false;
+      out.sum = {w_.load()};
+      out.max = {w_.load()};
+      send_load(out, true);
+      return out;
+    }
+    if (!inbox.sum.empty()) average_ = static_cast<double>(inbox.sum[0]) / w_.nranks;
+    const std::vector<double> peer_load = read_peer_loads(inbox);
+    const double max_load = static_cast<double>(inbox.max.at(0));
+    if (iteration_ == p_.iterations || average_ <= 0 || max_load / average_ - 1.0 <= p_.threshold) {
+      select_vertices();
+      done_ = true;
+      return out;
+    }
+    diffuse(peer_load);
+    ++iteration_;
+    out.max = {std::llround(load_)};
+    send_load(out, false);
+    return out;
+  }
+
+  [[nodiscard]] bool finished() const override { return done_; }
+  [[nodiscard]] std::vector<Rank> owners() const override { return owners_; }
+  [[nodiscard]] std::int64_t largest_list() const override { return static_cast<std::int64_t>(w_.peers.size()); }
+
+ private:
+  void send_load(Outbox& out, bool with_degree) const {
+    for (const int peer : w_.peers) {
+      Message m{peer, {}};
+      ByteWriter writer(m.data);
+      writer.put(load_);
+      if (with_degree) writer.put(static_cast<std::int32_t>(w_.peers.size()));
+      out.messages.push_back(std::move(m));
+    }
+  }
+
+  // Messages arrive sorted by sender, and peers are sorted: one message per peer.
+  std::vector<double> read_peer_loads(const Inbox& inbox) {
+    std::vector<double> loads(w_.peers.size(), 0.0);
+    std::size_t k = 0;
+    for (const auto& m : inbox.messages) {
+      while (k < w_.peers.size() && w_.peers[k] != m.peer) ++k;
+      if (k == w_.peers.size()) throw std::logic_error("diffusion: a message from a rank that is not a neighbor");
+      ByteReader reader(m.data);
+      loads[k] = reader.get<double>();
+      if (!reader.done()) peer_degree_[k] = reader.get<std::int32_t>();
+    }
+    return loads;
+  }
+
+  void diffuse(const std::vector<double>& peer_load) {
+    const double mine = load_;
+    const auto my_degree = static_cast<std::int32_t>(w_.peers.size());
+    for (std::size_t k = 0; k < w_.peers.size(); ++k) {
+      const double alpha = p_.gamma / (1.0 + std::max(my_degree, peer_degree_[k]));
+      const double f = alpha * (mine - peer_load[k]);
+      flow_[k] += f;
+      load_ -= f;
+    }
+  }
+
+  // Carries each positive flow with boundary vertices, the most attached to the
+  // receiver first; a vertex goes if at least half of it fits in what is left to send.
+  void select_vertices() {
+    std::vector<std::size_t> order(w_.peers.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return flow_[a] > flow_[b]; });
+    std::vector<bool> taken(w_.units(), false);
+    for (const std::size_t k : order) {
+      if (flow_[k] <= 0) break;
+      const int peer = w_.peers[k];
+      struct Candidate {
+        double attachment;
+        std::size_t unit;
+      };
+      std::vector<Candidate> candidates;
+      for (std::size_t u = 0; u < w_.units(); ++u) {
+        if (taken[u]) continue;
+        for (auto e = w_.nbr_xadj[u]; e < w_.nbr_xadj[u + 1]; ++e) {
+          if (w_.nbr_rank[static_cast<std::size_t>(e)] != peer) continue;
+          candidates.push_back({static_cast<double>(w_.nbr_edges[static_cast<std::size_t>(e)]) / w_.degree[u], u});
+        }
+      }
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const Candidate& a, const Candidate& b) { return a.attachment > b.attachment; });
+      double left = flow_[k];
+      for (const auto& c : candidates) {
+        if (left <= 0) break;
+        const auto q = static_cast<double>(w_.quanta[c.unit]);
+        if (q / 2 > left) continue;
+        taken[c.unit] = true;
+        owners_[c.unit] = Rank{peer};
+        left -= q;
+      }
+    }
+  }
+
+  RankWork w_;
+  DiffusionParams p_;
+  double load_;  // virtual load, in quanta
+  double average_ = 0;
+  std::vector<double> flow_;  // accumulated flow to each peer
+  std::vector<std::int32_t> peer_degree_;
+  std::vector<Rank> owners_;
+  int iteration_ = 0;
+  bool first_ = true;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RankProtocol> DiffusionBalancer::make_protocol(RankWork work, const ProtocolContext&) const {
+  return std::make_unique<DiffusionProtocol>(std::move(work), params_);
+}
+
+}  // namespace lbbench

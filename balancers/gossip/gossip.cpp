@@ -1,0 +1,279 @@
+// GrapevineLB (see gossip.hpp). Stages of one rank, round by round:
+//   check    -> the average (first time) and the maximum decide whether a phase runs;
+//   gossip   -> `rounds` rounds of spreading the underloaded ranks' loads;
+//   transfer -> offers and acknowledgements until, over all ranks, nothing is pending;
+// then check again. Every random draw is a hash of (seed, LB call, phase, round, rank),
+// so the serial reference draws the same.
+#include "balancers/gossip/gossip.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/hash.hpp"
+
+namespace lbbench {
+
+GossipParams GossipParams::parse(ConfigNode& node) {
+  GossipParams p;
+  p.fanout = static_cast<int>(node.integer("fanout", p.fanout, 1, 1024));
+  p.rounds = static_cast<int>(node.integer("rounds", p.rounds, 0, 1000));
+  p.target_ratio = node.number("target_ratio", p.target_ratio, 1.0, 100.0);
+  p.max_phases = static_cast<int>(node.integer("max_phases", p.max_phases, 1, 1000));
+  node.finish();
+  return p;
+}
+
+namespace {
+
+enum class Record : std::uint8_t { knowledge = 1, offer, reply };
+enum class Unit : std::uint8_t { home, offered, moved };
+
+// After this many rounds of a phase no new offers are made (pending ones are still
+// answered); far above what convergence takes, it only bounds a phase whose offers keep
+// being refused.
+constexpr int kMaxTransferRounds = 256;
+
+class GossipProtocol final : public RankProtocol {
+ public:
+  GossipProtocol(RankWork work, GossipParams params, ProtocolContext ctx)
+      : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {
+    status_.assign(w_.units(), Unit::home);
+    owners_.assign(w_.units(), Rank{w_.rank});
+    gossip_rounds_ = p_.rounds > 0 ? p_.rounds
+                                   : std::max(1, static_cast<int>(std::ceil(std::log(std::max(2, w_.nranks)) /
+                                                                            std::log(std::max(2, p_.fanout)) - 1e-9)));
+  }
+
+  Outbox step(const Inbox& inbox) override {
+    Outbox out;
+    switch (stage_) {
+      case Stage::start:
+        out.sum = {load_};
+        out.max = {load_};
+        stage_ = Stage::check;
+        break;
+      case Stage::check: check(inbox, out); break;
+      case Stage::gossip: gossip(inbox, out); break;
+      case Stage::transfer: transfer(inbox, out); break;
+      case Stage::done: break;
+    }
+    return out;
+  }
+
+  [[nodiscard]] bool finished() const override { return stage_ == Stage::done; }
+  [[nodiscard]] std::vector<Rank> owners() const override { return owners_; }
+  [[nodiscard]] std::int64_t largest_list() const override { return largest_list_; }
+
+ private:
+  enum class Stage { start, check, gossip, transfer, done };
+
+  [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const {
+    return hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
+                    static_cast<std::uint64_t>(phase_), static_cast<std::uint64_t>(round_), what,
+                    static_cast<std::uint64_t>(w_.rank), k});
+  }
+
+  void check(const Inbox& inbox, Outbox& out) {
+    if (phase_ == 0) {
+      average_ = static_cast<double>(inbox.sum.at(0)) / w_.nranks;
+      limit_ = p_.target_ratio * average_;
+    }
+    const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
+    if (average_ <= 0 || static_cast<double>(inbox.max.at(0)) <= limit_ || phase_ == p_.max_phases || !moved_last_phase) {
+      stage_ = Stage::done;
+      return;
+    }
+    known_.clear();
+    if (static_cast<double>(load_) < average_) known_[w_.rank] = load_;
+    round_ = 0;
+    stage_ = Stage::gossip;
+    Letters letters;
+    spread(letters);
+    letters.post(out);
+  }
+
+  // Sends everything known to `fanout` distinct random ranks.
+  void spread(Letters& letters) const {
+    if (known_.empty()) return;
+    std::set<int> targets;
+    const int others = w_.nranks - 1;
+    for (std::uint64_t attempt = 0; static_cast<int>(targets.size()) < std::min(p_.fanout, others); ++attempt) {
+      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_.nranks));
+      if (r != w_.rank) targets.insert(r);
+    }
+    for (const int t : targets) {
+      auto w = letters.to(t);
+      w.put(Record::knowledge);
+      w.put(static_cast<std::int64_t>(known_.size()));
+      for (const auto& [rank, load] : known_) {
+        w.put(static_cast<std::int64_t>(rank));
+        w.put(load);
+      }
+    }
+  }
+
+  void gossip(const Inbox& inbox, Outbox& out) {
+    for (const auto& m : inbox.messages) {
+      ByteReader r(m.data);
+      while (!r.done()) {
+        if (r.get<Record>() != Record::knowledge) throw std::logic_error("gossip: unexpected record while gossiping");
+        const auto n = r.get<std::int64_t>();
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto rank = static_cast<int>(r.get<std::int64_t>());
+          const auto load = r.get<std::int64_t>();
+          known_.emplace(rank, load);
+        }
+      }
+    }
+    largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(known_.size()));
+    ++round_;
+    if (round_ < gossip_rounds_) {
+      Letters letters;
+      spread(letters);
+      letters.post(out);
+      return;
+    }
+    stage_ = Stage::transfer;
+    round_ = 0;
+    moved_this_phase_ = 0;
+    offer_and_count(Inbox{}, out);
+  }
+
+  void transfer(const Inbox& inbox, Outbox& out) {
+    ++round_;
+    if (inbox.sum.at(0) == 0) {  // nothing was pending anywhere, so nothing is in flight
+      if (!inbox.messages.empty()) throw std::logic_error("gossip: a message after the offers ended");
+      out.sum = {moved_this_phase_};
+      out.max = {load_};
+      ++phase_;
+      stage_ = Stage::check;
+      return;
+    }
+    offer_and_count(inbox, out);
+  }
+
+  // Answers offers, reads answers, makes new offers (until the round cap), and reports
+  // whether any of its offers is still unanswered.
+  void offer_and_count(const Inbox& inbox, Outbox& out) {
+    Letters letters;
+    for (const auto& m : inbox.messages) read_transfer(m, letters);
+    if (round_ <= kMaxTransferRounds) make_offers(letters);
+    letters.post(out);
+    const bool pending = std::any_of(status_.begin(), status_.end(), [](Unit s) { return s == Unit::offered; });
+    out.sum = {pending ? 1 : 0};
+  }
+
+  void read_transfer(const Message& m, Letters& letters) {
+    ByteReader r(m.data);
+    while (!r.done()) {
+      const auto kind = r.get<Record>();
+      const auto unit = r.get<std::int64_t>();
+      if (kind == Record::offer) {
+        const auto quanta = r.get<std::int64_t>();
+        const bool accept = static_cast<double>(load_ + quanta) <= limit_;
+        if (accept) load_ += quanta;
+        auto w = letters.to(m.peer);
+        w.put(Record::reply);
+        w.put(unit);
+        w.put(static_cast<std::uint8_t>(accept));
+        w.put(load_);
+      } else if (kind == Record::reply) {
+        const bool accepted = r.get<std::uint8_t>() != 0;
+        const auto their_load = r.get<std::int64_t>();
+        const auto u = static_cast<std::size_t>(unit);
+        committed_ -= w_.quanta[u];
+        if (accepted) {
+          status_[u] = Unit::moved;
+          owners_[u] = Rank{m.peer};
+          load_ -= w_.quanta[u];
+          ++moved_this_phase_;
+        } else {
+          status_[u] = Unit::home;
+        }
+        known_[m.peer] = their_load;
+      } else {
+        throw std::logic_error("gossip: unexpected record while transferring");
+      }
+    }
+  }
+
+  // The unit to offer when `over` quanta above the average: the heaviest that keeps the
+  // rank at or above the average, else the lightest if it brings it closer.
+  [[nodiscard]] std::optional<std::size_t> pick_unit(double over) const {
+    std::optional<std::size_t> heaviest_fit;
+    std::optional<std::size_t> lightest;
+    for (std::size_t u = 0; u < w_.units(); ++u) {
+      if (status_[u] != Unit::home || w_.quanta[u] == 0) continue;
+      const auto q = static_cast<double>(w_.quanta[u]);
+      if (q <= over && (!heaviest_fit || w_.quanta[u] > w_.quanta[*heaviest_fit])) heaviest_fit = u;
+      if (!lightest || w_.quanta[u] < w_.quanta[*lightest]) lightest = u;
+    }
+    if (heaviest_fit) return heaviest_fit;
+    if (lightest && static_cast<double>(w_.quanta[*lightest]) < 2 * over) return lightest;
+    return std::nullopt;
+  }
+
+  // A target drawn with probability proportional to how far below the average it is,
+  // among the known ranks that can take the unit without passing the limit.
+  [[nodiscard]] std::optional<int> pick_target(std::int64_t quanta, std::uint64_t k) const {
+    std::vector<std::pair<int, double>> cdf;
+    double total = 0;
+    for (const auto& [rank, load] : known_) {
+      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_) continue;
+      total += average_ - static_cast<double>(load);
+      cdf.emplace_back(rank, total);
+    }
+    if (cdf.empty()) return std::nullopt;
+    const double x = to_unit(draw(2, k)) * total;
+    for (const auto& [rank, upto] : cdf) {
+      if (x < upto) return rank;
+    }
+    return cdf.back().first;
+  }
+
+  void make_offers(Letters& letters) {
+    std::uint64_t k = 0;
+    while (static_cast<double>(load_ - committed_) > limit_) {
+      const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
+      if (!unit) return;
+      const std::int64_t q = w_.quanta[*unit];
+      const auto target = pick_target(q, k++);
+      if (!target) return;
+      status_[*unit] = Unit::offered;
+      committed_ += q;
+      known_[*target] += q;  // what it will carry if it accepts
+      auto w = letters.to(*target);
+      w.put(Record::offer);
+      w.put(static_cast<std::int64_t>(*unit));
+      w.put(q);
+    }
+  }
+
+  RankWork w_;
+  GossipParams p_;
+  ProtocolContext ctx_;
+  std::int64_t load_;          // current load, with accepted units in and acknowledged units out
+  std::int64_t committed_ = 0;  // offered and not yet answered
+  double average_ = 0;
+  double limit_ = 0;
+  int gossip_rounds_ = 1;
+  Stage stage_ = Stage::start;
+  int phase_ = 0;
+  int round_ = 0;
+  std::int64_t moved_this_phase_ = 0;
+  std::map<int, std::int64_t> known_;  // underloaded rank -> load, as far as this rank knows
+  std::vector<Unit> status_;
+  std::vector<Rank> owners_;
+  std::int64_t largest_list_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RankProtocol> GossipBalancer::make_protocol(RankWork work, const ProtocolContext& ctx) const {
+  return std::make_unique<GossipProtocol>(std::move(work), params_, ctx);
+}
+
+}  // namespace lbbench

@@ -1,0 +1,44 @@
+// GrapevineLB (Menon & Kale, SC13), the scheme of Charm++'s DistributedLB.
+//
+// In each phase, underloaded ranks (below the average) spread their loads by gossip:
+// for `rounds` rounds (default ceil(log_fanout P)) every rank that knows something sends
+// all it knows to `fanout` ranks drawn at random. Then ranks above target_ratio x average
+// offer units to the underloaded ranks they heard of, each target drawn from a
+// cumulative distribution weighted by how far it is below the average. A target accepts
+// an offer that keeps it at or below target_ratio x average and refuses the rest (a
+// negative acknowledgement that carries its real load, so the sender stops guessing
+// wrong). Offers repeat until no overloaded rank has anything left to offer; phases
+// repeat, up to `max_phases`, while max/avg stays above target_ratio and units moved.
+//
+// Which unit to offer is ours: the heaviest that keeps the sender at or above the
+// average, else the lightest if it brings the sender closer to the average.
+#pragma once
+
+#include "balancers/protocol.hpp"
+#include "core/config.hpp"
+
+namespace lbbench {
+
+struct GossipParams {
+  int fanout = 2;
+  int rounds = 0;  // 0: ceil(log_fanout(P))
+  double target_ratio = 1.05;
+  int max_phases = 10;
+
+  static GossipParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const {
+    return Json{{"fanout", fanout}, {"rounds", rounds}, {"target_ratio", target_ratio}, {"max_phases", max_phases}};
+  }
+};
+
+class GossipBalancer final : public DistributedBalancer {
+ public:
+  explicit GossipBalancer(GossipParams params) : params_(params) {}
+  [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
+  [[nodiscard]] Json params() const override { return params_.to_json(); }
+
+ private:
+  GossipParams params_;
+};
+
+}  // namespace lbbench

@@ -1,0 +1,31 @@
+// Parallel prefix: order the work units globally by (rank, local index), scan the loads,
+// and give each unit to the rank whose equal share of the total contains the unit's
+// middle. It balances to within one unit and migrates a lot, which is why it is the
+// comparison point for the tree balancer (Langer & Kale). The option from their poster
+// first subtracts the global minimum rank load: every rank keeps that much of its own
+// work, and only the rest is laid out by the scan.
+#pragma once
+
+#include "balancers/protocol.hpp"
+#include "core/config.hpp"
+
+namespace lbbench {
+
+struct PrefixParams {
+  bool subtract_min = false;
+
+  static PrefixParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const { return Json{{"subtract_min", subtract_min}}; }
+};
+
+class PrefixBalancer final : public DistributedBalancer {
+ public:
+  explicit PrefixBalancer(PrefixParams params) : params_(params) {}
+  [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
+  [[nodiscard]] Json params() const override { return params_.to_json(); }
+
+ private:
+  PrefixParams params_;
+};
+
+}  // namespace lbbench

@@ -1,0 +1,277 @@
+// The two protocol drivers and the distributed balancer base (see protocol.hpp).
+#include "balancers/protocol.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace lbbench {
+
+Json ProtocolStats::to_json() const {
+  return Json{{"rounds", rounds},   {"reductions", reductions},           {"messages", messages},
+              {"bytes", bytes},     {"largest_message", largest_message}, {"largest_list", largest_list}};
+}
+
+Quantum Quantum::from_extremes(double min_positive, double max_load) {
+  constexpr double kMaxQuantaPerUnit = 1073741824.0;  // 2^30
+  Quantum q;
+  if (max_load <= 0) return q;  // nothing weighs anything: every unit is zero quanta
+  q.seconds = std::max(std::isfinite(min_positive) ? min_positive : max_load, max_load / kMaxQuantaPerUnit);
+  return q;
+}
+
+std::int64_t Quantum::of(Load load) const {
+  return load.seconds() <= 0 ? 0 : std::max<std::int64_t>(1, std::llround(load.seconds() / seconds));
+}
+
+std::int64_t RankWork::load() const { return std::accumulate(quanta.begin(), quanta.end(), std::int64_t{0}); }
+
+namespace {
+
+// Protocols send at most one message per peer and round: arrival order within a sender
+// is not something the two drivers could agree on.
+void check_one_per_peer(const std::vector<Message>& messages, int nranks) {
+  std::vector<int> peers;
+  peers.reserve(messages.size());
+  for (const auto& m : messages) {
+    if (m.peer < 0 || m.peer >= nranks) throw std::logic_error(fmt::format("protocol message to rank {} of {}", m.peer, nranks));
+    peers.push_back(m.peer);
+  }
+  std::sort(peers.begin(), peers.end());
+  if (std::adjacent_find(peers.begin(), peers.end()) != peers.end()) {
+    throw std::logic_error("a protocol sent two messages to the same peer in one round");
+  }
+}
+
+void count_sent(const std::vector<Message>& messages, ProtocolStats& stats) {
+  for (const auto& m : messages) {
+    ++stats.messages;
+    const auto size = static_cast<std::int64_t>(m.data.size());
+    stats.bytes += size;
+    stats.largest_message = std::max(stats.largest_message, size);
+  }
+}
+
+// A round is quiet when nobody sends or reduces; a rank may still change state in one
+// (on input it got before), never in two in a row.
+[[noreturn]] void stalled(int rounds) {
+  throw AgreedRunError(
+      fmt::format("a balancer protocol stalled after {} rounds: ranks are waiting and no message is in flight", rounds));
+}
+
+}  // namespace
+
+ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange) {
+  MPI_Comm comm = exchange.comm();
+  const int nranks = comm_size(comm);
+  ProtocolStats local;
+  Inbox inbox;
+  int quiet_rounds = 0;
+  while (true) {
+    Outbox out = protocol.step(inbox);
+    check_one_per_peer(out.messages, nranks);
+    count_sent(out.messages, local);
+    inbox.messages = exchange.exchange(out.messages);
+    ++local.rounds;
+
+    // One MAX carries the control values: any rank unfinished, anything sent, and the
+    // request sizes (as +n and -n, so every rank sees whether all asked for the same).
+    const auto nsum = static_cast<std::int64_t>(out.sum.size());
+    const auto nmax = static_cast<std::int64_t>(out.max.size());
+    std::int64_t control[6] = {protocol.finished() ? 0 : 1, out.messages.empty() ? 0 : 1, nsum, -nsum, nmax, -nmax};
+    MPI_Allreduce(MPI_IN_PLACE, control, 6, MPI_INT64_T, MPI_MAX, comm);
+    if (control[2] != -control[3] || control[4] != -control[5]) {
+      throw AgreedRunError("a balancer protocol asked for different reductions on different ranks");
+    }
+    inbox.sum = std::move(out.sum);
+    inbox.max = std::move(out.max);
+    if (nsum > 0) MPI_Allreduce(MPI_IN_PLACE, inbox.sum.data(), static_cast<int>(nsum), MPI_INT64_T, MPI_SUM, comm);
+    if (nmax > 0) MPI_Allreduce(MPI_IN_PLACE, inbox.max.data(), static_cast<int>(nmax), MPI_INT64_T, MPI_MAX, comm);
+    if (nsum > 0 || nmax > 0) ++local.reductions;
+
+    if (control[0] == 0 && control[1] == 0) break;
+    quiet_rounds = control[1] == 0 && nsum == 0 && nmax == 0 ? quiet_rounds + 1 : 0;
+    if (quiet_rounds > 1) stalled(local.rounds);
+  }
+  ProtocolStats total = local;
+  total.messages = allreduce(local.messages, MPI_SUM, comm);
+  total.bytes = allreduce(local.bytes, MPI_SUM, comm);
+  total.largest_message = allreduce(local.largest_message, MPI_MAX, comm);
+  total.largest_list = allreduce(protocol.largest_list(), MPI_MAX, comm);
+  return total;
+}
+
+ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks) {
+  const int nranks = static_cast<int>(ranks.size());
+  ProtocolStats stats;
+  std::vector<Inbox> inbox(ranks.size());
+  int quiet_rounds = 0;
+  while (true) {
+    std::vector<Inbox> next(ranks.size());
+    bool sent = false;
+    std::size_t nsum = 0;
+    std::size_t nmax = 0;
+    std::vector<std::int64_t> sum;
+    std::vector<std::int64_t> max;
+    for (int r = 0; r < nranks; ++r) {
+      Outbox out = ranks[static_cast<std::size_t>(r)]->step(inbox[static_cast<std::size_t>(r)]);
+      check_one_per_peer(out.messages, nranks);
+      count_sent(out.messages, stats);
+      sent = sent || !out.messages.empty();
+      for (auto& m : out.messages) next[static_cast<std::size_t>(m.peer)].messages.push_back({r, std::move(m.data)});
+      if (r == 0) {
+        nsum = out.sum.size();
+        nmax = out.max.size();
+        sum.assign(nsum, 0);
+        max.assign(nmax, INT64_MIN);
+      }
+      if (out.sum.size() != nsum || out.max.size() != nmax) {
+        throw std::logic_error("a balancer protocol asked for different reductions on different ranks");
+      }
+      for (std::size_t i = 0; i < nsum; ++i) sum[i] += out.sum[i];
+      for (std::size_t i = 0; i < nmax; ++i) max[i] = std::max(max[i], out.max[i]);
+    }
+    ++stats.rounds;
+    if (nsum > 0 || nmax > 0) ++stats.reductions;
+    for (auto& in : next) {
+      in.sum = sum;
+      in.max = max;
+    }
+    inbox = std::move(next);
+    const bool unfinished = std::any_of(ranks.begin(), ranks.end(), [](const auto& p) { return !p->finished(); });
+    if (!unfinished && !sent) break;
+    quiet_rounds = !sent && nsum == 0 && nmax == 0 ? quiet_rounds + 1 : 0;
+    if (quiet_rounds > 1) stalled(stats.rounds);
+  }
+  for (const auto& p : ranks) stats.largest_list = std::max(stats.largest_list, p->largest_list());
+  return stats;
+}
+
+namespace {
+
+RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_locality) {
+  const LocalGraph& g = view.graph;
+  RankWork w;
+  w.rank = view.rank.value();
+  w.nranks = view.nranks;
+  w.quanta.reserve(view.vertex_load.size());
+  for (const Load l : view.vertex_load) w.quanta.push_back(quantum.of(l));
+  if (!with_locality) return w;
+  std::vector<int> peers;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    std::map<int, std::int32_t> per_peer;  // sorted, so CSR rows are in peer order
+    for (const Rank owner : g.neighbor_owners(v)) {
+      if (owner != view.rank) ++per_peer[owner.value()];
+    }
+    for (const auto& [peer, edges] : per_peer) {
+      w.nbr_rank.push_back(peer);
+      w.nbr_edges.push_back(edges);
+      peers.push_back(peer);
+    }
+    w.nbr_xadj.push_back(static_cast<std::int64_t>(w.nbr_rank.size()));
+    w.degree.push_back(static_cast<std::int32_t>(g.degree(v)));
+  }
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  w.peers = std::move(peers);
+  return w;
+}
+
+}  // namespace
+
+std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality) {
+  double min_positive = HUGE_VAL;
+  double max_load = 0;
+  for (const Load l : problem.load) {
+    if (l.seconds() > 0) min_positive = std::min(min_positive, l.seconds());
+    max_load = std::max(max_load, l.seconds());
+  }
+  const Quantum quantum = Quantum::from_extremes(min_positive, max_load);
+  if (with_locality && !problem.has_graph()) throw std::logic_error("this strategy's reference needs the graph");
+
+  std::vector<RankWork> work(static_cast<std::size_t>(problem.nranks));
+  std::vector<std::vector<int>> peers(work.size());
+  for (int r = 0; r < problem.nranks; ++r) {
+    work[static_cast<std::size_t>(r)].rank = r;
+    work[static_cast<std::size_t>(r)].nranks = problem.nranks;
+  }
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const int r = problem.owner[i].value();
+    RankWork& w = work[static_cast<std::size_t>(r)];
+    w.quanta.push_back(quantum.of(problem.load[i]));
+    if (!with_locality) continue;
+    std::map<int, std::int32_t> per_peer;
+    for (auto e = problem.xadj[i]; e < problem.xadj[i + 1]; ++e) {
+      const int owner = problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])].value();
+      if (owner != r) ++per_peer[owner];
+    }
+    for (const auto& [peer, edges] : per_peer) {
+      w.nbr_rank.push_back(peer);
+      w.nbr_edges.push_back(edges);
+      peers[static_cast<std::size_t>(r)].push_back(peer);
+    }
+    w.nbr_xadj.push_back(static_cast<std::int64_t>(w.nbr_rank.size()));
+    w.degree.push_back(static_cast<std::int32_t>(problem.xadj[i + 1] - problem.xadj[i]));
+  }
+  for (std::size_t r = 0; r < work.size(); ++r) {
+    auto& p = peers[r];
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    work[r].peers = std::move(p);
+  }
+  return work;
+}
+
+MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
+  // One exchange per communicator for the balancer's lifetime: new communicators are
+  // expensive under SMPI.
+  if (!exchange_ || exchange_parent_ != comm) {
+    exchange_ = std::make_unique<SparseExchange>(comm);
+    exchange_parent_ = comm;
+  }
+  double min_positive = HUGE_VAL;
+  double max_load = 0;
+  for (const Load l : view.vertex_load) {
+    if (l.seconds() > 0) min_positive = std::min(min_positive, l.seconds());
+    max_load = std::max(max_load, l.seconds());
+  }
+  double extremes[2] = {-min_positive, max_load};
+  MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
+  const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1]);
+
+  const ProtocolContext ctx{.seed = view.seed, .invocation = view.invocation};
+  auto protocol = make_protocol(work_from_view(view, quantum, needs_locality()), ctx);
+  MigrationPlan out;
+  out.protocol = run_protocol_mpi(*protocol, *exchange_);
+  const std::vector<Rank> owners = protocol->owners();
+  for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
+    if (owners[static_cast<std::size_t>(v)] != view.rank) out.moves.push_back({v, owners[static_cast<std::size_t>(v)]});
+  }
+  return out;
+}
+
+Assignment DistributedBalancer::reference(const GlobalProblem& problem, const ProtocolContext& ctx,
+                                          ProtocolStats* stats) const {
+  std::vector<std::unique_ptr<RankProtocol>> ranks;
+  for (auto& w : split_by_rank(problem, needs_locality())) ranks.push_back(make_protocol(std::move(w), ctx));
+  const ProtocolStats s = run_protocol_serial(ranks);
+  if (stats) *stats = s;
+  Assignment out;
+  out.reserve(problem.size());
+  std::vector<std::vector<Rank>> owners;
+  for (const auto& p : ranks) owners.push_back(p->owners());
+  std::vector<std::size_t> next(ranks.size(), 0);
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const auto r = static_cast<std::size_t>(problem.owner[i].value());
+    out.push_back(owners[r][next[r]++]);
+  }
+  return out;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,126 @@
+// Distributed strategies as round-synchronous per-rank protocols.
+//
+// A RankProtocol is one rank's side of a distributed balancer: each round it reads the
+// messages that arrived (sorted by sender) and the results of the small reductions it
+// asked for, and says what to send next. Two drivers run the same protocol objects:
+//   - run_protocol_mpi: one object per rank, messages through a SparseExchange, so the
+//     protocol's rounds, messages and bytes are real MPI traffic (Open MPI or SMPI);
+//   - run_protocol_serial: every rank's object in one process, messages delivered in
+//     memory. This is the serial reference: the MPI run must give the same owners, and the
+//     cost model runs it to predict a strategy without running it.
+// Everything a protocol decides on is exact (integer load quanta, doubles that only
+// travel in messages), so the two drivers agree to the bit.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "balancers/balancer.hpp"
+#include "balancers/centralized.hpp"
+#include "core/bytes.hpp"
+#include "core/mpi.hpp"
+
+namespace lbbench {
+
+// Loads travel as integer multiples of a quantum, so sums and comparisons are exact and
+// the same in any order. The quantum is the smallest positive vertex load (so equal
+// loads count as one unit each), raised where needed so no load exceeds 2^30 quanta.
+struct Quantum {
+  double seconds = 1.0;
+
+  static Quantum from_extremes(double min_positive, double max_load);
+  [[nodiscard]] std::int64_t of(Load load) const;
+};
+
+// One rank's input to a protocol, built from a live LoadView or, for the serial
+// reference, from a GlobalProblem.
+struct RankWork {
+  int rank = 0;
+  int nranks = 1;
+  std::vector<std::int64_t> quanta;  // per local unit (vertex), in local index order
+  // Remote neighbors of each unit as CSR over (peer rank, edges to that peer); only for
+  // strategies that need locality (diffusion).
+  std::vector<std::int64_t> nbr_xadj{0};
+  std::vector<int> nbr_rank;
+  std::vector<std::int32_t> nbr_edges;
+  std::vector<std::int32_t> degree;  // all edges of each unit, local and remote
+  std::vector<int> peers;            // ranks sharing an edge with this one, sorted
+
+  [[nodiscard]] std::int64_t load() const;
+  [[nodiscard]] std::size_t units() const { return quanta.size(); }
+};
+
+// What each round may ask the driver to reduce over all ranks (every rank asks for the
+// same number of values in the same round).
+struct Outbox {
+  std::vector<Message> messages;
+  std::vector<std::int64_t> sum;
+  std::vector<std::int64_t> max;
+};
+
+struct Inbox {
+  std::vector<Message> messages;  // sorted by sender
+  std::vector<std::int64_t> sum;  // results of the previous round's requests
+  std::vector<std::int64_t> max;
+};
+
+class RankProtocol {
+ public:
+  virtual ~RankProtocol() = default;
+  // One round; the first call gets an empty inbox.
+  virtual Outbox step(const Inbox& inbox) = 0;
+  // Nothing left to do here. The run ends when every rank is finished and no message is
+  // in flight; a round where nobody sends, reduces or finishes is a stall (an error).
+  [[nodiscard]] virtual bool finished() const = 0;
+  // The destination of each local unit (its own rank when it stays).
+  [[nodiscard]] virtual std::vector<Rank> owners() const = 0;
+  [[nodiscard]] virtual std::int64_t largest_list() const { return 0; }
+};
+
+// Bundles everything a rank says to each peer in one round into one message per peer.
+class Letters {
+ public:
+  ByteWriter to(int peer) { return ByteWriter(by_peer_[peer]); }
+  void post(Outbox& out) {
+    for (auto& [peer, bytes] : by_peer_) out.messages.push_back({peer, std::move(bytes)});
+    by_peer_.clear();
+  }
+
+ private:
+  std::map<int, Bytes> by_peer_;
+};
+
+// Shared context of one LB call.
+struct ProtocolContext {
+  std::uint64_t seed = 0;
+  int invocation = 0;
+};
+
+// Runs this rank's protocol with real messages; collective over the exchange's comm.
+ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange);
+
+// Runs every rank's protocol in one process.
+ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks);
+
+// Base of the distributed balancers: plan() builds this rank's RankWork and runs the MPI
+// driver; reference() runs every rank's protocol serially on a GlobalProblem.
+class DistributedBalancer : public Balancer {
+ public:
+  MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
+  [[nodiscard]] Assignment reference(const GlobalProblem& problem, const ProtocolContext& ctx,
+                                     ProtocolStats* stats = nullptr) const;
+  [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const = 0;
+  // Diffusion needs the neighbor ranks of each unit; the others only need loads.
+  [[nodiscard]] virtual bool needs_locality() const { return false; }
+
+ private:
+  std::unique_ptr<SparseExchange> exchange_;
+  MPI_Comm exchange_parent_ = MPI_COMM_NULL;
+};
+
+// The per-rank inputs of a GlobalProblem (objects in (rank, local index) order).
+std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality);
+
+}  // namespace lbbench

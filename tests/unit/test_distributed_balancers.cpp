@@ -1,0 +1,224 @@
+// The distributed balancers through their serial references: the tree's optimality on
+// homogeneous units, prefix's balance, diffusion's flows, gossip's convergence, and that
+// each converges on a hot spot, a gradient and a single outlier.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "balancers/diffusive/diffusion.hpp"
+#include "balancers/gossip/gossip.hpp"
+#include "balancers/prefix/prefix.hpp"
+#include "balancers/tree/tree.hpp"
+#include "problem_fixtures.hpp"
+
+namespace lbbench {
+namespace {
+
+using test::grid_problem;
+using test::moved;
+
+// Unit loads with the given number of units per rank.
+GlobalProblem counts_problem(const std::vector<std::int64_t>& counts) {
+  GlobalProblem p;
+  p.nranks = static_cast<int>(counts.size());
+  std::int64_t id = 0;
+  for (int r = 0; r < p.nranks; ++r) {
+    for (std::int64_t i = 0; i < counts[static_cast<std::size_t>(r)]; ++i) {
+      p.id.push_back(VertexId{id++});
+      p.load.push_back(Load(1e-3));
+      p.owner.push_back(Rank{r});
+    }
+  }
+  return p;
+}
+
+std::vector<std::int64_t> counts_after(const GlobalProblem& p, const Assignment& a) {
+  std::vector<std::int64_t> c(static_cast<std::size_t>(p.nranks), 0);
+  for (const Rank r : a) ++c[static_cast<std::size_t>(r.value())];
+  return c;
+}
+
+// The minimum by brute force: every way to choose which ranks get the extra unit.
+std::int64_t brute_force_minimum(const std::vector<std::int64_t>& counts) {
+  const auto p = static_cast<int>(counts.size());
+  const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  const std::int64_t q = total / p;
+  const auto extras = static_cast<int>(total % p);
+  std::int64_t best = INT64_MAX;
+  for (unsigned mask = 0; mask < (1U << p); ++mask) {
+    if (std::popcount(mask) != extras) continue;
+    std::int64_t moves = 0;
+    for (int r = 0; r < p; ++r) moves += std::max<std::int64_t>(0, counts[static_cast<std::size_t>(r)] - q - ((mask >> r) & 1U));
+    best = std::min(best, moves);
+  }
+  return best;
+}
+
+TEST(MinimumMigrations, MatchesBruteForce) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int p = 1 + static_cast<int>(rng() % 9);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(p));
+    for (auto& c : counts) c = static_cast<std::int64_t>(rng() % 12);
+    EXPECT_EQ(minimum_migrations(counts), brute_force_minimum(counts)) << "trial " << trial;
+  }
+}
+
+TEST(Tree, PerfectBalanceWithTheMinimumMigrationsOnHomogeneousUnits) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int p = 1 + static_cast<int>(rng() % 70);
+    const int branching = 2 + static_cast<int>(rng() % 6);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(p));
+    const bool skewed = trial % 3 == 0;
+    for (int r = 0; r < p; ++r) counts[static_cast<std::size_t>(r)] = skewed && r < 3 ? 40 + rng() % 60 : rng() % 25;
+    const GlobalProblem problem = counts_problem(counts);
+    const TreeBalancer tree(TreeParams{.branching = branching, .count_units = trial % 2 == 0});
+    ProtocolStats stats;
+    const Assignment a = tree.reference(problem, {.seed = static_cast<std::uint64_t>(trial), .invocation = 0}, &stats);
+    const auto after = counts_after(problem, a);
+    EXPECT_LE(*std::max_element(after.begin(), after.end()) - *std::min_element(after.begin(), after.end()), 1)
+        << "trial " << trial << ", " << p << " ranks, branching " << branching;
+    EXPECT_EQ(moved(problem, a), minimum_migrations(counts)) << "trial " << trial;
+    if (p > 1) {
+      EXPECT_GT(stats.messages, 0);
+      EXPECT_GE(stats.rounds, 2);
+    }
+  }
+}
+
+TEST(Tree, ListsStayShortOnAHalfAndHalfImbalance) {
+  // The first half of the ranks hold everything: without the coin, one node would list
+  // every supplier and every receiver.
+  const int p = 256;
+  std::vector<std::int64_t> counts(p, 0);
+  for (int r = 0; r < p / 2; ++r) counts[static_cast<std::size_t>(r)] = 20;
+  const GlobalProblem problem = counts_problem(counts);
+  ProtocolStats stats;
+  const Assignment a = TreeBalancer(TreeParams{.branching = 4}).reference(problem, {.seed = 3}, &stats);
+  EXPECT_EQ(moved(problem, a), minimum_migrations(counts));
+  EXPECT_LT(stats.largest_list, 32) << "a list of " << stats.largest_list << " entries for 256 ranks";
+}
+
+TEST(Tree, WeightedUnitsEndWithinOneUnitOfTheTarget) {
+  const GlobalProblem problem = grid_problem(40, 40, 16, test::corner_hotspot(40, 6.0));
+  const Assignment a = TreeBalancer(TreeParams{}).reference(problem, {.seed = 1});
+  const double max_unit = std::max_element(problem.load.begin(), problem.load.end())->seconds();
+  const auto t = rank_times(problem, a);
+  const double avg = std::accumulate(t.begin(), t.end(), 0.0) / problem.nranks;
+  for (const double x : t) EXPECT_LE(x, avg + 2 * max_unit);
+}
+
+TEST(Prefix, BalancesWithinOneUnitAndKeepsTheGlobalOrder) {
+  const GlobalProblem problem = grid_problem(30, 30, 8, test::corner_hotspot(30, 8.0));
+  const Assignment a = PrefixBalancer(PrefixParams{}).reference(problem, {});
+  for (std::size_t i = 1; i < a.size(); ++i) EXPECT_LE(a[i - 1], a[i]) << "units keep their global order";
+  const double max_unit = std::max_element(problem.load.begin(), problem.load.end())->seconds();
+  const auto t = rank_times(problem, a);
+  const double avg = std::accumulate(t.begin(), t.end(), 0.0) / problem.nranks;
+  for (const double x : t) EXPECT_NEAR(x, avg, max_unit + 1e-12);
+}
+
+TEST(Prefix, SubtractingTheMinimumMovesLessForTheSameBalance) {
+  std::vector<std::int64_t> counts{30, 10, 12, 9, 25, 11, 10, 13};
+  const GlobalProblem problem = counts_problem(counts);
+  const Assignment plain = PrefixBalancer(PrefixParams{}).reference(problem, {});
+  const Assignment minus_min = PrefixBalancer(PrefixParams{.subtract_min = true}).reference(problem, {});
+  for (const auto& a : {plain, minus_min}) {
+    const auto after = counts_after(problem, a);
+    EXPECT_LE(*std::max_element(after.begin(), after.end()) - *std::min_element(after.begin(), after.end()), 1);
+  }
+  EXPECT_LT(moved(problem, minus_min), moved(problem, plain));
+}
+
+TEST(Diffusion, TwoRanksMeetInOneIteration) {
+  // A 10x2 grid split into two 10x1 rows: the bottom row weighs 3, the top 1. With one
+  // neighbor each, alpha = 1/2, so one iteration balances the virtual loads with a flow
+  // of (30 - 10) / 2 = 10 quanta. Three bottom-row vertices carry 9 of it; a fourth
+  // would overshoot what is left by more than half of itself.
+  const GlobalProblem problem = grid_problem(10, 2, 2, [](int, int y) { return y == 0 ? 3.0 : 1.0; });
+  ProtocolStats stats;
+  const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {}, &stats);
+  std::int64_t sent = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != problem.owner[i]) {
+      EXPECT_EQ(problem.owner[i].value(), 0) << "load flows from the heavy rank";
+      ++sent;
+    }
+  }
+  EXPECT_EQ(sent, 3);
+  EXPECT_EQ(stats.messages, 4) << "one load exchange, one check after the balanced iteration";
+}
+
+TEST(Diffusion, MovesOnlyAcrossRankGraphEdges) {
+  const GlobalProblem problem = grid_problem(32, 32, 16, test::corner_hotspot(32, 10.0));
+  const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
+  for (std::size_t v = 0; v < problem.size(); ++v) {
+    if (a[v] == problem.owner[v]) continue;
+    bool touches = false;
+    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) {
+      touches = touches || problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])] == a[v];
+    }
+    EXPECT_TRUE(touches) << "vertex " << v << " moved to rank " << a[v].value() << ", which none of its neighbors is on";
+  }
+}
+
+// Repeated LB calls on a load pattern; returns max/avg after each call.
+std::vector<double> converge(const DistributedBalancer& balancer, GlobalProblem problem, int calls) {
+  std::vector<double> ratio;
+  for (int call = 0; call < calls; ++call) {
+    const Assignment a = balancer.reference(problem, {.seed = 5, .invocation = call});
+    problem.owner = a;
+    ratio.push_back(test::max_over_fair_share(problem, a));
+  }
+  return ratio;
+}
+
+struct Pattern {
+  const char* name;
+  std::function<double(int, int)> load;
+};
+
+std::vector<Pattern> patterns() {
+  return {{"hotspot", test::corner_hotspot(32, 8.0)},
+          {"gradient", [](int x, int) { return 1.0 + 3.0 * x / 31.0; }},
+          {"outlier", [](int x, int y) { return x < 8 && y < 2 ? 6.0 : 1.0; }}};  // all of rank 0 weighs 6
+}
+
+TEST(Convergence, EveryDistributedBalancerConvergesOnEveryPattern) {
+  struct Case {
+    const char* name;
+    std::unique_ptr<DistributedBalancer> balancer;
+    int calls;
+    double within;  // max/avg after the calls
+  };
+  std::vector<Case> cases;
+  cases.push_back({"diffusion", std::make_unique<DiffusionBalancer>(DiffusionParams{}), 12, 1.10});
+  cases.push_back({"tree", std::make_unique<TreeBalancer>(TreeParams{}), 1, 1.10});
+  cases.push_back({"gossip", std::make_unique<GossipBalancer>(GossipParams{}), 2, 1.10});
+  cases.push_back({"prefix", std::make_unique<PrefixBalancer>(PrefixParams{}), 1, 1.10});
+  for (const auto& pattern : patterns()) {
+    const GlobalProblem problem = grid_problem(32, 32, 16, pattern.load);
+    const double before = test::max_over_fair_share(problem, problem.owner);
+    for (const auto& c : cases) {
+      const auto ratio = converge(*c.balancer, problem, c.calls);
+      EXPECT_LE(ratio.back(), c.within) << c.name << " on " << pattern.name << ": max/avg " << before << " -> "
+                                        << ratio.back();
+    }
+  }
+}
+
+TEST(Gossip, SameSeedSameResultAndTheTargetRatioHolds) {
+  const GlobalProblem problem = grid_problem(32, 32, 32, test::corner_hotspot(32, 8.0));
+  const GossipBalancer gossip(GossipParams{});
+  ProtocolStats stats;
+  const Assignment a = gossip.reference(problem, {.seed = 9}, &stats);
+  EXPECT_EQ(a, gossip.reference(problem, {.seed = 9}));
+  EXPECT_LE(test::max_over_fair_share(problem, a), 1.05 + 0.05) << "within the ratio, up to one unit";
+  EXPECT_GT(stats.largest_list, 1) << "ranks learned of others by gossip";
+}
+
+}  // namespace
+}  // namespace lbbench
