@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "core/error.hpp"
 
@@ -164,11 +165,20 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
   for (const Load l : view.vertex_load) w.quanta.push_back(quantum.of(l));
   if (!with_locality) return w;
   std::vector<int> peers;
+  std::unordered_map<std::int64_t, std::int32_t> local_of;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) local_of.emplace(g.gid[static_cast<std::size_t>(v)].value(), v);
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     std::map<int, std::int32_t> per_peer;  // sorted, so CSR rows are in peer order
-    for (const Rank owner : g.neighbor_owners(v)) {
-      if (owner != view.rank) ++per_peer[owner.value()];
+    const auto nbrs = g.neighbors(v);
+    const auto owners = g.neighbor_owners(v);
+    for (std::size_t e = 0; e < nbrs.size(); ++e) {
+      if (owners[e] != view.rank) {
+        ++per_peer[owners[e].value()];
+      } else {
+        w.local_adj.push_back(local_of.at(nbrs[e].value()));
+      }
     }
+    w.local_xadj.push_back(static_cast<std::int64_t>(w.local_adj.size()));
     for (const auto& [peer, edges] : per_peer) {
       w.nbr_rank.push_back(peer);
       w.nbr_edges.push_back(edges);
@@ -201,6 +211,10 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
     work[static_cast<std::size_t>(r)].rank = r;
     work[static_cast<std::size_t>(r)].nranks = problem.nranks;
   }
+  // Local index of every object on its owner, in the problem's order.
+  std::vector<std::int32_t> local_index(problem.size());
+  std::vector<std::int32_t> next(work.size(), 0);
+  for (std::size_t i = 0; i < problem.size(); ++i) local_index[i] = next[static_cast<std::size_t>(problem.owner[i].value())]++;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const int r = problem.owner[i].value();
     RankWork& w = work[static_cast<std::size_t>(r)];
@@ -208,9 +222,15 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
     if (!with_locality) continue;
     std::map<int, std::int32_t> per_peer;
     for (auto e = problem.xadj[i]; e < problem.xadj[i + 1]; ++e) {
-      const int owner = problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])].value();
-      if (owner != r) ++per_peer[owner];
+      const auto u = static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]);
+      const int owner = problem.owner[u].value();
+      if (owner != r) {
+        ++per_peer[owner];
+      } else {
+        w.local_adj.push_back(local_index[u]);
+      }
     }
+    w.local_xadj.push_back(static_cast<std::int64_t>(w.local_adj.size()));
     for (const auto& [peer, edges] : per_peer) {
       w.nbr_rank.push_back(peer);
       w.nbr_edges.push_back(edges);

@@ -47,6 +47,9 @@ struct RankWork {
   std::vector<std::int32_t> nbr_edges;
   std::vector<std::int32_t> degree;  // all edges of each unit, local and remote
   std::vector<int> peers;            // ranks sharing an edge with this one, sorted
+  // Neighbors on this rank, as CSR over local indices.
+  std::vector<std::int64_t> local_xadj{0};
+  std::vector<std::int32_t> local_adj;
 
   [[nodiscard]] std::int64_t load() const;
   [[nodiscard]] std::size_t units() const { return quanta.size(); }

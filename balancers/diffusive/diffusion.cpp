@@ -92,8 +92,11 @@ class DiffusionProtocol final : public RankProtocol {
     }
   }
 
-  // Carries each positive flow with boundary vertices, the most attached to the
-  // receiver first; a vertex goes if at least half of it fits in what is left to send.
+  // Carries each positive flow, largest first, with vertices that grow a region from the
+  // shared boundary: first the boundary vertices most attached to the receiver, then
+  // layer by layer the vertices most attached to what it already gets. A vertex goes only
+  // if it fits in what is left to send: overshooting would make a receiver that also gets
+  // load from other neighbors the new maximum.
   void select_vertices() {
     std::vector<std::size_t> order(w_.peers.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -101,30 +104,40 @@ class DiffusionProtocol final : public RankProtocol {
     std::vector<bool> taken(w_.units(), false);
     for (const std::size_t k : order) {
       if (flow_[k] <= 0) break;
-      const int peer = w_.peers[k];
-      struct Candidate {
-        double attachment;
-        std::size_t unit;
-      };
-      std::vector<Candidate> candidates;
-      for (std::size_t u = 0; u < w_.units(); ++u) {
-        if (taken[u]) continue;
-        for (auto e = w_.nbr_xadj[u]; e < w_.nbr_xadj[u + 1]; ++e) {
-          if (w_.nbr_rank[static_cast<std::size_t>(e)] != peer) continue;
-          candidates.push_back({static_cast<double>(w_.nbr_edges[static_cast<std::size_t>(e)]) / w_.degree[u], u});
+      grow_region(w_.peers[k], flow_[k], taken);
+    }
+  }
+
+  void grow_region(int peer, double left, std::vector<bool>& taken) {
+    std::vector<std::int32_t> toward(w_.units(), 0);  // edges to the peer or to vertices it gets
+    std::vector<std::size_t> frontier;
+    for (std::size_t u = 0; u < w_.units(); ++u) {
+      for (auto e = w_.nbr_xadj[u]; e < w_.nbr_xadj[u + 1]; ++e) {
+        if (w_.nbr_rank[static_cast<std::size_t>(e)] == peer) toward[u] = w_.nbr_edges[static_cast<std::size_t>(e)];
+      }
+      if (toward[u] > 0 && !taken[u]) frontier.push_back(u);
+    }
+    const auto attachment = [&](std::size_t u) {
+      return static_cast<double>(toward[u]) / std::max<std::int32_t>(1, w_.degree[u]);
+    };
+    while (left > 0 && !frontier.empty()) {
+      std::stable_sort(frontier.begin(), frontier.end(),
+                       [&](std::size_t a, std::size_t b) { return attachment(a) > attachment(b); });
+      std::vector<std::size_t> next;
+      for (const std::size_t u : frontier) {
+        if (left <= 0) break;
+        const auto q = static_cast<double>(w_.quanta[u]);
+        if (taken[u] || q > left) continue;
+        taken[u] = true;
+        owners_[u] = Rank{peer};
+        left -= q;
+        for (auto e = w_.local_xadj[u]; e < w_.local_xadj[u + 1]; ++e) {
+          const auto v = static_cast<std::size_t>(w_.local_adj[static_cast<std::size_t>(e)]);
+          if (taken[v]) continue;
+          if (toward[v]++ == 0) next.push_back(v);
         }
       }
-      std::stable_sort(candidates.begin(), candidates.end(),
-                       [](const Candidate& a, const Candidate& b) { return a.attachment > b.attachment; });
-      double left = flow_[k];
-      for (const auto& c : candidates) {
-        if (left <= 0) break;
-        const auto q = static_cast<double>(w_.quanta[c.unit]);
-        if (q / 2 > left) continue;
-        taken[c.unit] = true;
-        owners_[c.unit] = Rank{peer};
-        left -= q;
-      }
+      frontier = std::move(next);
     }
   }
 

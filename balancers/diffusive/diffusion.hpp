@@ -4,9 +4,10 @@
 // stable choice; gamma = 1 is the classic scheme, smaller gamma damps it, as Pearce et
 // al.'s shifting coefficient). The iterations stop after `iterations`, or once the
 // virtual loads are within `threshold` of balance (max/avg - 1). The accumulated flow
-// over each rank-graph edge is then carried by real vertices chosen for locality:
-// boundary vertices with the largest share of their edges on the receiving rank first.
-// Load only moves between neighbors in one call, so diffusion converges over calls.
+// over each rank-graph edge is then carried by real vertices chosen for locality: a
+// region grown from the shared boundary, the vertices with the largest share of their
+// edges on the receiving rank (or on vertices it already gets) first. Load only moves
+// between neighboring ranks in one call, so far imbalances take several calls.
 #pragma once
 
 #include "balancers/protocol.hpp"

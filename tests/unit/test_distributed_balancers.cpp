@@ -137,7 +137,7 @@ TEST(Diffusion, TwoRanksMeetInOneIteration) {
   // A 10x2 grid split into two 10x1 rows: the bottom row weighs 3, the top 1. With one
   // neighbor each, alpha = 1/2, so one iteration balances the virtual loads with a flow
   // of (30 - 10) / 2 = 10 quanta. Three bottom-row vertices carry 9 of it; a fourth
-  // would overshoot what is left by more than half of itself.
+  // does not fit in what is left.
   const GlobalProblem problem = grid_problem(10, 2, 2, [](int, int y) { return y == 0 ? 3.0 : 1.0; });
   ProtocolStats stats;
   const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {}, &stats);
@@ -152,17 +152,48 @@ TEST(Diffusion, TwoRanksMeetInOneIteration) {
   EXPECT_EQ(stats.messages, 4) << "one load exchange, one check after the balanced iteration";
 }
 
-TEST(Diffusion, MovesOnlyAcrossRankGraphEdges) {
+TEST(Diffusion, MovesGrowRegionsFromTheBoundaryWithTheReceiver) {
+  // Every moved vertex reaches the receiving rank through vertices moved to it as well.
   const GlobalProblem problem = grid_problem(32, 32, 16, test::corner_hotspot(32, 10.0));
   const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
+  const auto neighbors = [&](std::size_t v) {
+    std::vector<std::size_t> out;
+    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) out.push_back(static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]));
+    return out;
+  };
+  std::vector<bool> reached(problem.size(), false);
+  std::vector<std::size_t> queue;
   for (std::size_t v = 0; v < problem.size(); ++v) {
     if (a[v] == problem.owner[v]) continue;
-    bool touches = false;
-    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) {
-      touches = touches || problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])] == a[v];
+    for (const auto u : neighbors(v)) {
+      if (problem.owner[u] == a[v] && !reached[v]) {
+        reached[v] = true;
+        queue.push_back(v);
+      }
     }
-    EXPECT_TRUE(touches) << "vertex " << v << " moved to rank " << a[v].value() << ", which none of its neighbors is on";
   }
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    for (const auto u : neighbors(queue[i])) {
+      if (!reached[u] && a[u] != problem.owner[u] && a[u] == a[queue[i]] && problem.owner[u] == problem.owner[queue[i]]) {
+        reached[u] = true;
+        queue.push_back(u);
+      }
+    }
+  }
+  std::int64_t moved_count = 0;
+  for (std::size_t v = 0; v < problem.size(); ++v) {
+    if (a[v] == problem.owner[v]) continue;
+    ++moved_count;
+    EXPECT_TRUE(reached[v]) << "vertex " << v << " moved to rank " << a[v].value() << " away from its region";
+  }
+  EXPECT_GT(moved_count, 0);
+}
+
+TEST(Diffusion, TwoRanksBalanceInOneCallBeyondTheBoundaryLayer) {
+  const GlobalProblem problem = grid_problem(64, 64, 2, test::corner_hotspot(64, 20.0));
+  const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
+  EXPECT_GT(test::max_over_fair_share(problem, problem.owner), 1.5);
+  EXPECT_LT(test::max_over_fair_share(problem, a), 1.01);
 }
 
 // Repeated LB calls on a load pattern; returns max/avg after each call.
