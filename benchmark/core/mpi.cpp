@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <map>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -78,8 +80,41 @@ void agree_on_errors(std::exception_ptr local, MPI_Comm comm) {
   }
 }
 
+#ifdef LBBENCH_SMPI
+namespace {
+
+// Under SMPI every simulated rank lives in this one process (privatization is off: the
+// suite has no mutable globals but this registry) and ranks run one at a time, switching
+// only inside MPI calls. An exchange's ranks share one census: per round parity, message
+// kind and receiving rank, how many messages are on their way. Each exchange is known by
+// (creation number agreed by its ranks, its rank 0 in MPI_COMM_WORLD, its size).
+std::map<std::tuple<std::int64_t, int, int>, std::weak_ptr<std::vector<std::int64_t>>> census_registry;
+std::map<int, std::int64_t> exchanges_created;  // per world rank
+
+std::shared_ptr<std::vector<std::int64_t>> shared_census(MPI_Comm comm) {
+  const int world_rank = comm_rank(MPI_COMM_WORLD);
+  const std::int64_t serial = allreduce(exchanges_created[world_rank], MPI_MAX, comm) + 1;
+  exchanges_created[world_rank] = serial;
+  int root_in_world = world_rank;
+  MPI_Bcast(&root_in_world, 1, MPI_INT, 0, comm);
+  const int size = comm_size(comm);
+  auto& slot = census_registry[{serial, root_in_world, size}];
+  auto census = slot.lock();
+  if (!census) {
+    census = std::make_shared<std::vector<std::int64_t>>(4 * static_cast<std::size_t>(size), 0);
+    slot = census;
+  }
+  return census;
+}
+
+}  // namespace
+#endif
+
 SparseExchange::SparseExchange(MPI_Comm comm, std::size_t max_chunk) : max_chunk_(max_chunk) {
   MPI_Comm_dup(comm, &comm_);
+#ifdef LBBENCH_SMPI
+  census_ = shared_census(comm_);
+#endif
 }
 
 SparseExchange::~SparseExchange() {
@@ -117,7 +152,11 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
   // Alternating tags keep a fast rank's next round from being received in this one: a
   // rank can only be one round ahead, because leaving a round needs everyone's barrier.
   const int parity = round_++ % 2;
-  std::vector<Message> received = exchange_round(outgoing, parity);
+#ifdef LBBENCH_SMPI
+  std::vector<Message> received = exchange_simulated(outgoing, parity);
+#else
+  std::vector<Message> received = exchange_nbx(outgoing, parity);
+#endif
   // Arrival order depends on timing; sorting by peer makes every caller deterministic.
   std::stable_sort(received.begin(), received.end(), [](const Message& a, const Message& b) { return a.peer < b.peer; });
   return received;
@@ -127,7 +166,7 @@ std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoi
 
 // NBX: synchronous sends (whole messages, or an announcement of the size and chunks),
 // probes for what arrives, and a non-blocking barrier once every send was matched.
-std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& outgoing, int parity) {
+std::vector<Message> SparseExchange::exchange_nbx(const std::vector<Message>& outgoing, int parity) {
   const int whole_tag = 100 + parity;
   const int announce_tag = 102 + parity;
   const int chunk_tag = 104 + parity;
@@ -179,25 +218,26 @@ std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& 
 
 #else
 
-// Under SMPI every poll is a simulation event, so the NBX loop above would crawl, and
-// SMPI's MPI_Waitany does not wake for a message while it also holds an MPI_Ibarrier. So
-// every rank learns how many messages of each kind (whole, or announced and chunked) it
-// gets from a reduce-scatter of per-peer counts (O(P) numbers per rank, which SMPI
-// handles at thousands of ranks) and blocks in MPI_Probe on each kind's tag. Probing by
-// tag, not MPI_ANY_TAG, keeps a faster rank's next round out of this one. The messages
-// and their order are the same as with NBX.
-std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& outgoing, int parity) {
+// Under SMPI the NBX loop polls, and every poll is a simulation event: it crawls, and
+// SMPI's MPI_Waitany does not wake for a message while it also holds an MPI_Ibarrier.
+// Here senders count their messages in the shared census, a barrier stands for NBX's
+// non-blocking barrier (so the simulated cost is the same order, O(log P)), and each
+// rank then blocks in MPI_Probe for exactly the messages counted for it, by tag (a
+// faster rank's next round uses the other parity). The census of a parity is read and
+// reset before any rank can reach the round after next, which needs this rank's barrier.
+std::vector<Message> SparseExchange::exchange_simulated(const std::vector<Message>& outgoing, int parity) {
   const int whole_tag = 100 + parity;
   const int announce_tag = 102 + parity;
   const int chunk_tag = 104 + parity;
+  const auto size = static_cast<std::size_t>(comm_size(comm_));
+  auto& census = *census_;
+  const auto slot = [&](int kind, int peer) { return (2 * static_cast<std::size_t>(parity) + kind) * size + peer; };
   std::vector<MPI_Request> sends;
   std::vector<std::uint64_t> sizes(outgoing.size());
-  // Two counts per peer: whole messages, then announced ones.
-  std::vector<int> to_peer(2 * static_cast<std::size_t>(comm_size(comm_)), 0);
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& m = outgoing[i];
     const bool whole = m.data.size() <= max_chunk_;
-    ++to_peer[2 * static_cast<std::size_t>(m.peer) + (whole ? 0 : 1)];
+    ++census[slot(whole ? 0 : 1, m.peer)];
     if (whole) {
       sends.emplace_back();
       MPI_Isend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
@@ -212,11 +252,14 @@ std::vector<Message> SparseExchange::exchange_round(const std::vector<Message>& 
       MPI_Isend(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, &sends.back());
     }
   }
-  int expected[2] = {0, 0};
-  MPI_Reduce_scatter_block(to_peer.data(), expected, 2, MPI_INT, MPI_SUM, comm_);
+  MPI_Barrier(comm_);
+  const int me = comm_rank(comm_);
+  const std::int64_t expected[2] = {census[slot(0, me)], census[slot(1, me)]};
+  census[slot(0, me)] = 0;
+  census[slot(1, me)] = 0;
   std::vector<Message> received;
   for (const int tag : {whole_tag, announce_tag}) {
-    for (int i = 0; i < expected[tag == whole_tag ? 0 : 1]; ++i) {
+    for (std::int64_t i = 0; i < expected[tag == whole_tag ? 0 : 1]; ++i) {
       MPI_Status status;
       MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status);
       received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));

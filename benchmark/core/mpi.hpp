@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <memory>
+
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -107,7 +109,13 @@ class SparseExchange {
   [[nodiscard]] MPI_Comm comm() const { return comm_; }
 
  private:
-  std::vector<Message> exchange_round(const std::vector<Message>& outgoing, int parity);
+#ifndef LBBENCH_SMPI
+  std::vector<Message> exchange_nbx(const std::vector<Message>& outgoing, int parity);
+#else
+  std::vector<Message> exchange_simulated(const std::vector<Message>& outgoing, int parity);
+  // Incoming message counts, shared by every simulated rank of this exchange (see mpi.cpp).
+  std::shared_ptr<std::vector<std::int64_t>> census_;
+#endif
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t max_chunk_;
   int round_ = 0;

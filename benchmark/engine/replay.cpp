@@ -496,6 +496,11 @@ std::string Replay::make_summary(const Totals& t) const {
     out += fmt::format("  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
                        i + 1, e.step, 100 * t.imbalance[step], 100 * t.imbalance[step + 1],
                        100 * e.imbalance_predicted_after, e.migrated, static_cast<double>(e.migrated_bytes) / 1e6);
+    if (e.protocol) {
+      out += fmt::format("        protocol: {} rounds, {} messages ({:.1f} kB), largest list {}, decided in {:.3f} s\n",
+                         e.protocol->rounds, e.protocol->messages, static_cast<double>(e.protocol->bytes) / 1e3,
+                         e.protocol->largest_list, e.decision_s);
+    }
   }
   out += fmt::format("  edge cut {} -> {} edges; {} messages per step", initial_comm_.cut, t.comm.cut, t.comm.messages);
   out += machine_.info.sites > 1 ? fmt::format(", {} between sites\n", t.comm.cross_site_messages) : "\n";
