@@ -2,6 +2,7 @@
 #include "core/mpi.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <tuple>
 #include <map>
@@ -81,17 +82,26 @@ void agree_on_errors(std::exception_ptr local, MPI_Comm comm) {
 }
 
 #ifdef LBBENCH_SMPI
+
+struct SimulatedCensus {
+  struct Incoming {
+    int source;
+    std::uint64_t size;
+  };
+  std::array<std::vector<std::vector<Incoming>>, 2> incoming;  // [parity][receiver]
+};
+
 namespace {
 
 // Under SMPI every simulated rank lives in this one process (privatization is off: the
 // suite has no mutable globals but this registry) and ranks run one at a time, switching
-// only inside MPI calls. An exchange's ranks share one census: per round parity, message
-// kind and receiving rank, how many messages are on their way. Each exchange is known by
-// (creation number agreed by its ranks, its rank 0 in MPI_COMM_WORLD, its size).
-std::map<std::tuple<std::int64_t, int, int>, std::weak_ptr<std::vector<std::int64_t>>> census_registry;
+// only inside MPI calls. An exchange's ranks share one census: per round parity and
+// receiving rank, the (source, size) of every message on its way. Each exchange is known
+// by (creation number agreed by its ranks, its rank 0 in MPI_COMM_WORLD, its size).
+std::map<std::tuple<std::int64_t, int, int>, std::weak_ptr<SimulatedCensus>> census_registry;
 std::map<int, std::int64_t> exchanges_created;  // per world rank
 
-std::shared_ptr<std::vector<std::int64_t>> shared_census(MPI_Comm comm) {
+std::shared_ptr<SimulatedCensus> shared_census(MPI_Comm comm) {
   const int world_rank = comm_rank(MPI_COMM_WORLD);
   const std::int64_t serial = allreduce(exchanges_created[world_rank], MPI_MAX, comm) + 1;
   exchanges_created[world_rank] = serial;
@@ -101,7 +111,8 @@ std::shared_ptr<std::vector<std::int64_t>> shared_census(MPI_Comm comm) {
   auto& slot = census_registry[{serial, root_in_world, size}];
   auto census = slot.lock();
   if (!census) {
-    census = std::make_shared<std::vector<std::int64_t>>(4 * static_cast<std::size_t>(size), 0);
+    census = std::make_shared<SimulatedCensus>();
+    for (auto& parity : census->incoming) parity.resize(static_cast<std::size_t>(size));
     slot = census;
   }
   return census;
@@ -220,25 +231,24 @@ std::vector<Message> SparseExchange::exchange_nbx(const std::vector<Message>& ou
 
 // Under SMPI the NBX loop polls, and every poll is a simulation event: it crawls, and
 // SMPI's MPI_Waitany does not wake for a message while it also holds an MPI_Ibarrier.
-// Here senders count their messages in the shared census, a barrier stands for NBX's
-// non-blocking barrier (so the simulated cost is the same order, O(log P)), and each
-// rank then blocks in MPI_Probe for exactly the messages counted for it, by tag (a
-// faster rank's next round uses the other parity). The census of a parity is read and
-// reset before any rank can reach the round after next, which needs this rank's barrier.
+// MPI_Probe is no way out either: SMPI charges each failed probe a sleep that grows with
+// the number of failed probes so far, across all ranks, to milliseconds at 1,000 ranks.
+// So senders list their messages in the shared census, a barrier stands for NBX's
+// non-blocking barrier (the simulated cost is of the same order, O(log P)), and each rank
+// then receives exactly what was listed for it, source by source. The list of a parity is
+// taken before any rank can reach the round after next, which needs this rank's barrier.
 std::vector<Message> SparseExchange::exchange_simulated(const std::vector<Message>& outgoing, int parity) {
   const int whole_tag = 100 + parity;
   const int announce_tag = 102 + parity;
   const int chunk_tag = 104 + parity;
-  const auto size = static_cast<std::size_t>(comm_size(comm_));
-  auto& census = *census_;
-  const auto slot = [&](int kind, int peer) { return (2 * static_cast<std::size_t>(parity) + kind) * size + peer; };
+  const int me = comm_rank(comm_);
+  auto& lists = census_->incoming[static_cast<std::size_t>(parity)];
   std::vector<MPI_Request> sends;
   std::vector<std::uint64_t> sizes(outgoing.size());
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& m = outgoing[i];
-    const bool whole = m.data.size() <= max_chunk_;
-    ++census[slot(whole ? 0 : 1, m.peer)];
-    if (whole) {
+    lists[static_cast<std::size_t>(m.peer)].push_back({me, m.data.size()});
+    if (m.data.size() <= max_chunk_) {
       sends.emplace_back();
       MPI_Isend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
       continue;
@@ -253,15 +263,19 @@ std::vector<Message> SparseExchange::exchange_simulated(const std::vector<Messag
     }
   }
   MPI_Barrier(comm_);
-  const int me = comm_rank(comm_);
-  const std::int64_t expected[2] = {census[slot(0, me)], census[slot(1, me)]};
-  census[slot(0, me)] = 0;
-  census[slot(1, me)] = 0;
+  const std::vector<SimulatedCensus::Incoming> mine = std::move(lists[static_cast<std::size_t>(me)]);
+  lists[static_cast<std::size_t>(me)].clear();
   std::vector<Message> received;
-  for (const int tag : {whole_tag, announce_tag}) {
-    for (std::int64_t i = 0; i < expected[tag == whole_tag ? 0 : 1]; ++i) {
-      MPI_Status status;
-      MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status);
+  received.reserve(mine.size());
+  for (const auto& in : mine) {
+    MPI_Status status;
+    status.MPI_SOURCE = in.source;
+    status.MPI_TAG = in.size <= max_chunk_ ? whole_tag : announce_tag;
+    if (in.size <= max_chunk_) {
+      Message m{in.source, Bytes(in.size)};
+      MPI_Recv(m.data.data(), static_cast<int>(in.size), MPI_BYTE, in.source, whole_tag, comm_, MPI_STATUS_IGNORE);
+      received.push_back(std::move(m));
+    } else {
       received.push_back(receive_one(status, whole_tag, announce_tag, chunk_tag, max_chunk_, comm_));
     }
   }

@@ -97,6 +97,10 @@ std::vector<Message> to_messages(PeerBuffers&& buffers) {
 // O(P) collective: the NBX protocol (Hoefler, Siebert, Lumsdaine, PPoPP'10) of synchronous
 // sends, probes and a non-blocking barrier. Owns a duplicate communicator so its traffic
 // never matches anyone else's.
+#ifdef LBBENCH_SMPI
+struct SimulatedCensus;
+#endif
+
 class SparseExchange {
  public:
   // Messages above max_chunk bytes travel in chunks (MPI counts are 32-bit); tests lower it.
@@ -113,8 +117,8 @@ class SparseExchange {
   std::vector<Message> exchange_nbx(const std::vector<Message>& outgoing, int parity);
 #else
   std::vector<Message> exchange_simulated(const std::vector<Message>& outgoing, int parity);
-  // Incoming message counts, shared by every simulated rank of this exchange (see mpi.cpp).
-  std::shared_ptr<std::vector<std::int64_t>> census_;
+  // What is on its way to whom, shared by every simulated rank of this exchange (mpi.cpp).
+  std::shared_ptr<SimulatedCensus> census_;
 #endif
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t max_chunk_;
