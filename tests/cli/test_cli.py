@@ -73,10 +73,13 @@ class RunCommand(unittest.TestCase):
         self.assertNotEqual(records[0]["scenario_sha256"], records[1]["scenario_sha256"])
 
     def test_greedy_lowers_imbalance_on_the_hotspot_scenario(self):
-        mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), "--out", str(self.out), "--verify")
+        # The scenario's own weights as the model, so the check does not depend on how
+        # busy the machine is: measured imbalance is for benchmarks, not for tests.
+        mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), "--set", "model=weights", "--out", str(self.out), "--verify")
         record = self.records()[0]
-        before, after = record["imbalance_before"][0], record["imbalance_after"][0]
-        # The hot spot sits in one rank's half: the measured imbalance starts large.
+        call = record["lb"][0]
+        before, after = call["model_imbalance_before"], call["model_imbalance_predicted_after"]
+        # The hot spot sits in one rank's half: the imbalance starts large.
         self.assertGreater(before, 0.3)
         self.assertLess(after, before / 2)
         self.assertGreater(record["migrations"], 0)
