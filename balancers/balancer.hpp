@@ -76,6 +76,9 @@ class Balancer {
   virtual ~Balancer() = default;
   // Collective over comm (a communicator the balancer may use freely).
   virtual MigrationPlan plan(const LoadView& view, MPI_Comm comm) = 0;
+  // Collective, once before the first plan() on comm: one-time setup (communicators)
+  // that should not be charged to the first LB call's decision time.
+  virtual void prepare(MPI_Comm /*comm*/) {}
   // The validated parameters, with defaults filled in, for records and normalized scenarios.
   [[nodiscard]] virtual Json params() const { return Json::object(); }
 };

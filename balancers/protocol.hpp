@@ -112,6 +112,7 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
 class DistributedBalancer : public Balancer {
  public:
   MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
+  void prepare(MPI_Comm comm) final;
   [[nodiscard]] Assignment reference(const GlobalProblem& problem, const ProtocolContext& ctx,
                                      ProtocolStats* stats = nullptr) const;
   [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const = 0;

@@ -155,6 +155,7 @@ class Replay {
     setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
     lb_exchange_ = std::make_unique<SparseExchange>(comm_);
+    balancer_->prepare(lb_comm_);
     work_ = make_compute_phase(s_.workload.unit_seconds, o_.recalibrate, comm_);
     rebuild_exchange();
     initial_comm_ = comm_census();
