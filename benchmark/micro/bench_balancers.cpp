@@ -1,14 +1,20 @@
-// Decision time of the centralized strategies' serial solve(), with the quality of the
-// result as counters: the makespan, and the makespan over its lower bound (the larger of
-// the average rank load and the largest object).
+// Decision time of the centralized strategies' serial solve(), and of the distributed
+// strategies' serial references (every rank's protocol in one process, so the time is
+// the work of all ranks together), with the quality of the result as counters: the
+// makespan, and the makespan over its lower bound (the larger of the average rank load
+// and the largest object).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "balancers/diffusive/diffusion.hpp"
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/metis.hpp"
 #include "balancers/global/refine.hpp"
+#include "balancers/gossip/gossip.hpp"
+#include "balancers/prefix/prefix.hpp"
+#include "balancers/tree/tree.hpp"
 #include "core/hash.hpp"
 
 namespace lbbench {
@@ -85,6 +91,35 @@ void BM_Grid(benchmark::State& state, B balancer) {
 BENCHMARK_CAPTURE(BM_Grid, metis, MetisBalancer(MetisParams{}))->ArgNames({"ranks", "side"})
     ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Grid, refine, RefineBalancer(RefineParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+
+// A distributed strategy's serial reference: its time divided by the rank count is the
+// work one rank does, messages aside; the protocol's traffic comes as counters.
+template <class B>
+void BM_Distributed(benchmark::State& state, B balancer) {
+  const GlobalProblem p = grid_problem(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  Assignment a;
+  ProtocolStats stats;
+  for (auto _ : state) {
+    a = balancer.reference(p, {.seed = 1}, &stats);
+    benchmark::DoNotOptimize(a.data());
+  }
+  report_quality(state, p, a);
+  std::int64_t moved = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) moved += a[i] != p.owner[i];
+  state.counters["migrations"] = static_cast<double>(moved);
+  state.counters["rounds"] = stats.rounds;
+  state.counters["messages"] = static_cast<double>(stats.messages);
+  state.counters["largest_list"] = static_cast<double>(stats.largest_list);
+}
+
+BENCHMARK_CAPTURE(BM_Distributed, diffusion, DiffusionBalancer(DiffusionParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, tree, TreeBalancer(TreeParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, gossip, GossipBalancer(GossipParams{}))->ArgNames({"ranks", "side"})
+    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))->ArgNames({"ranks", "side"})
     ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
 
 }  // namespace
