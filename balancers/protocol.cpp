@@ -15,8 +15,8 @@
 namespace lbbench {
 
 Json ProtocolStats::to_json() const {
-  return Json{{"rounds", rounds},   {"reductions", reductions},           {"messages", messages},
-              {"bytes", bytes},     {"largest_message", largest_message}, {"largest_list", largest_list}};
+  return Json{{"rounds", rounds}, {"reductions", reductions},           {"messages", messages},
+              {"bytes", bytes},   {"largest_message", largest_message}, {"largest_list", largest_list}};
 }
 
 Quantum Quantum::from_extremes(double min_positive, double max_load) {
@@ -41,7 +41,8 @@ void check_one_per_peer(const std::vector<Message>& messages, int nranks) {
   std::vector<int> peers;
   peers.reserve(messages.size());
   for (const auto& m : messages) {
-    if (m.peer < 0 || m.peer >= nranks) throw std::logic_error(fmt::format("protocol message to rank {} of {}", m.peer, nranks));
+    if (m.peer < 0 || m.peer >= nranks)
+      throw std::logic_error(fmt::format("protocol message to rank {} of {}", m.peer, nranks));
     peers.push_back(m.peer);
   }
   std::sort(peers.begin(), peers.end());
@@ -62,8 +63,8 @@ void count_sent(const std::vector<Message>& messages, ProtocolStats& stats) {
 // A round is quiet when nobody sends or reduces; a rank may still change state in one
 // (on input it got before), never in two in a row.
 [[noreturn]] void stalled(int rounds) {
-  throw AgreedRunError(
-      fmt::format("a balancer protocol stalled after {} rounds: ranks are waiting and no message is in flight", rounds));
+  throw AgreedRunError(fmt::format(
+      "a balancer protocol stalled after {} rounds: ranks are waiting and no message is in flight", rounds));
 }
 
 }  // namespace
@@ -214,7 +215,8 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
   // Local index of every object on its owner, in the problem's order.
   std::vector<std::int32_t> local_index(problem.size());
   std::vector<std::int32_t> next(work.size(), 0);
-  for (std::size_t i = 0; i < problem.size(); ++i) local_index[i] = next[static_cast<std::size_t>(problem.owner[i].value())]++;
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    local_index[i] = next[static_cast<std::size_t>(problem.owner[i].value())]++;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const int r = problem.owner[i].value();
     RankWork& w = work[static_cast<std::size_t>(r)];

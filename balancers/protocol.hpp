@@ -115,7 +115,8 @@ class DistributedBalancer : public Balancer {
   void prepare(MPI_Comm comm) final;
   [[nodiscard]] Assignment reference(const GlobalProblem& problem, const ProtocolContext& ctx,
                                      ProtocolStats* stats = nullptr) const;
-  [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const = 0;
+  [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work,
+                                                                    const ProtocolContext& ctx) const = 0;
   // Diffusion needs the neighbor ranks of each unit; the others only need loads.
   [[nodiscard]] virtual bool needs_locality() const { return false; }
 

@@ -42,9 +42,10 @@ class GossipProtocol final : public RankProtocol {
       : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {
     status_.assign(w_.units(), Unit::home);
     owners_.assign(w_.units(), Rank{w_.rank});
-    gossip_rounds_ = p_.rounds > 0 ? p_.rounds
-                                   : std::max(1, static_cast<int>(std::ceil(std::log(std::max(2, w_.nranks)) /
-                                                                            std::log(std::max(2, p_.fanout)) - 1e-9)));
+    gossip_rounds_ =
+        p_.rounds > 0 ? p_.rounds
+                      : std::max(1, static_cast<int>(std::ceil(
+                                        std::log(std::max(2, w_.nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
   }
 
   Outbox step(const Inbox& inbox) override {
@@ -82,7 +83,8 @@ class GossipProtocol final : public RankProtocol {
       limit_ = p_.target_ratio * average_;
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
-    if (average_ <= 0 || static_cast<double>(inbox.max.at(0)) <= limit_ || phase_ == p_.max_phases || !moved_last_phase) {
+    if (average_ <= 0 || static_cast<double>(inbox.max.at(0)) <= limit_ || phase_ == p_.max_phases ||
+        !moved_last_phase) {
       stage_ = Stage::done;
       return;
     }
@@ -222,7 +224,8 @@ class GossipProtocol final : public RankProtocol {
     std::vector<std::pair<int, double>> cdf;
     double total = 0;
     for (const auto& [rank, load] : known_) {
-      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_) continue;
+      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
+        continue;
       total += average_ - static_cast<double>(load);
       cdf.emplace_back(rank, total);
     }
@@ -255,7 +258,7 @@ class GossipProtocol final : public RankProtocol {
   RankWork w_;
   GossipParams p_;
   ProtocolContext ctx_;
-  std::int64_t load_;          // current load, with accepted units in and acknowledged units out
+  std::int64_t load_;           // current load, with accepted units in and acknowledged units out
   std::int64_t committed_ = 0;  // offered and not yet answered
   double average_ = 0;
   double limit_ = 0;

@@ -51,7 +51,8 @@ class PrefixProtocol final : public RankProtocol {
   // Units kept at home: the leading ones whose loads fit in the global minimum.
   Outbox begin_scan(std::int64_t minimum) {
     std::int64_t kept = 0;
-    while (first_streamed_ < w_.units() && kept + w_.quanta[first_streamed_] <= minimum) kept += w_.quanta[first_streamed_++];
+    while (first_streamed_ < w_.units() && kept + w_.quanta[first_streamed_] <= minimum)
+      kept += w_.quanta[first_streamed_++];
     mine_ = w_.load() - kept;
     partial_ = mine_;
     stage_ = Stage::scan;

@@ -273,7 +273,8 @@ class TreeProtocol final : public RankProtocol {
       if (suppliers[si].amount == 0) ++si;
       if (receivers[ri].amount == 0) ++ri;
     }
-    if (si != suppliers.size() || ri != receivers.size()) throw std::logic_error("tree: suppliers and receivers differ");
+    if (si != suppliers.size() || ri != receivers.size())
+      throw std::logic_error("tree: suppliers and receivers differ");
 
     for (std::size_t i = 0; i < children_.size(); ++i) {
       auto w = letters.to(children_[i]);
@@ -327,7 +328,8 @@ class TreeProtocol final : public RankProtocol {
   void choose_units() {
     std::vector<std::size_t> order(w_.units());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return w_.quanta[a] > w_.quanta[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return w_.quanta[a] > w_.quanta[b]; });
     std::sort(instructions_.begin(), instructions_.end());
     std::vector<bool> taken(w_.units(), false);
     std::int64_t told = 0;

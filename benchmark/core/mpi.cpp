@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <tuple>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/error.hpp"
 
@@ -185,6 +185,7 @@ std::vector<Message> SparseExchange::exchange_nbx(const std::vector<Message>& ou
   std::vector<std::uint64_t> sizes(outgoing.size());
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& m = outgoing[i];
+    // Larger messages go as an announcement of their size, then chunks.
     if (m.data.size() <= max_chunk_) {
       sends.emplace_back();
       MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());

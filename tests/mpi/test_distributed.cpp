@@ -122,17 +122,19 @@ TEST_P(MatchesReference, SameOwnersAndTrafficAsTheSerialReference) {
   std::int64_t moved = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) moved += reference[i] != problem.owner[i];
   // Counting units, block-distributed ranks are already balanced: nothing may move.
-  if (params.find("count") != std::string::npos) EXPECT_EQ(moved, 0);
-  else if (p > 1) EXPECT_GT(moved, 0) << "the hot spot made it do something";
+  if (params.find("count") != std::string::npos)
+    EXPECT_EQ(moved, 0);
+  else if (p > 1)
+    EXPECT_GT(moved, 0) << "the hot spot made it do something";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Distributed, MatchesReference,
-    testing::Values(std::pair{"diffusion", "{}"}, std::pair{"diffusion", "{gamma: 0.5, iterations: 3}"},
-                    std::pair{"tree", "{}"}, std::pair{"tree", "{branching: 2, units: count}"},
-                    std::pair{"gossip", "{}"}, std::pair{"gossip", "{fanout: 1, target_ratio: 1.2}"},
-                    std::pair{"prefix", "{}"}, std::pair{"prefix", "{subtract_min: true}"}),
-    [](const auto& info) { return test::param_name(info.param.first + info.param.second); });
+INSTANTIATE_TEST_SUITE_P(Distributed, MatchesReference,
+                         testing::Values(std::pair{"diffusion", "{}"},
+                                         std::pair{"diffusion", "{gamma: 0.5, iterations: 3}"}, std::pair{"tree", "{}"},
+                                         std::pair{"tree", "{branching: 2, units: count}"}, std::pair{"gossip", "{}"},
+                                         std::pair{"gossip", "{fanout: 1, target_ratio: 1.2}"},
+                                         std::pair{"prefix", "{}"}, std::pair{"prefix", "{subtract_min: true}"}),
+                         [](const auto& info) { return test::param_name(info.param.first + info.param.second); });
 
 }  // namespace
 }  // namespace lbbench

@@ -50,7 +50,8 @@ std::int64_t brute_force_minimum(const std::vector<std::int64_t>& counts) {
   for (unsigned mask = 0; mask < (1U << p); ++mask) {
     if (std::popcount(mask) != extras) continue;
     std::int64_t moves = 0;
-    for (int r = 0; r < p; ++r) moves += std::max<std::int64_t>(0, counts[static_cast<std::size_t>(r)] - q - ((mask >> r) & 1U));
+    for (int r = 0; r < p; ++r)
+      moves += std::max<std::int64_t>(0, counts[static_cast<std::size_t>(r)] - q - ((mask >> r) & 1U));
     best = std::min(best, moves);
   }
   return best;
@@ -158,7 +159,8 @@ TEST(Diffusion, MovesGrowRegionsFromTheBoundaryWithTheReceiver) {
   const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
   const auto neighbors = [&](std::size_t v) {
     std::vector<std::size_t> out;
-    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) out.push_back(static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]));
+    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e)
+      out.push_back(static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]));
     return out;
   };
   std::vector<bool> reached(problem.size(), false);
@@ -174,7 +176,8 @@ TEST(Diffusion, MovesGrowRegionsFromTheBoundaryWithTheReceiver) {
   }
   for (std::size_t i = 0; i < queue.size(); ++i) {
     for (const auto u : neighbors(queue[i])) {
-      if (!reached[u] && a[u] != problem.owner[u] && a[u] == a[queue[i]] && problem.owner[u] == problem.owner[queue[i]]) {
+      if (!reached[u] && a[u] != problem.owner[u] && a[u] == a[queue[i]] &&
+          problem.owner[u] == problem.owner[queue[i]]) {
         reached[u] = true;
         queue.push_back(u);
       }
