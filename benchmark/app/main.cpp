@@ -155,8 +155,10 @@ int calibrate(int argc, char** argv, bool quick, bool no_cache) {
 
 // The options a simulated run forwards to lbbench-smpi.
 SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
-                          const std::string& platform_dir, const Outputs& outputs, const RunOptions& options) {
+                          const std::string& platform_dir, const std::vector<std::string>& cfg, const Outputs& outputs,
+                          const RunOptions& options) {
   SmpiLaunch launch;
+  launch.cfg = cfg;
   launch.scenario = scenario;
   launch.overrides = overrides;
   launch.ranks = ranks;
@@ -194,6 +196,9 @@ int main_impl(int argc, char** argv) {
   run_cmd->add_option("--machine", machine, "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
   run_cmd->add_option("--ranks", ranks, "Simulated ranks (smpi engine)")->check(CLI::PositiveNumber);
   run_cmd->add_option("--platform-dir", platform_dir, "Keep the generated SimGrid platform in this folder (smpi engine)");
+  std::vector<std::string> smpi_cfg;
+  run_cmd->add_option("--smpi-cfg", smpi_cfg,
+                      "Extra SimGrid setting KEY:VALUE, e.g. smpi/simulate-computation:no (smpi engine, repeatable)");
 
   auto* validate_cmd = app.add_subcommand("validate", "Check a scenario and print it normalized");
   validate_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
@@ -221,15 +226,15 @@ int main_impl(int argc, char** argv) {
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
   if (engine == "smpi" && std::string(engine_name()) == "mpi") {
     try {
-      return launch_smpi(smpi_launch_of(scenario_file, overrides, ranks, platform_dir, outputs, options));
+      return launch_smpi(smpi_launch_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg, outputs, options));
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;
     }
   }
-  if (ranks > 0 || !platform_dir.empty()) {
-    std::fprintf(stderr, "lbbench: error: --ranks and --platform-dir belong to --engine smpi; with real MPI, start "
-                         "the ranks with mpirun -np N (or srun)\n");
+  if (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty()) {
+    std::fprintf(stderr, "lbbench: error: --ranks, --platform-dir and --smpi-cfg belong to --engine smpi; with real MPI, "
+                         "start the ranks with mpirun -np N (or srun)\n");
     return kExitInput;
   }
   return run(argc, argv, scenario_file, overrides, outputs, options);

@@ -126,6 +126,12 @@ int launch_smpi(const SmpiLaunch& launch) {
   std::vector<std::string> args{"smpirun", "-np", std::to_string(ranks), "-platform", platform.string(), "-hostfile",
                                 hosts.string()};
   for (const auto& flag : smpi_flags(preset, measure_host_ghz())) args.push_back(flag);
+  for (const auto& setting : launch.cfg) {
+    if (setting.find(':') == std::string::npos) {
+      throw InputError(fmt::format("--smpi-cfg {}: expected KEY:VALUE, for example smpi/simulate-computation:no", setting));
+    }
+    args.push_back("--cfg=" + setting);  // after the preset's flags, so it wins
+  }
   args.insert(args.end(), {binary, "run", launch.scenario});
   for (const auto& o : launch.overrides) args.insert(args.end(), {"--set", o});
   args.insert(args.end(), {"--set", "ranks=" + std::to_string(ranks)});

@@ -13,6 +13,7 @@ struct SmpiLaunch {
   int ranks = 0;                       // 0: the scenario's `ranks`
   std::vector<std::string> forwarded;  // other run options, forwarded as they are
   std::string platform_dir;            // keep the platform files here; empty: a temporary folder
+  std::vector<std::string> cfg;        // extra SimGrid settings, KEY:VALUE, after the preset's
 };
 
 // Validates the scenario, writes the platform, runs the simulation; returns its exit code.

@@ -76,6 +76,19 @@ class SimulatedMachines(unittest.TestCase):
         self.assertNotEqual(zoltan.returncode, 0)
         self.assertIn("cannot run under the SMPI engine", zoltan.stderr)
 
+    def test_smpi_cfg_reaches_simgrid(self):
+        # Without simulated computation, a centralized METIS decision costs only its
+        # messages: far less simulated time than with SimGrid timing the real solve.
+        common = ["--machine", "bgq", "--ranks", "4", "--set", "balancer.name=metis", "--set", "steps=3",
+                  "--set", "balancer.period=2", "--out", str(self.out)]
+        simulate(str(SCENARIOS / "hotspot.yaml"), *common)
+        simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--smpi-cfg", "smpi/simulate-computation:no")
+        timed, untimed = self.records()
+        self.assertLess(untimed["lb_time_s"], timed["lb_time_s"] / 2)
+        bad = simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--smpi-cfg", "no-colon", check=False)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("expected KEY:VALUE", bad.stderr)
+
 
 class WanDelayOnRealMpi(unittest.TestCase):
     def test_messages_between_sites_take_at_least_the_wan_latency(self):
