@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -157,6 +158,38 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
 
 namespace {
 
+// The smallest positive and the largest load, which the quantum is chosen from.
+std::pair<double, double> load_extremes(std::span<const Load> loads) {
+  double min_positive = HUGE_VAL;
+  double max_load = 0;
+  for (const Load l : loads) {
+    if (l.seconds() > 0) min_positive = std::min(min_positive, l.seconds());
+    max_load = std::max(max_load, l.seconds());
+  }
+  return {min_positive, max_load};
+}
+
+// Closes one unit's locality rows: its on-rank neighbors were already appended to
+// local_adj; per_peer counts its edges to each other rank, in rank order.
+void close_unit_rows(RankWork& w, const std::map<int, std::int32_t>& per_peer, std::int64_t degree,
+                     std::vector<int>& peers) {
+  w.local_xadj.push_back(static_cast<std::int64_t>(w.local_adj.size()));
+  for (const auto& [peer, edges] : per_peer) {
+    w.nbr_rank.push_back(peer);
+    w.nbr_edges.push_back(edges);
+    peers.push_back(peer);
+  }
+  w.nbr_xadj.push_back(static_cast<std::int64_t>(w.nbr_rank.size()));
+  w.degree.push_back(static_cast<std::int32_t>(degree));
+}
+
+// The rank graph: every rank this one shares an edge with, sorted.
+void set_peers(RankWork& w, std::vector<int> peers) {
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  w.peers = std::move(peers);
+}
+
 RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_locality) {
   const LocalGraph& g = view.graph;
   RankWork w;
@@ -179,30 +212,16 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
         w.local_adj.push_back(local_of.at(nbrs[e].value()));
       }
     }
-    w.local_xadj.push_back(static_cast<std::int64_t>(w.local_adj.size()));
-    for (const auto& [peer, edges] : per_peer) {
-      w.nbr_rank.push_back(peer);
-      w.nbr_edges.push_back(edges);
-      peers.push_back(peer);
-    }
-    w.nbr_xadj.push_back(static_cast<std::int64_t>(w.nbr_rank.size()));
-    w.degree.push_back(static_cast<std::int32_t>(g.degree(v)));
+    close_unit_rows(w, per_peer, g.degree(v), peers);
   }
-  std::sort(peers.begin(), peers.end());
-  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
-  w.peers = std::move(peers);
+  set_peers(w, std::move(peers));
   return w;
 }
 
 }  // namespace
 
 std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality) {
-  double min_positive = HUGE_VAL;
-  double max_load = 0;
-  for (const Load l : problem.load) {
-    if (l.seconds() > 0) min_positive = std::min(min_positive, l.seconds());
-    max_load = std::max(max_load, l.seconds());
-  }
+  const auto [min_positive, max_load] = load_extremes(problem.load);
   const Quantum quantum = Quantum::from_extremes(min_positive, max_load);
   if (with_locality && !problem.has_graph()) throw std::logic_error("this strategy's reference needs the graph");
 
@@ -232,21 +251,9 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
         w.local_adj.push_back(local_index[u]);
       }
     }
-    w.local_xadj.push_back(static_cast<std::int64_t>(w.local_adj.size()));
-    for (const auto& [peer, edges] : per_peer) {
-      w.nbr_rank.push_back(peer);
-      w.nbr_edges.push_back(edges);
-      peers[static_cast<std::size_t>(r)].push_back(peer);
-    }
-    w.nbr_xadj.push_back(static_cast<std::int64_t>(w.nbr_rank.size()));
-    w.degree.push_back(static_cast<std::int32_t>(problem.xadj[i + 1] - problem.xadj[i]));
+    close_unit_rows(w, per_peer, problem.xadj[i + 1] - problem.xadj[i], peers[static_cast<std::size_t>(r)]);
   }
-  for (std::size_t r = 0; r < work.size(); ++r) {
-    auto& p = peers[r];
-    std::sort(p.begin(), p.end());
-    p.erase(std::unique(p.begin(), p.end()), p.end());
-    work[r].peers = std::move(p);
-  }
+  for (std::size_t r = 0; r < work.size(); ++r) set_peers(work[r], std::move(peers[r]));
   return work;
 }
 
@@ -261,12 +268,7 @@ void DistributedBalancer::prepare(MPI_Comm comm) {
 
 MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   prepare(comm);
-  double min_positive = HUGE_VAL;
-  double max_load = 0;
-  for (const Load l : view.vertex_load) {
-    if (l.seconds() > 0) min_positive = std::min(min_positive, l.seconds());
-    max_load = std::max(max_load, l.seconds());
-  }
+  const auto [min_positive, max_load] = load_extremes(view.vertex_load);
   double extremes[2] = {-min_positive, max_load};
   MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
   const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1]);

@@ -157,6 +157,40 @@ Message receive_one(const MPI_Status& status, int whole_tag, int announce_tag, i
   return m;
 }
 
+// Posts every message of a round: whole when it fits in max_chunk, else an announcement of
+// its size followed by chunks (MPI counts are 32-bit). Synchronous sends complete only once
+// matched, which NBX relies on. `sizes` holds the announced sizes and must outlive the sends.
+std::vector<MPI_Request> post_sends(const std::vector<Message>& outgoing, std::vector<std::uint64_t>& sizes,
+                                    int whole_tag, int announce_tag, int chunk_tag, std::size_t max_chunk,
+                                    bool synchronous, MPI_Comm comm) {
+  const auto send = [&](const void* data, int count, MPI_Datatype type, int peer, int tag, MPI_Request* request) {
+    if (synchronous) {
+      MPI_Issend(data, count, type, peer, tag, comm, request);
+    } else {
+      MPI_Isend(data, count, type, peer, tag, comm, request);
+    }
+  };
+  std::vector<MPI_Request> sends;
+  sizes.assign(outgoing.size(), 0);
+  for (std::size_t i = 0; i < outgoing.size(); ++i) {
+    const auto& m = outgoing[i];
+    if (m.data.size() <= max_chunk) {
+      sends.emplace_back();
+      send(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, &sends.back());
+      continue;
+    }
+    sizes[i] = m.data.size();
+    sends.emplace_back();
+    send(&sizes[i], 1, MPI_UINT64_T, m.peer, announce_tag, &sends.back());
+    for (std::size_t at = 0; at < m.data.size(); at += max_chunk) {
+      const auto n = static_cast<int>(std::min(max_chunk, m.data.size() - at));
+      sends.emplace_back();
+      send(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, &sends.back());
+    }
+  }
+  return sends;
+}
+
 }  // namespace
 
 std::vector<Message> SparseExchange::exchange(const std::vector<Message>& outgoing) {
@@ -181,25 +215,9 @@ std::vector<Message> SparseExchange::exchange_nbx(const std::vector<Message>& ou
   const int whole_tag = 100 + parity;
   const int announce_tag = 102 + parity;
   const int chunk_tag = 104 + parity;
-  std::vector<MPI_Request> sends;
-  std::vector<std::uint64_t> sizes(outgoing.size());
-  for (std::size_t i = 0; i < outgoing.size(); ++i) {
-    const auto& m = outgoing[i];
-    // Larger messages go as an announcement of their size, then chunks.
-    if (m.data.size() <= max_chunk_) {
-      sends.emplace_back();
-      MPI_Issend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
-      continue;
-    }
-    sizes[i] = m.data.size();
-    sends.emplace_back();
-    MPI_Issend(&sizes[i], 1, MPI_UINT64_T, m.peer, announce_tag, comm_, &sends.back());
-    for (std::size_t at = 0; at < m.data.size(); at += max_chunk_) {
-      const auto n = static_cast<int>(std::min(max_chunk_, m.data.size() - at));
-      sends.emplace_back();
-      MPI_Issend(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, &sends.back());
-    }
-  }
+  std::vector<std::uint64_t> sizes;
+  std::vector<MPI_Request> sends =
+      post_sends(outgoing, sizes, whole_tag, announce_tag, chunk_tag, max_chunk_, /*synchronous=*/true, comm_);
   std::vector<Message> received;
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool barrier_started = false;
@@ -244,25 +262,10 @@ std::vector<Message> SparseExchange::exchange_simulated(const std::vector<Messag
   const int chunk_tag = 104 + parity;
   const int me = comm_rank(comm_);
   auto& lists = census_->incoming[static_cast<std::size_t>(parity)];
-  std::vector<MPI_Request> sends;
-  std::vector<std::uint64_t> sizes(outgoing.size());
-  for (std::size_t i = 0; i < outgoing.size(); ++i) {
-    const auto& m = outgoing[i];
-    lists[static_cast<std::size_t>(m.peer)].push_back({me, m.data.size()});
-    if (m.data.size() <= max_chunk_) {
-      sends.emplace_back();
-      MPI_Isend(m.data.data(), static_cast<int>(m.data.size()), MPI_BYTE, m.peer, whole_tag, comm_, &sends.back());
-      continue;
-    }
-    sizes[i] = m.data.size();
-    sends.emplace_back();
-    MPI_Isend(&sizes[i], 1, MPI_UINT64_T, m.peer, announce_tag, comm_, &sends.back());
-    for (std::size_t at = 0; at < m.data.size(); at += max_chunk_) {
-      const auto n = static_cast<int>(std::min(max_chunk_, m.data.size() - at));
-      sends.emplace_back();
-      MPI_Isend(m.data.data() + at, n, MPI_BYTE, m.peer, chunk_tag, comm_, &sends.back());
-    }
-  }
+  for (const auto& m : outgoing) lists[static_cast<std::size_t>(m.peer)].push_back({me, m.data.size()});
+  std::vector<std::uint64_t> sizes;
+  std::vector<MPI_Request> sends =
+      post_sends(outgoing, sizes, whole_tag, announce_tag, chunk_tag, max_chunk_, /*synchronous=*/false, comm_);
   MPI_Barrier(comm_);
   const std::vector<SimulatedCensus::Incoming> mine = std::move(lists[static_cast<std::size_t>(me)]);
   lists[static_cast<std::size_t>(me)].clear();

@@ -170,7 +170,7 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
   const std::size_t n = slots_.size();
   std::vector<LocalIndex> ready;
   const double start = now_seconds();
-  std::vector<int> done(n);
+  completed_.resize(n);
   std::uint64_t polls = 0;
   while (ready.empty() && released_ < n) {
     // Cross-site messages whose latency has passed.
@@ -190,16 +190,16 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
     (void)polls;
     (void)start;
     (void)step;
-    MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
 #else
-    MPI_Testsome(static_cast<int>(n), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+    MPI_Testsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
     if (count == 0 && (++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) {
       report_hang(step, now_seconds() - start);
     }
 #endif
     if (count == MPI_UNDEFINED) count = 0;  // every receive has completed; only held ones remain
     for (int k = 0; k < count; ++k) {
-      const auto slot = static_cast<std::size_t>(done[static_cast<std::size_t>(k)]);
+      const auto slot = static_cast<std::size_t>(completed_[static_cast<std::size_t>(k)]);
       if (slots_[slot].stamped) {
         held_.emplace_back(arrival_time(slot), slot);
       } else {
@@ -220,11 +220,8 @@ void HaloExchange::finish(int step, double watchdog_seconds) {
 // its send time plus the WAN latency, which a spin on the shared clock waits out.
 void HaloExchange::hold_for_wan_latency() const {
   double arrival = 0;
-  for (const auto& s : slots_) {
-    if (!s.stamped) continue;
-    double sent = 0;
-    std::memcpy(&sent, recv_buffer_.data() + s.offset, sizeof sent);
-    arrival = std::max(arrival, sent + delay_->latency);
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].stamped) arrival = std::max(arrival, arrival_time(i));
   }
   while (now_seconds() + delay_->clock_offset < arrival) {
   }

@@ -103,6 +103,7 @@ class HaloExchange {
   std::vector<int> pending_;                         // this step's countdown
   std::size_t released_ = 0;                         // slots handled this step
   std::vector<std::pair<double, std::size_t>> held_; // completed cross-site slots and their arrival
+  std::vector<int> completed_;                       // MPI_Testsome's indices, reused across polls
 };
 
 }  // namespace lbbench

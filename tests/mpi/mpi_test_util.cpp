@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "balancers/registry.hpp"
 #include "core/mpi.hpp"
 
 namespace lbbench::test {
@@ -103,6 +104,28 @@ void expect_error_containing(const std::function<void()>& fn, const std::vector<
 std::string param_name(std::string text) {
   for (auto& c : text) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return text;
+}
+
+std::unique_ptr<Balancer> balancer_from_yaml(const std::string& name, const std::string& params_yaml) {
+  const BalancerInfo& info = find_balancer(name, ConfigNode(YAML::Node(), "test"));
+  return make_balancer(info, ConfigNode(YAML::Load(params_yaml), "test"));
+}
+
+LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const MachineInfo& machine, std::uint64_t seed,
+                   int invocation, MPI_Comm comm) {
+  const Load mine = std::accumulate(loads.begin(), loads.end(), Load{});
+  return LoadView{.graph = g,
+                  .vertex_load = loads,
+                  .edge_bytes = 64,
+                  .element_bytes = 128,
+                  .machine = machine,
+                  .rank = Rank{comm_rank(comm)},
+                  .nranks = comm_size(comm),
+                  .seed = seed,
+                  .invocation = invocation,
+                  .rank_load = mine,
+                  .total_load = Load(allreduce(mine.seconds(), MPI_SUM, comm)),
+                  .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, comm))};
 }
 
 }  // namespace lbbench::test

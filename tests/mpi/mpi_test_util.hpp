@@ -5,9 +5,12 @@
 #include <mpi.h>
 
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "balancers/balancer.hpp"
 #include "meshes/local_graph.hpp"
 
 namespace lbbench::test {
@@ -41,6 +44,14 @@ std::vector<std::int64_t> all_ids(const LocalGraph& g, MPI_Comm comm);
 // Runs fn and checks that it throws an error whose message contains every one of `parts`,
 // on every rank.
 void expect_error_containing(const std::function<void()>& fn, const std::vector<std::string>& parts);
+
+// A registered balancer by name, with its params given as YAML text.
+std::unique_ptr<Balancer> balancer_from_yaml(const std::string& name, const std::string& params_yaml);
+
+// This rank's LoadView of `loads` on g, with 64-byte edges, 128-byte elements and the
+// global load sums reduced over comm. It refers to g, loads and machine.
+LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const MachineInfo& machine, std::uint64_t seed,
+                   int invocation, MPI_Comm comm);
 
 // A GoogleTest parameter name from any text: letters and digits kept, the rest '_'.
 std::string param_name(std::string text);

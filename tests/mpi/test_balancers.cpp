@@ -23,12 +23,6 @@ std::vector<std::string> registered_names() {
   return out;
 }
 
-// A balancer by name with params given as YAML text.
-std::unique_ptr<Balancer> make(const std::string& name, const std::string& params_yaml) {
-  const BalancerInfo& info = find_balancer(name, ConfigNode(YAML::Node(), "test"));
-  return make_balancer(info, ConfigNode(YAML::Load(params_yaml), "test"));
-}
-
 // Runs one balancer on a 30x20 grid where rank 0's vertices are ten times heavier, checks
 // the invariants, migrates, and checks the owner tables.
 void check_invariants(Balancer& balancer, bool deterministic = true) {
@@ -36,19 +30,8 @@ void check_invariants(Balancer& balancer, bool deterministic = true) {
   const int p = comm_size(kWorld);
   LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
   std::vector<Load> loads(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 10e-6 : 1e-6));
-  const Load mine = std::accumulate(loads.begin(), loads.end(), Load{});
   const MachineInfo machine = MachineInfo::uniform(p);
-  const LoadView view{.graph = g,
-                      .vertex_load = loads,
-                      .edge_bytes = 64,
-                      .element_bytes = 128,
-                      .machine = machine,
-                      .rank = Rank{me},
-                      .nranks = p,
-                      .seed = 1,
-                      .rank_load = mine,
-                      .total_load = Load(allreduce(mine.seconds(), MPI_SUM, kWorld)),
-                      .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, kWorld))};
+  const LoadView view = test::load_view(g, loads, machine, 1, 0, kWorld);
   const MigrationPlan plan = balancer.plan(view, kWorld);
 
   // EXPECT, never ASSERT, from here on: a rank that returned early would leave the
@@ -86,7 +69,7 @@ void check_invariants(Balancer& balancer, bool deterministic = true) {
 class EveryBalancer : public testing::TestWithParam<std::string> {};
 
 TEST_P(EveryBalancer, PlansAreValidDeterministicConserveLoadAndDoNoHarmOnAnEasyInput) {
-  check_invariants(*make(GetParam(), "{}"));
+  check_invariants(*test::balancer_from_yaml(GetParam(), "{}"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancer, testing::ValuesIn(registered_names()),
@@ -99,7 +82,7 @@ TEST_P(ZoltanVariants, KeepTheInvariants) {
   if (!zoltan_available()) GTEST_SKIP() << "no Zoltan in this build";
   // PT-Scotch's parallel strategies, as Zoltan drives them, are not reproducible.
   const bool scotch = GetParam().find("scotch") != std::string::npos;
-  check_invariants(*make("zoltan", GetParam()), !scotch);
+  check_invariants(*test::balancer_from_yaml("zoltan", GetParam()), !scotch);
 }
 
 INSTANTIATE_TEST_SUITE_P(

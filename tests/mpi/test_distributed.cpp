@@ -16,11 +16,6 @@ namespace {
 
 const MPI_Comm kWorld = MPI_COMM_WORLD;
 
-std::unique_ptr<Balancer> make(const std::string& name, const std::string& params_yaml) {
-  const BalancerInfo& info = find_balancer(name, ConfigNode(YAML::Node(), "test"));
-  return make_balancer(info, ConfigNode(YAML::Load(params_yaml), "test"));
-}
-
 // A hot spot on a 24x24 grid, as a pure function of the vertex id.
 Load hotspot_load(VertexId id) {
   const double x = static_cast<double>(id.value() % 24) / 24 - 0.25;
@@ -84,21 +79,9 @@ TEST_P(MatchesReference, SameOwnersAndTrafficAsTheSerialReference) {
   const LocalGraph g = generate_grid(GridSpec{2, {24, 24, 1}}, kWorld);
   std::vector<Load> loads;
   for (const VertexId id : g.gid) loads.push_back(hotspot_load(id));
-  const Load mine = std::accumulate(loads.begin(), loads.end(), Load{});
   const MachineInfo machine = MachineInfo::uniform(p);
-  const LoadView view{.graph = g,
-                      .vertex_load = loads,
-                      .edge_bytes = 64,
-                      .element_bytes = 128,
-                      .machine = machine,
-                      .rank = Rank{me},
-                      .nranks = p,
-                      .seed = 42,
-                      .invocation = 3,
-                      .rank_load = mine,
-                      .total_load = Load(allreduce(mine.seconds(), MPI_SUM, kWorld)),
-                      .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, kWorld))};
-  auto balancer = make(name, params);
+  const LoadView view = test::load_view(g, loads, machine, 42, 3, kWorld);
+  auto balancer = test::balancer_from_yaml(name, params);
   const MigrationPlan plan = balancer->plan(view, kWorld);
   EXPECT_TRUE(plan.protocol.has_value());
 
