@@ -19,6 +19,7 @@
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "app/reorder_plan.hpp"
 #include "app/smpi_launch.hpp"
 #include "engine/record.hpp"
 #include "engine/replay.hpp"
@@ -214,9 +215,24 @@ int main_impl(int argc, char** argv) {
   calibrate_cmd->add_flag("--quick", quick, "Short measurement; accuracy only up to 10 ms");
   calibrate_cmd->add_flag("--no-cache", no_cache, "Do not write the calibration cache");
 
+  ReorderRequest reorder;
+  auto* reorder_cmd = app.add_subcommand("reorder", "Plan a rank reorder for n processes on p cores (Keller et al.)");
+  reorder_cmd->add_option("--cores", reorder.cores, "Cores p")->check(CLI::PositiveNumber);
+  reorder_cmd->add_option("--loads", reorder.loads, "Loads as VALUExCOUNT,..., e.g. 4x20,2x20,1x24");
+  reorder_cmd->add_option("--loads-file", reorder.loads_file, "A file of loads, one or more per line")
+      ->check(CLI::ExistingFile);
+  reorder_cmd->add_option("--per-core", reorder.per_core, "Processes on every core")->check(CLI::PositiveNumber);
+  reorder_cmd->add_option("--per-core-list", reorder.per_core_list,
+                          "Processes per core as PROCESSESxCORES,..., e.g. 3x8,5x8");
+  reorder_cmd->add_option("--method", reorder.method, "identity, paper, ours, exact, dist, random or worst");
+  reorder_cmd->add_option("--t", reorder.levels, "dist: histogram levels")->check(CLI::Range(2, 64));
+  reorder_cmd->add_option("--seed", reorder.seed, "random: the seed");
+  reorder_cmd->add_flag("--compare", reorder.compare, "Also print every method's maximum core load");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*list_cmd) return list_balancers();
+    if (*reorder_cmd) return plan_reorder(reorder);
     if (*validate_cmd) return validate(scenario_file, overrides);
   } catch (const InputError& e) {
     std::fprintf(stderr, "lbbench: error: %s\n", e.what());

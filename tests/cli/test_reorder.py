@@ -1,0 +1,100 @@
+"""`lbbench reorder` (planning) and the oversubscribed rank-reorder benchmark mode.
+
+Environment: LBBENCH (the binary), LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
+"""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+LBBENCH = os.environ["LBBENCH"]
+SOURCE = Path(os.environ["LBBENCH_SOURCE_DIR"])
+
+PAPER_EXAMPLE = ["--cores", "16", "--per-core", "4", "--loads", "4x20,2x20,1x24"]
+
+
+def lbbench(*args):
+    return subprocess.run([LBBENCH, *args], capture_output=True, text=True, timeout=120)
+
+
+def plan(*args):
+    result = lbbench("reorder", *args)
+    if result.returncode != 0:
+        raise AssertionError(f"lbbench reorder {args} failed:\n{result.stderr}")
+    return result.stdout
+
+
+def max_core_load(output):
+    return float(re.search(r"max core load ([\d.]+)", output).group(1))
+
+
+def core_rows(output):
+    """(core, processes, load, [(process, new rank, load)]) for every core line."""
+    rows = []
+    for m in re.finditer(r"^\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+ -> .*)$", output, re.M):
+        members = [tuple(float(x) for x in t) for t in re.findall(r"(\d+) -> (\d+) \(([\d.]+)\)", m.group(4))]
+        rows.append((int(m.group(1)), int(m.group(2)), float(m.group(3)), members))
+    return rows
+
+
+class ReorderPlanning(unittest.TestCase):
+    def test_the_papers_example_gives_11_with_its_heuristic_and_10_optimally(self):
+        self.assertEqual(max_core_load(plan(*PAPER_EXAMPLE, "--method", "paper")), 11)
+        self.assertEqual(max_core_load(plan(*PAPER_EXAMPLE, "--method", "ours")), 10)
+        self.assertEqual(max_core_load(plan(*PAPER_EXAMPLE, "--method", "exact")), 10)
+        self.assertEqual(max_core_load(plan(*PAPER_EXAMPLE, "--method", "dist", "--t", "6")), 11)
+
+    def test_the_printed_permutation_and_core_loads_agree(self):
+        out = plan(*PAPER_EXAMPLE, "--method", "ours")
+        rows = core_rows(out)
+        self.assertEqual(len(rows), 16)
+        new_ranks = []
+        for core, processes, load, members in rows:
+            self.assertEqual(processes, 4)
+            self.assertEqual(len(members), 4)
+            self.assertAlmostEqual(load, sum(m[2] for m in members))
+            for process, rank, member_load in members:
+                self.assertEqual(int(process) % 16, core)  # the paper's round-robin layout
+                self.assertEqual(member_load, 4 if rank < 20 else 2 if rank < 40 else 1)
+                new_ranks.append(int(rank))
+        self.assertEqual(sorted(new_ranks), list(range(64)))
+        perm = [int(x) for x in re.search(r"permutation, new rank of process 0\.\.63: (.*)", out).group(1).split()]
+        by_process = {int(p): int(r) for _, _, _, members in rows for p, r, _ in members}
+        self.assertEqual(perm, [by_process[p] for p in range(64)])
+
+    def test_unequal_processes_per_core(self):
+        out = plan("--loads", "4x20,2x20,1x24", "--per-core-list", "3x8,5x8", "--method", "exact", "--compare")
+        self.assertEqual(max_core_load(out), 9)
+        self.assertEqual(sorted(r[1] for r in core_rows(out)), [3] * 8 + [5] * 8)
+        self.assertRegex(out, r"worst\s+20\s")
+        self.assertRegex(out, r"paper\s+10\s")
+
+    def test_loads_from_a_file(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("# per-rank loads\n5, 1\n4 2\n3\n3\n")
+        try:
+            out = plan("--cores", "2", "--loads-file", f.name, "--method", "exact")
+            self.assertEqual(max_core_load(out), 9)
+        finally:
+            os.unlink(f.name)
+
+    def test_bad_input_is_named(self):
+        cases = [
+            (["--cores", "2", "--loads", "1,2,3,4", "--method", "exakt"], "Did you mean 'exact'"),
+            (["--cores", "2", "--loads", "1,2y"], "'2y' is not a number"),
+            (["--cores", "2", "--per-core", "3", "--loads", "1x4"], "4 loads but the cores hold 6 processes"),
+            (["--per-core-list", "3x2", "--cores", "3", "--loads", "1x6"], "--cores 3 but --per-core-list describes 2"),
+            (["--cores", "8", "--loads", "1x4"], "use at most 4 cores"),
+            (["--cores", "2", "--loads", "1,-2"], "non-negative"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                result = lbbench("reorder", *args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
