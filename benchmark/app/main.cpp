@@ -110,7 +110,7 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
                            "Zoltan with Scotch needs it\n", mpi.thread_level());
     }
     const RunOutcome outcome = run_scenario(scenario, options, comm);
-    if (me == 0) {
+    if (outcome.reporter) {
       std::fputs(outcome.warnings.c_str(), stderr);
       std::fputs(outcome.summary.c_str(), stdout);
       if (!outputs.record.empty()) {

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/mpi.hpp"
+#include "engine/migration.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
 
@@ -117,6 +118,16 @@ std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph&
     out.push_back(Rank{r});
   }
   return out;
+}
+
+void place_at_start(LocalGraph& g, const DistributionSpec& spec, std::uint64_t seed, MPI_Comm comm) {
+  const auto owners = initial_owners(spec, g, seed, comm);
+  const int me = comm_rank(comm);
+  MigrationPlan plan;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    if (owners[static_cast<std::size_t>(v)] != Rank{me}) plan.moves.push_back({v, owners[static_cast<std::size_t>(v)]});
+  }
+  Migrator(comm, 0, seed).migrate(g, plan, {});
 }
 
 }  // namespace lbbench

@@ -15,4 +15,8 @@ namespace lbbench {
 std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed,
                                  MPI_Comm comm);
 
+// Moves every vertex to its starting rank. Placing the mesh is not a migration of the
+// benchmark: no payload, nothing counted.
+void place_at_start(LocalGraph& g, const DistributionSpec& spec, std::uint64_t seed, MPI_Comm comm);
+
 }  // namespace lbbench

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -123,6 +125,25 @@ void HaloExchange::post() {
   }
 }
 
+namespace {
+
+// The pause between two polls of a rank that sleeps while it waits.
+class PollBackoff {
+ public:
+  explicit PollBackoff(bool enabled) : enabled_(enabled) {}
+  void pause() {
+    if (!enabled_) return;
+    std::this_thread::sleep_for(delay_);
+    delay_ = std::min(2 * delay_, std::chrono::microseconds(1000));
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::microseconds delay_{20};
+};
+
+}  // namespace
+
 void HaloExchange::wait(int step, double watchdog_seconds) {
   wait_requests(requests_, step, watchdog_seconds);
   check_arrivals();
@@ -142,11 +163,13 @@ void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, doub
   // keeps the watchdog able to say which messages never came.
   const double start = now_seconds();
   std::uint64_t polls = 0;
+  PollBackoff backoff(sleep_while_waiting_);
   for (auto& request : requests) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
       if ((++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) report_hang(step, now_seconds() - start);
+      backoff.pause();
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
   }
@@ -172,6 +195,7 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
   const double start = now_seconds();
   completed_.resize(n);
   std::uint64_t polls = 0;
+  PollBackoff backoff(sleep_while_waiting_);
   while (ready.empty() && released_ < n) {
     // Cross-site messages whose latency has passed.
     const double shared_now = delay_ ? now_seconds() + delay_->clock_offset : 0;
@@ -196,6 +220,7 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
     if (count == 0 && (++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) {
       report_hang(step, now_seconds() - start);
     }
+    if (count == 0) backoff.pause();
 #endif
     if (count == MPI_UNDEFINED) count = 0;  // every receive has completed; only held ones remain
     for (int k = 0; k < count; ++k) {

@@ -35,6 +35,11 @@ class HaloExchange {
   HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm,
                const WanDelay* delay = nullptr);
 
+  // When ranks outnumber cores, a rank that spins while it waits takes CPU time from the
+  // ranks that share its core and still compute. With this on, waiting ranks sleep
+  // between polls (20 µs, doubling up to 1 ms).
+  void sleep_while_waiting(bool on) { sleep_while_waiting_ = on; }
+
   // Posts every receive, then every send.
   void post();
   // Waits for all of them. After `watchdog_seconds` it throws HangError naming the step and
@@ -64,6 +69,8 @@ class HaloExchange {
   [[nodiscard]] std::int64_t remote_edge_bytes() const { return remote_edge_bytes_; }
 
  private:
+  bool sleep_while_waiting_ = false;
+
   struct RemoteEdge {
     LocalIndex vertex;  // the local end
     VertexId local;

@@ -20,6 +20,7 @@
 #include "engine/machine.hpp"
 #include "engine/migration.hpp"
 #include "engine/record.hpp"
+#include "engine/startup_reorder.hpp"
 #include "meshes/build.hpp"
 #include "work/compute.hpp"
 #include "workload/load_field.hpp"
@@ -135,7 +136,9 @@ class Replay {
     const bool real = std::string(engine_name()) == "mpi";
     const int oversubscribed = allreduce(
         real && machine_.ranks_on_my_node > static_cast<int>(machine_.cores_on_my_node) ? 1 : 0, MPI_MAX, comm_);
-    if (oversubscribed && me_ == 0) {
+    // The rank-reorder mode shares cores on purpose, and its waiting ranks must not spin.
+    sleep_while_waiting_ = real && (oversubscribed || s_.cores);
+    if (oversubscribed && !s_.cores && me_ == 0) {
       warnings_ += fmt::format("warning: {} ranks share {} cores on {}; wall times measure time-sharing, not "
                                "imbalance\n",
                                machine_.ranks_on_my_node, machine_.cores_on_my_node, host_name());
@@ -151,7 +154,7 @@ class Replay {
       family_ = info.family;
       balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
     });
-    distribute();
+    place_at_start(graph_, s_.distribution, s_.seed, comm_);
     setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
     lb_exchange_ = std::make_unique<SparseExchange>(comm_);
@@ -162,16 +165,6 @@ class Replay {
     compute_.assign(static_cast<std::size_t>(s_.steps), 0.0);
     wait_.assign(static_cast<std::size_t>(s_.steps), 0.0);
     wall_.assign(static_cast<std::size_t>(s_.steps), 0.0);
-  }
-
-  void distribute() {
-    const auto owners = initial_owners(s_.distribution, graph_, s_.seed, comm_);
-    MigrationPlan plan;
-    for (LocalIndex v = 0; v < graph_.num_local(); ++v) {
-      if (owners[static_cast<std::size_t>(v)] != Rank{me_}) plan.moves.push_back({v, owners[static_cast<std::size_t>(v)]});
-    }
-    // Placing the mesh is not a migration of the benchmark: no payload, not counted.
-    Migrator(comm_, 0, s_.seed).migrate(graph_, plan, {});
   }
 
   // On real MPI, a preset with several sites gets Koenig & Kale's delay device; under
@@ -189,6 +182,7 @@ class Replay {
     exchange_.reset();
     exchange_ = std::make_unique<HaloExchange>(graph_, s_.workload.edge_bytes, s_.workload.messages, halo_comm_,
                                                wan_delay_ ? &*wan_delay_ : nullptr);
+    exchange_->sleep_while_waiting(sleep_while_waiting_);
     vertex_time_.assign(static_cast<std::size_t>(graph_.num_local()), 0.0);
     steps_since_lb_ = 0;
     weights_ready_ = false;
@@ -349,6 +343,7 @@ class Replay {
   std::string start_time_;
   std::chrono::steady_clock::time_point real_start_;  // host time, even under SMPI
   std::string warnings_;
+  bool sleep_while_waiting_ = false;
   MachineLayout machine_;
   LocalGraph graph_;
   std::unique_ptr<LoadField> field_;
@@ -527,6 +522,7 @@ RunOutcome Replay::finish(double elapsed) {
   const Totals totals = reduce_totals(elapsed);
   RunOutcome out;
   if (me_ != 0) return out;
+  out.reporter = true;
   out.record = make_record(totals);
   out.summary = make_summary(totals);
   out.warnings = warnings_;
@@ -537,8 +533,21 @@ RunOutcome Replay::finish(double elapsed) {
 }  // namespace
 
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options, MPI_Comm comm) {
-  Replay replay(scenario, options, comm);
-  return replay.run();
+  if (!scenario.cores && !scenario.reorder) return Replay(scenario, options, comm).run();
+  StartupReorder start = reorder_at_start(scenario, comm);
+  RunOutcome out;
+  try {
+    out = Replay(scenario, options, start.comm).run();
+  } catch (...) {
+    MPI_Comm_free(&start.comm);
+    throw;
+  }
+  MPI_Comm_free(&start.comm);
+  if (out.reporter) {
+    out.record["reorder"] = start.report;
+    out.summary += start.summary;
+  }
+  return out;
 }
 
 }  // namespace lbbench

@@ -20,13 +20,15 @@ struct RunOptions {
 };
 
 struct RunOutcome {
-  Json record;          // on rank 0
-  std::string summary;  // on rank 0: the human summary
-  std::string warnings;  // on rank 0
-  std::string steps_csv; // on rank 0: the per-step table
+  bool reporter = false;  // this process holds what follows: rank 0 of the run's communicator
+  Json record;
+  std::string summary;    // the human summary
+  std::string warnings;
+  std::string steps_csv;  // the per-step table
 };
 
-// Collective over comm.
+// Collective over comm. With `cores` or `reorder` in the scenario, the replay runs on a
+// reordered copy of comm, whose rank 0 need not be comm's.
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options, MPI_Comm comm);
 
 }  // namespace lbbench

@@ -134,6 +134,8 @@ Json normalized(const Scenario& s) {
   if (s.machine.speeds.size() > 1) machine["speeds"] = s.machine.speeds;
   j["machine"] = machine;
   j["model"] = to_string(s.model);
+  if (s.cores) j["cores"] = s.cores->per_core.empty() ? Json(s.cores->count) : Json(s.cores->per_core);
+  if (s.reorder) j["reorder"] = Json{{"method", s.reorder->method}, {"t", s.reorder->levels}};
   return j;
 }
 

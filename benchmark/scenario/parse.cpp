@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "balancers/registry.hpp"
+#include "balancers/reorder/reorder.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "scenario/scenario.hpp"
@@ -314,6 +315,35 @@ MachineSpec parse_machine(ConfigNode m) {
   return out;
 }
 
+CoresSpec parse_cores(ConfigNode c) {
+  CoresSpec out;
+  if (c.is_scalar()) {
+    out.count = static_cast<int>(c.as_integer(1, 1 << 16));
+    return out;
+  }
+  for (const auto& e : c.elements("a number of cores, or a list with the processes of each core")) {
+    out.per_core.push_back(static_cast<int>(e.as_integer(1, 1 << 16)));
+  }
+  if (out.per_core.empty()) c.fail("expected at least one core");
+  out.count = static_cast<int>(out.per_core.size());
+  return out;
+}
+
+ReorderSpec parse_reorder(ConfigNode r) {
+  std::vector<std::string> methods;
+  for (auto name : reorder::method_names()) methods.emplace_back(name);
+  ReorderSpec out;
+  if (r.is_scalar()) {
+    out.method = r.as_choice(methods);
+    return out;
+  }
+  r.expect_map("a reorder method, or a mapping {method: ..., t: ...}");
+  out.method = r.choice("method", methods);
+  out.levels = static_cast<int>(r.integer("t", out.levels, 2, 64));
+  r.finish();
+  return out;
+}
+
 }  // namespace
 
 Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, SchemaRecorder* recorder) {
@@ -334,6 +364,8 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
   const std::string model = root.choice("model", kModels, std::string("measured"));
   s.model = model == "measured" ? AppModel::measured : AppModel::weights;
+  if (auto c = root.find("cores")) s.cores = parse_cores(*c);
+  if (auto r = root.find("reorder")) s.reorder = parse_reorder(*r);
   root.finish();
   return s;
 }

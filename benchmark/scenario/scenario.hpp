@@ -121,6 +121,21 @@ struct MachineSpec {
   }
 };
 
+// The oversubscribed benchmark mode of Keller et al.: each node's processes are pinned,
+// round-robin, to `count` cores (or to as many cores as `per_core` lists, with that many
+// processes each), so n processes share p < n cores.
+struct CoresSpec {
+  int count = 0;              // `cores: p`
+  std::vector<int> per_core;  // `cores: [6, 10]`; empty when given as a count
+};
+
+// The rank reorder at start-up (balancers/reorder): which method permutes the ranks
+// before the replay begins. `identity` keeps them.
+struct ReorderSpec {
+  std::string method = "identity";
+  int levels = 16;  // dist: the paper's t
+};
+
 // What the balancer is told a vertex costs.
 enum class AppModel { measured, weights };
 
@@ -135,6 +150,8 @@ struct Scenario {
   BalancerSpec balancer;
   MachineSpec machine;
   AppModel model = AppModel::measured;
+  std::optional<CoresSpec> cores;
+  std::optional<ReorderSpec> reorder;
   std::string source;  // file it was read from
 };
 

@@ -2,6 +2,7 @@
 
 Environment: LBBENCH (the binary), LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
+import json
 import os
 import re
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 LBBENCH = os.environ["LBBENCH"]
 SOURCE = Path(os.environ["LBBENCH_SOURCE_DIR"])
+MPIEXEC = os.environ.get("LBBENCH_MPIEXEC", "mpirun")
 
 PAPER_EXAMPLE = ["--cores", "16", "--per-core", "4", "--loads", "4x20,2x20,1x24"]
 
@@ -94,6 +96,84 @@ class ReorderPlanning(unittest.TestCase):
                 result = lbbench("reorder", *args)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(message, result.stderr)
+
+
+# The reorder scenario at 4 processes: loads rising with the rank (a gradient across a
+# block decomposition), two steps.
+SMALL = ["--set", "ranks=4", "--set", "steps=2", "--set", "distribution=block", "--set", "workload.unit_seconds=1e-6",
+         "--set", "workload.weights={model: gradient, axis: 1, from: 1, to: 8}"]
+
+
+def run_reorder(out, *sets, check=True):
+    cmd = [MPIEXEC, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    cmd += ["-np", "4", LBBENCH, "run", str(SOURCE / "scenarios" / "reorder.yaml"), "--out", str(out), *SMALL]
+    for s in sets:
+        cmd += ["--set", s]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+class ReorderBenchmarkMode(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = Path(self.tmp.name) / "runs.jsonl"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def last_reorder(self):
+        return json.loads(self.out.read_text().splitlines()[-1])
+
+    def planned_max(self, loads, *args):
+        path = Path(self.tmp.name) / "loads.txt"
+        path.write_text("\n".join(repr(x) for x in loads) + "\n")
+        return max_core_load(plan("--loads-file", str(path), *args))
+
+    def test_the_run_applies_the_plan_the_planner_prints(self):
+        for method in ["paper", "ours", "exact", "dist", "worst"]:
+            with self.subTest(method=method):
+                run_reorder(self.out, f"reorder={method}")
+                record = self.last_reorder()
+                r = record["reorder"]
+                self.assertEqual(r["method"], method)
+                self.assertEqual(sorted(r["new_rank_of_process"]), [0, 1, 2, 3])
+                self.assertEqual(r["processes_per_core"], [2, 2])
+                loads = r["rank_loads_s"]
+                self.assertLess(loads[0], loads[3])  # the gradient reached the ranks
+                self.assertAlmostEqual(sum(r["core_loads_after_s"]), sum(loads))
+                self.assertAlmostEqual(max(r["core_loads_after_s"]), r["max_core_load_after_s"])
+                self.assertGreaterEqual(r["max_core_load_after_s"], r["lower_bound_s"] * (1 - 1e-9))
+                planned = self.planned_max([x * 1e6 for x in loads], "--cores", "2", "--method", method)
+                self.assertAlmostEqual(r["max_core_load_after_s"] * 1e6, planned, delta=1e-4 * planned)
+                self.assertEqual(record["vertices"], 72 * 100)
+
+    def test_processes_share_cores_round_robin(self):
+        run_reorder(self.out, "reorder=identity")
+        cpus = self.last_reorder()["reorder"]["cpu_of_process"]
+        self.assertEqual(cpus[0], cpus[2])
+        self.assertEqual(cpus[1], cpus[3])
+        if (os.cpu_count() or 1) > 1:
+            self.assertNotEqual(cpus[0], cpus[1])
+
+    def test_unequal_processes_per_core(self):
+        run_reorder(self.out, "cores=[1, 3]", "reorder=exact")
+        r = self.last_reorder()["reorder"]
+        self.assertEqual(r["processes_per_core"], [1, 3])
+        # The heaviest rank alone on the small core, the three others together, unless
+        # they outweigh it; either way no plan beats the exact one.
+        loads = sorted(r["rank_loads_s"])
+        self.assertAlmostEqual(r["max_core_load_after_s"], max(loads[-1], sum(loads[:-1])))
+
+    def test_more_cores_than_processes_is_a_clear_error(self):
+        result = run_reorder(self.out, "cores=8", check=False)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("cores: 8 but this node runs only 4 processes", result.stderr)
+        result = run_reorder(self.out, "cores=[1, 1]", check=False)
+        self.assertIn("places 2 processes per node, but this node runs 4", result.stderr)
+        result = run_reorder(self.out, "reorder={method: exakt}", check=False)
+        self.assertIn("Did you mean 'exact'", result.stderr)
 
 
 if __name__ == "__main__":

@@ -49,8 +49,8 @@ TEST(ScenarioErrors, MisspelledTopLevelKey) {
             "s.yaml:3:1: stesp: unknown key 'stesp'. Did you mean 'steps'? ('steps' is required: an integer in [1, "
             "100000000])");
   EXPECT_EQ(error_of(replace(kValid, "seed:", "sede:")),
-            "s.yaml:2:1: sede: unknown key 'sede'. Did you mean 'seed'? Expected one of: balancer, distribution, "
-            "machine, mesh, model, name, ranks, seed, steps, workload.");
+            "s.yaml:2:1: sede: unknown key 'sede'. Did you mean 'seed'? Expected one of: balancer, cores, "
+            "distribution, machine, mesh, model, name, ranks, reorder, seed, steps, workload.");
 }
 
 TEST(ScenarioErrors, MisspelledNestedKey) {

@@ -85,6 +85,8 @@ distribution: {kind: strips, axis: 1}
 balancer: {name: greedy, period: 1, params: {}}
 machine: {preset: local, sites: 2, speeds: [1, 2]}
 model: weights
+cores: [1, 1]
+reorder: {method: dist, t: 8}
 )",
     R"(name: b
 steps: 2
