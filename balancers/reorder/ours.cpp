@@ -50,18 +50,18 @@ CoreFill lpt_with_cardinality(std::span<const double> loads, const SlotLayout& l
   CoreFill fill;
   fill.ranks.resize(static_cast<std::size_t>(layout.cores()));
   fill.load.assign(static_cast<std::size_t>(layout.cores()), 0.0);
-  std::vector<int> free(layout.capacity);
+  std::vector<int> open_slots(layout.capacity);
   for (int rank : heavy_first) {
     std::size_t best = 0;
     double best_key = std::numeric_limits<double>::infinity();
-    for (std::size_t c = 0; c < free.size(); ++c) {
-      if (free[c] == 0) continue;
-      const double key = fill.load[c] + (free[c] - 1) * lightest;
+    for (std::size_t c = 0; c < open_slots.size(); ++c) {
+      if (open_slots[c] == 0) continue;
+      const double key = fill.load[c] + (open_slots[c] - 1) * lightest;
       if (key < best_key) best = c, best_key = key;
     }
     fill.ranks[best].push_back(rank);
     fill.load[best] += loads[static_cast<std::size_t>(rank)];
-    --free[best];
+    --open_slots[best];
   }
   return fill;
 }

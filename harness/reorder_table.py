@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Keller et al.'s Table 1 on this machine: the reorder scenario run for real with every
+reorder method, on equal and unequal numbers of processes per core, as runtime ratios
+to the optimal (exact) plan.
+
+    harness/reorder_table.py [--lbbench build/lbbench] [--repetitions 5] [--out DIR]
+
+Runs are interleaved (every method once, then again) so drifts in machine load touch
+every method alike; the table reports medians. Records go to DIR/reorder.jsonl.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+METHODS = ["exact", "ours", "paper", "dist", "identity", "random", "worst"]
+LAYOUTS = {"8 per core": "cores=2", "6 and 10 per core": "cores=[6, 10]"}
+
+
+def run(lbbench, scenario, ranks, out, sets):
+    cmd = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    cmd += ["-np", str(ranks), lbbench, "run", scenario, "--out", str(out)]
+    for s in sets:
+        cmd += ["--set", s]
+    subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
+    with open(out) as f:
+        return json.loads(f.readlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lbbench", default=str(HERE / "build" / "lbbench"))
+    ap.add_argument("--scenario", default=str(HERE / "scenarios" / "reorder.yaml"))
+    ap.add_argument("--ranks", type=int, default=16)
+    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--out", default="reorder-results")
+    args = ap.parse_args()
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records = out_dir / "reorder.jsonl"
+
+    times = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
+    create = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
+    planned = {}
+    for rep in range(args.repetitions):
+        for layout, cores in LAYOUTS.items():
+            for m in METHODS:
+                r = run(args.lbbench, args.scenario, args.ranks, records, [cores, f"reorder={m}"])
+                times[(layout, m)].append(r["total_time_s"])
+                create[(layout, m)].append(r["reorder"]["create_s"])
+                planned[(layout, m)] = r["reorder"]["max_core_load_after_s"]
+                print(f"rep {rep + 1}/{args.repetitions}  {layout:>18}  {m:>8}  {r['total_time_s']:.3f} s",
+                      file=sys.stderr)
+
+    unit = min(planned.values()) / 18 if planned else 1  # the example's unit of load
+    print(f"Median wall time of {args.repetitions} runs, {args.ranks} processes on 2 cores; "
+          "in brackets the maximum core load the plan predicts, in the paper's units.\n")
+    print("| processes per core | " + " | ".join(METHODS) + " |")
+    print("|---|" + "---|" * len(METHODS))
+    for layout in LAYOUTS:
+        best = statistics.median(times[(layout, "exact")])
+        cells = [f"{statistics.median(times[(layout, m)]) / best:.3f} ({planned[(layout, m)] / unit:.0f})"
+                 for m in METHODS]
+        print(f"| {layout} | " + " | ".join(cells) + " |")
+    print("\nMedian seconds (exact):", {layout: round(statistics.median(times[(layout, "exact")]), 3) for layout in LAYOUTS})
+    print("\nMedian time of the create call (ms):")
+    print("| processes per core | " + " | ".join(METHODS) + " |")
+    print("|---|" + "---|" * len(METHODS))
+    for layout in LAYOUTS:
+        print(f"| {layout} | " + " | ".join(f"{1e3 * statistics.median(create[(layout, m)]):.2f}" for m in METHODS) + " |")
+
+
+if __name__ == "__main__":
+    main()
