@@ -36,7 +36,8 @@ std::vector<int> plan_worst(std::span<const double> loads, const SlotLayout& lay
   std::vector<int> rank_of_slot(loads.size());
   std::size_t next = 0;
   for (int core : cores) {
-    for (int slot : slots_of_core[static_cast<std::size_t>(core)]) rank_of_slot[static_cast<std::size_t>(slot)] = heavy_first[next++];
+    for (int slot : slots_of_core[static_cast<std::size_t>(core)])
+      rank_of_slot[static_cast<std::size_t>(slot)] = heavy_first[next++];
   }
   return rank_of_slot;
 }

@@ -85,7 +85,8 @@ std::vector<int> plan_dist(std::span<const double> loads, const SlotLayout& layo
     }
   }
   std::vector<int> rank_of_slot(loads.size());
-  for (std::size_t j = 0; j < loads.size(); ++j) rank_of_slot[static_cast<std::size_t>(slot_of_rank[j])] = static_cast<int>(j);
+  for (std::size_t j = 0; j < loads.size(); ++j)
+    rank_of_slot[static_cast<std::size_t>(slot_of_rank[j])] = static_cast<int>(j);
   return rank_of_slot;
 }
 

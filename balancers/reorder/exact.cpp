@@ -165,8 +165,8 @@ class ExactSearch {
   std::vector<double> value_;  // distinct loads, heaviest first
   std::vector<int> left_;      // how many of each value are not placed yet
   std::vector<std::vector<int>> ranks_of_value_;
-  std::vector<int> core_order_;              // cores by capacity, largest first
-  std::vector<std::vector<int>> choice_;     // per core position, count per value
+  std::vector<int> core_order_;           // cores by capacity, largest first
+  std::vector<std::vector<int>> choice_;  // per core position, count per value
   std::vector<std::vector<int>> best_choice_;
   double best_ = 0, tolerance_ = 0, floor_ = 0;
   std::int64_t nodes_ = 0;

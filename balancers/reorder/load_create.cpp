@@ -61,7 +61,8 @@ void check_same_everywhere(std::span<const double> loads, MPI_Comm comm) {
   std::uint64_t low = 0, high = 0;
   MPI_Allreduce(&mine, &low, 1, MPI_UINT64_T, MPI_MIN, comm);
   MPI_Allreduce(&mine, &high, 1, MPI_UINT64_T, MPI_MAX, comm);
-  if (low != high) throw std::invalid_argument("the processes passed different load arrays; every process must pass the same n loads");
+  if (low != high)
+    throw std::invalid_argument("the processes passed different load arrays; every process must pass the same n loads");
 }
 
 int slot_of_process(const SlotLayout& layout, int process) {
@@ -146,7 +147,8 @@ MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_
     const RoundCounts c = count_round(role, comm);
     const long long room = std::max(0LL, target - placed - c.sure_total);
     if (role == DistRole::sure) my_slot = placed + c.sure_before;
-    if (role == DistRole::contestor && c.contestors_before < room) my_slot = placed + c.sure_total + c.contestors_before;
+    if (role == DistRole::contestor && c.contestors_before < room)
+      my_slot = placed + c.sure_total + c.contestors_before;
     placed += c.sure_total + std::min(c.contestors_total, room);
   }
   // Rank `me`'s load goes to the process in my_slot, which takes `me` as its key.

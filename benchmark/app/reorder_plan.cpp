@@ -51,7 +51,8 @@ std::vector<double> expand_runs(const std::string& list, const std::string& opti
     const int count = x == std::string::npos ? 1 : parse_count(token.substr(x + 1), what);
     out.insert(out.end(), static_cast<std::size_t>(count), value);
   }
-  if (out.empty()) throw InputError(fmt::format("{} is empty; write it as VALUExCOUNT,... e.g. 4x20,2x20,1x24", option));
+  if (out.empty())
+    throw InputError(fmt::format("{} is empty; write it as VALUExCOUNT,... e.g. 4x20,2x20,1x24", option));
   return out;
 }
 
@@ -73,7 +74,8 @@ std::vector<double> read_loads_file(const std::string& path) {
 }
 
 std::vector<double> loads_of(const ReorderRequest& r) {
-  if (r.loads.empty() == r.loads_file.empty()) throw InputError("give the loads with exactly one of --loads and --loads-file");
+  if (r.loads.empty() == r.loads_file.empty())
+    throw InputError("give the loads with exactly one of --loads and --loads-file");
   return r.loads.empty() ? read_loads_file(r.loads_file) : expand_runs(r.loads, "--loads");
 }
 
@@ -83,7 +85,8 @@ std::vector<int> processes_per_core(const ReorderRequest& r, int n) {
   std::vector<int> counts;
   if (!r.per_core_list.empty()) {
     for (double c : expand_runs(r.per_core_list, "--per-core-list")) {
-      if (c < 1 || c != static_cast<int>(c)) throw InputError(fmt::format("--per-core-list: {} is not a process count", c));
+      if (c < 1 || c != static_cast<int>(c))
+        throw InputError(fmt::format("--per-core-list: {} is not a process count", c));
       counts.push_back(static_cast<int>(c));
     }
     if (r.cores && r.cores != static_cast<int>(counts.size())) {
@@ -99,7 +102,8 @@ std::vector<int> processes_per_core(const ReorderRequest& r, int n) {
   }
   const int slots = std::accumulate(counts.begin(), counts.end(), 0);
   if (slots != n) {
-    throw InputError(fmt::format("there are {} loads but the cores hold {} processes; give one load per process", n, slots));
+    throw InputError(
+        fmt::format("there are {} loads but the cores hold {} processes; give one load per process", n, slots));
   }
   if (std::find(counts.begin(), counts.end(), 0) != counts.end()) {
     throw InputError(fmt::format("{} processes cannot fill {} cores; use at most {} cores", n, counts.size(), n));
@@ -132,12 +136,14 @@ void print_plan(const std::vector<double>& loads, const reorder::SlotLayout& lay
              reorder::max_core_load(loads, layout, reorder::plan_identity(layout)), 1e3 * seconds);
   fmt::print("  {:>4}  {:>9}  {:>8}  {}\n", "core", "processes", "load", "process -> new rank (load)");
   std::vector<std::vector<int>> slots_of_core(static_cast<std::size_t>(layout.cores()));
-  for (int s = 0; s < layout.slots(); ++s) slots_of_core[static_cast<std::size_t>(layout.core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
+  for (int s = 0; s < layout.slots(); ++s)
+    slots_of_core[static_cast<std::size_t>(layout.core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
   for (int c = 0; c < layout.cores(); ++c) {
     std::string members;
     for (int s : slots_of_core[static_cast<std::size_t>(c)]) {
       const int rank = plan[static_cast<std::size_t>(s)];
-      members += fmt::format("{}{} -> {} ({:g})", members.empty() ? "" : ", ", s, rank, loads[static_cast<std::size_t>(rank)]);
+      members +=
+          fmt::format("{}{} -> {} ({:g})", members.empty() ? "" : ", ", s, rank, loads[static_cast<std::size_t>(rank)]);
     }
     fmt::print("  {:>4}  {:>9}  {:>8g}  {}\n", c, slots_of_core[static_cast<std::size_t>(c)].size(),
                sums[static_cast<std::size_t>(c)], members);

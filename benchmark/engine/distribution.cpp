@@ -35,8 +35,10 @@ std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g,
       const auto tokens = split_tokens(line);
       if (tokens.empty()) continue;
       std::int64_t r = 0;
-      if (tokens.size() != 1 || !parse_int(tokens[0], r)) src.fail(fmt::format("expected one rank number, got '{}'", line));
-      if (r < 0 || r >= nranks) src.fail(fmt::format("rank {} is outside 0..{} (the run has {} ranks)", r, nranks - 1, nranks));
+      if (tokens.size() != 1 || !parse_int(tokens[0], r))
+        src.fail(fmt::format("expected one rank number, got '{}'", line));
+      if (r < 0 || r >= nranks)
+        src.fail(fmt::format("rank {} is outside 0..{} (the run has {} ranks)", r, nranks - 1, nranks));
       if (v == n) src.fail(fmt::format("more lines than the mesh's {} vertices", n));
       ByteWriter out = router.record(block_owner(v, n, nranks));
       out.put(v);
@@ -82,8 +84,7 @@ std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g,
 
 }  // namespace
 
-std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed,
-                                 MPI_Comm comm) {
+std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed, MPI_Comm comm) {
   const int nranks = comm_size(comm);
   const std::int64_t n = g.global_vertices;
   if (spec.kind == DistributionKind::file) return owners_from_file(spec.file_resolved, g, comm);

@@ -11,10 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -36,7 +36,8 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
     : comm_(comm), delay_(delay) {
   const int me = comm_rank(comm_);
   auto crosses_sites = [&](int peer) {
-    return delay_ && delay_->rank_site[static_cast<std::size_t>(peer)] != delay_->rank_site[static_cast<std::size_t>(me)];
+    return delay_ &&
+           delay_->rank_site[static_cast<std::size_t>(peer)] != delay_->rank_site[static_cast<std::size_t>(me)];
   };
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
@@ -73,9 +74,10 @@ HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, Message
   collectively(comm_, [&] {
     for (const auto& e : edges_) {
       if (e.bytes > kMaxMessage) {
-        throw InputError(fmt::format("edge {}-{} carries {} bytes per step (edge_bytes times its weight); one MPI "
-                                     "message holds at most {}",
-                                     e.local.value(), e.remote.value(), e.bytes, kMaxMessage));
+        throw InputError(
+            fmt::format("edge {}-{} carries {} bytes per step (edge_bytes times its weight); one MPI "
+                        "message holds at most {}",
+                        e.local.value(), e.remote.value(), e.bytes, kMaxMessage));
       }
     }
   });
@@ -308,9 +310,10 @@ void HaloExchange::report_hang(int step, double waited) const {
     const bool is_recv = i < slots_.size();
     const auto& s = slots_[is_recv ? i : i - slots_.size()];
     const auto& e = edges_[s.first_edge];
-    lines.push_back(fmt::format("  {} rank {} ({} bytes, edge {}-{}{})", is_recv ? "receive from" : "send to", s.peer,
-                                s.bytes, e.local.value(), e.remote.value(),
-                                s.last_edge - s.first_edge > 1 ? fmt::format(" and {} more", s.last_edge - s.first_edge - 1) : ""));
+    lines.push_back(
+        fmt::format("  {} rank {} ({} bytes, edge {}-{}{})", is_recv ? "receive from" : "send to", s.peer, s.bytes,
+                    e.local.value(), e.remote.value(),
+                    s.last_edge - s.first_edge > 1 ? fmt::format(" and {} more", s.last_edge - s.first_edge - 1) : ""));
   }
   std::string text = fmt::format("watchdog: rank {} waited {:.0f} s in step {} with {} of {} messages pending:\n",
                                  comm_rank(comm_), waited, step, count, requests_.size());

@@ -79,13 +79,13 @@ class HaloExchange {
     std::int64_t bytes;
     std::int64_t offset;  // into both buffers
   };
-  struct Slot {           // one message
+  struct Slot {  // one message
     int peer;
     std::int64_t offset;
     std::int64_t bytes;
     std::size_t first_edge;  // edges [first_edge, last_edge) travel in it
     std::size_t last_edge;
-    bool stamped;            // crosses sites under a WAN delay: starts with its send time
+    bool stamped;  // crosses sites under a WAN delay: starts with its send time
   };
   void check_arrivals() const;
   void hold_for_wan_latency() const;
@@ -105,12 +105,12 @@ class HaloExchange {
 
   // Message-driven bookkeeping.
   std::vector<LocalIndex> interior_;
-  std::vector<std::vector<LocalIndex>> dependents_;  // per slot: vertices waiting for it
-  std::vector<int> inputs_;                          // per vertex: slots it needs
-  std::vector<int> pending_;                         // this step's countdown
-  std::size_t released_ = 0;                         // slots handled this step
-  std::vector<std::pair<double, std::size_t>> held_; // completed cross-site slots and their arrival
-  std::vector<int> completed_;                       // MPI_Testsome's indices, reused across polls
+  std::vector<std::vector<LocalIndex>> dependents_;   // per slot: vertices waiting for it
+  std::vector<int> inputs_;                           // per vertex: slots it needs
+  std::vector<int> pending_;                          // this step's countdown
+  std::size_t released_ = 0;                          // slots handled this step
+  std::vector<std::pair<double, std::size_t>> held_;  // completed cross-site slots and their arrival
+  std::vector<int> completed_;                        // MPI_Testsome's indices, reused across polls
 };
 
 }  // namespace lbbench

@@ -27,7 +27,8 @@ namespace {
 std::vector<int> node_cpus(MPI_Comm node) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0) throw RunError(fmt::format("sched_getaffinity: {}", std::strerror(errno)));
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+    throw RunError(fmt::format("sched_getaffinity: {}", std::strerror(errno)));
   constexpr int kWords = CPU_SETSIZE / 64;
   std::array<std::uint64_t, kWords> bits{}, all{};
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
@@ -53,8 +54,8 @@ std::vector<int> processes_per_core(const CoresSpec& spec, int processes, const 
   if (!spec.per_core.empty()) {
     const int listed = std::accumulate(spec.per_core.begin(), spec.per_core.end(), 0);
     if (listed != processes) {
-      throw InputError(fmt::format("{}: {} places {} processes per node, but this node runs {}", source,
-                                   describe(spec), listed, processes));
+      throw InputError(fmt::format("{}: {} places {} processes per node, but this node runs {}", source, describe(spec),
+                                   listed, processes));
     }
     return spec.per_core;
   }
@@ -86,8 +87,8 @@ int pin_to_core(const CoresSpec& spec, const std::string& source, MPI_Comm comm)
   collectively(comm, [&] {
     const auto counts = processes_per_core(spec, local_size, source);
     if (counts.size() > cpus.size()) {
-      throw InputError(fmt::format("{}: {}, but the processes of this node may run on {} CPUs", source,
-                                   describe(spec), cpus.size()));
+      throw InputError(fmt::format("{}: {}, but the processes of this node may run on {} CPUs", source, describe(spec),
+                                   cpus.size()));
     }
     const reorder::SlotLayout layout = reorder::layout_from_counts(counts);
     cpu = cpus[static_cast<std::size_t>(layout.core_of_slot[static_cast<std::size_t>(local)])];
@@ -139,7 +140,8 @@ Json report_of(const ReorderSpec& spec, const reorder::SlotLayout& layout, const
   // Slot s holds process_of_slot[s]; after the split it runs the work of its new rank.
   std::vector<int> rank_of_slot(static_cast<std::size_t>(layout.slots()));
   for (int s = 0; s < layout.slots(); ++s) {
-    rank_of_slot[static_cast<std::size_t>(s)] = new_rank[static_cast<std::size_t>(layout.process_of_slot[static_cast<std::size_t>(s)])];
+    rank_of_slot[static_cast<std::size_t>(s)] =
+        new_rank[static_cast<std::size_t>(layout.process_of_slot[static_cast<std::size_t>(s)])];
   }
   const auto before = reorder::core_loads(loads, layout, reorder::plan_identity(layout));
   const auto after = reorder::core_loads(loads, layout, rank_of_slot);
@@ -163,8 +165,8 @@ Json report_of(const ReorderSpec& spec, const reorder::SlotLayout& layout, const
 StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   const bool real = std::string(engine_name()) == "mpi";
   if (s.cores && !real) {
-    throw AgreedInputError(fmt::format("{}: {} pins real processes to real cores; it needs the mpi engine", s.source,
-                                       describe(*s.cores)));
+    throw AgreedInputError(
+        fmt::format("{}: {} pins real processes to real cores; it needs the mpi engine", s.source, describe(*s.cores)));
   }
   const int cpu = s.cores ? pin_to_core(*s.cores, s.source, comm) : -1;
   const double my_load = initial_rank_load(s, comm);
@@ -187,9 +189,11 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   const reorder::SlotLayout layout = reorder::layout_from_core_keys(gathered(key, comm));
   out.report = report_of(spec, layout, loads, gathered(comm_rank(out.comm), comm), gathered(cpu, comm), create_s);
   out.summary = fmt::format(
-      "  reorder {} on {} cores: max core load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} ms\n",
-      spec.method, layout.cores(), out.report["max_core_load_before_s"].get<double>(),
-      out.report["max_core_load_after_s"].get<double>(), out.report["lower_bound_s"].get<double>(), 1e3 * create_s);
+      "  reorder {} on {} {}: max core load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} "
+      "ms\n",
+      spec.method, layout.cores(), real ? "cores" : "simulated hosts (each a core of the reorder)",
+      out.report["max_core_load_before_s"].get<double>(), out.report["max_core_load_after_s"].get<double>(),
+      out.report["lower_bound_s"].get<double>(), 1e3 * create_s);
   return out;
 }
 

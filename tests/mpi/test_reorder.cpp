@@ -71,8 +71,8 @@ TEST(DistLoadCreate, NewRanksFollowTheSerialReference) {
   const auto loads = loads_for(n);
   for (int t : {2, 6, 16}) {
     MPI_Comm created = MPI_COMM_NULL;
-    const int rc = LB_Dist_load_create_with(MPI_COMM_WORLD, loads[static_cast<std::size_t>(me)], t, core_key_of(me, n),
-                                            &created);
+    const int rc =
+        LB_Dist_load_create_with(MPI_COMM_WORLD, loads[static_cast<std::size_t>(me)], t, core_key_of(me, n), &created);
     ASSERT_EQ(rc, MPI_SUCCESS) << LB_Reorder_error();
     const auto layout = layout_of_world(n);
     expect_split_as_planned(created, reorder::plan_dist(loads, layout, t), layout);
@@ -93,8 +93,9 @@ TEST(LoadCreate, DetectedCoresGiveAPermutation) {
   std::iota(identity.begin(), identity.end(), 0);
   EXPECT_EQ(all, identity);
   MPI_Comm_free(&created);
-  ASSERT_EQ(LB_Dist_load_create(MPI_COMM_WORLD, loads[static_cast<std::size_t>(comm_rank(MPI_COMM_WORLD))], 16, &created),
-            MPI_SUCCESS)
+  ASSERT_EQ(
+      LB_Dist_load_create(MPI_COMM_WORLD, loads[static_cast<std::size_t>(comm_rank(MPI_COMM_WORLD))], 16, &created),
+      MPI_SUCCESS)
       << LB_Reorder_error();
   MPI_Comm_free(&created);
 }

@@ -155,7 +155,8 @@ TEST(ReorderExact, MatchesBruteForceOnSmallInstances) {
     const SlotLayout layout = layout_from_counts(per_core);
     if (layout.slots() > 8) continue;
     std::vector<double> loads(static_cast<std::size_t>(layout.slots()));
-    for (auto& x : loads) x = trial % 2 ? static_cast<double>(1 + rng() % 4) : std::uniform_real_distribution<>(0, 5)(rng);
+    for (auto& x : loads)
+      x = trial % 2 ? static_cast<double>(1 + rng() % 4) : std::uniform_real_distribution<>(0, 5)(rng);
     const double optimum = brute_force_optimum(loads, layout);
     EXPECT_NEAR(max_load_of(Method::exact, loads, layout), optimum, 1e-9) << "trial " << trial;
     EXPECT_LE(lower_bound(loads, layout), optimum + 1e-9) << "trial " << trial;
