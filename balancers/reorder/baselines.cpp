@@ -28,10 +28,7 @@ std::vector<int> plan_worst(std::span<const double> loads, const SlotLayout& lay
   std::stable_sort(cores.begin(), cores.end(), [&](int a, int b) {
     return layout.capacity[static_cast<std::size_t>(a)] > layout.capacity[static_cast<std::size_t>(b)];
   });
-  std::vector<std::vector<int>> slots_of_core(cores.size());
-  for (int s = 0; s < layout.slots(); ++s) {
-    slots_of_core[static_cast<std::size_t>(layout.core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
-  }
+  const auto slots_of_core = layout.slots_by_core();
   const std::vector<int> heavy_first = ranks_by_load_descending(loads);
   std::vector<int> rank_of_slot(loads.size());
   std::size_t next = 0;

@@ -141,10 +141,7 @@ class ExactSearch {
   }
 
   std::vector<int> plan_of(const std::vector<std::vector<int>>& choice) const {
-    std::vector<std::vector<int>> slots_of_core(core_order_.size());
-    for (int s = 0; s < layout_.slots(); ++s) {
-      slots_of_core[static_cast<std::size_t>(layout_.core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
-    }
+    const auto slots_of_core = layout_.slots_by_core();
     std::vector<std::size_t> taken(value_.size(), 0);
     std::vector<int> rank_of_slot(static_cast<std::size_t>(layout_.slots()), -1);
     for (std::size_t pos = 0; pos < core_order_.size(); ++pos) {

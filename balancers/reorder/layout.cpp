@@ -66,6 +66,13 @@ SlotLayout layout_from_core_keys(std::span<const std::int64_t> key_of_process) {
   return layout;
 }
 
+std::vector<std::vector<int>> SlotLayout::slots_by_core() const {
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(cores()));
+  for (int s = 0; s < slots(); ++s)
+    out[static_cast<std::size_t>(core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
+  return out;
+}
+
 std::string_view method_name(Method m) { return kMethodNames[static_cast<std::size_t>(m)]; }
 
 std::span<const std::string_view> method_names() { return kMethodNames; }

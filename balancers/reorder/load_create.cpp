@@ -14,6 +14,7 @@
 
 #include "balancers/reorder/lb_load_create.h"
 #include "core/hash.hpp"
+#include "core/mpi.hpp"
 
 namespace lbbench::reorder {
 
@@ -25,25 +26,8 @@ std::uint64_t fnv1a(const char* text) {
   return h;
 }
 
-int rank_in(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-int size_of(MPI_Comm comm) {
-  int n = 0;
-  MPI_Comm_size(comm, &n);
-  return n;
-}
-
 // True on every process when the predicate holds on every process.
-bool all_agree(bool mine, MPI_Comm comm) {
-  int ok = mine ? 1 : 0;
-  int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  return all == 1;
-}
+bool all_agree(bool mine, MPI_Comm comm) { return allreduce(mine ? 1 : 0, MPI_MIN, comm) == 1; }
 
 std::uint64_t hash_of_loads(std::span<const double> loads) {
   std::uint64_t h = loads.size();
@@ -87,7 +71,7 @@ RoundCounts count_round(DistRole role, MPI_Comm comm) {
   const std::array<long long, 2> mine{role == DistRole::sure ? 1LL : 0LL, role == DistRole::contestor ? 1LL : 0LL};
   std::array<long long, 2> before{0, 0}, total{0, 0};
   MPI_Exscan(mine.data(), before.data(), 2, MPI_LONG_LONG, MPI_SUM, comm);
-  if (rank_in(comm) == 0) before = {0, 0};  // MPI_Exscan leaves rank 0's result undefined
+  if (comm_rank(comm) == 0) before = {0, 0};  // MPI_Exscan leaves rank 0's result undefined
   MPI_Allreduce(mine.data(), total.data(), 2, MPI_LONG_LONG, MPI_SUM, comm);
   return {before[0], before[1], total[0], total[1]};
 }
@@ -107,7 +91,7 @@ std::int64_t current_core_key() {
 }
 
 SlotLayout gather_layout(MPI_Comm comm, std::int64_t my_core_key) {
-  std::vector<std::int64_t> keys(static_cast<std::size_t>(size_of(comm)));
+  std::vector<std::int64_t> keys(static_cast<std::size_t>(comm_size(comm)));
   MPI_Allgather(&my_core_key, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, comm);
   return layout_from_core_keys(keys);
 }
@@ -118,7 +102,7 @@ MPI_Comm load_create(MPI_Comm comm, std::span<const double> loads, Method method
   const SlotLayout layout = gather_layout(comm, my_core_key);
   check_same_everywhere(loads, comm);
   const std::vector<int> plan = make_plan(method, loads, layout, options);  // the same on every process
-  return split_with_key(comm, plan[static_cast<std::size_t>(slot_of_process(layout, rank_in(comm)))]);
+  return split_with_key(comm, plan[static_cast<std::size_t>(slot_of_process(layout, comm_rank(comm)))]);
 }
 
 MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_t my_core_key) {
@@ -126,11 +110,10 @@ MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_
   if (!all_agree(valid, comm)) {
     throw std::invalid_argument("every load must be finite and non-negative, and t in [2, 64]");
   }
-  const int n = size_of(comm);
-  const int me = rank_in(comm);
-  double total = 0, heaviest = 0;
-  MPI_Allreduce(&my_load, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(&my_load, &heaviest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const int n = comm_size(comm);
+  const int me = comm_rank(comm);
+  const double total = allreduce(my_load, MPI_SUM, comm);
+  const double heaviest = allreduce(my_load, MPI_MAX, comm);
   const double average = total / n;
   levels = dist_levels_for(heaviest, average, levels);
   const std::vector<int> bits = dist_level_bits(my_load, average, levels);

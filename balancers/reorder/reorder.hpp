@@ -30,6 +30,8 @@ struct SlotLayout {
   std::vector<int> process_of_slot;  // the process (rank in the calling communicator) in each slot
   [[nodiscard]] int slots() const { return static_cast<int>(core_of_slot.size()); }
   [[nodiscard]] int cores() const { return static_cast<int>(capacity.size()); }
+  // The slots of each core, in slot order.
+  [[nodiscard]] std::vector<std::vector<int>> slots_by_core() const;
 };
 
 // A layout for the given processes per core, with process s in slot s (planning from the

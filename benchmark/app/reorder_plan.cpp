@@ -135,9 +135,7 @@ void print_plan(const std::vector<double>& loads, const reorder::SlotLayout& lay
              *std::max_element(sums.begin(), sums.end()), reorder::lower_bound(loads, layout), total / layout.cores(),
              reorder::max_core_load(loads, layout, reorder::plan_identity(layout)), 1e3 * seconds);
   fmt::print("  {:>4}  {:>9}  {:>8}  {}\n", "core", "processes", "load", "process -> new rank (load)");
-  std::vector<std::vector<int>> slots_of_core(static_cast<std::size_t>(layout.cores()));
-  for (int s = 0; s < layout.slots(); ++s)
-    slots_of_core[static_cast<std::size_t>(layout.core_of_slot[static_cast<std::size_t>(s)])].push_back(s);
+  const auto slots_of_core = layout.slots_by_core();
   for (int c = 0; c < layout.cores(); ++c) {
     std::string members;
     for (int s : slots_of_core[static_cast<std::size_t>(c)]) {
