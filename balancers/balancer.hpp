@@ -34,6 +34,11 @@ struct MachineInfo {
 struct LoadView {
   const LocalGraph& graph;
   std::span<const Load> vertex_load;  // per local vertex, as the scenario's model says
+  // The load vector of each local vertex (dims components, vertex-major), for workloads
+  // whose step runs several phases; vertex_load is then each vector's sum. Empty means
+  // one component, vertex_load itself.
+  int dims = 1;
+  std::span<const Load> vertex_load_vec;
   std::int64_t edge_bytes = 0;        // bytes per message of a unit-weight edge
   std::int64_t element_bytes = 0;     // payload that moves with each vertex
   const MachineInfo& machine;
@@ -79,6 +84,9 @@ class Balancer {
   // Collective, once before the first plan() on comm: one-time setup (communicators)
   // that should not be charged to the first LB call's decision time.
   virtual void prepare(MPI_Comm /*comm*/) {}
+  // Throws InputError when the params do not fit a workload whose load vectors have this
+  // many components (called on every rank before the run starts).
+  virtual void check_dims(int /*dims*/) const {}
   // The validated parameters, with defaults filled in, for records and normalized scenarios.
   [[nodiscard]] virtual Json params() const { return Json::object(); }
 };

@@ -51,6 +51,20 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
   for (std::size_t e = 0; e < neighbor.size(); ++e) problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
 }
 
+// Gathers every object's load vector to rank 0; a scalar workload's vector is its load.
+void gather_vectors(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm,
+                    GlobalProblem& problem) {
+  const int dims = view.vertex_load_vec.empty() ? 1 : view.dims;
+  const std::span<const Load> mine = view.vertex_load_vec.empty() ? view.vertex_load : view.vertex_load_vec;
+  std::vector<int> counts(vertex_counts);
+  for (int& c : counts) c *= dims;
+  const std::vector<int> displs = displacements(counts);
+  problem.dims = dims;
+  if (comm_rank(comm) == 0) problem.load_vec.resize(problem.size() * static_cast<std::size_t>(dims));
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), mpi_type<Load>(), problem.load_vec.data(), counts.data(),
+              displs.data(), mpi_type<Load>(), 0, comm);
+}
+
 }  // namespace
 
 MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
@@ -76,6 +90,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   MPI_Gatherv(view.vertex_load.data(), local, mpi_type<Load>(), problem.load.data(), counts.data(), displs.data(),
               mpi_type<Load>(), 0, comm);
   if (needs_graph()) gather_graph(view, counts, comm, problem);
+  if (needs_vectors()) gather_vectors(view, counts, comm, problem);
 
   Assignment assignment;
   if (me == 0) {

@@ -14,6 +14,10 @@ struct GlobalProblem {
   int nranks = 1;
   std::vector<VertexId> id;
   std::vector<Load> load;
+  // Load vectors, dims per object (object-major), gathered only for strategies that ask
+  // for them; load[i] is then the sum of object i's vector.
+  int dims = 1;
+  std::vector<Load> load_vec;
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
   std::vector<int> rank_site;      // one per rank; empty means one site
@@ -39,6 +43,8 @@ class CentralizedBalancer : public Balancer {
   [[nodiscard]] virtual Assignment solve(const GlobalProblem& problem) const = 0;
   // Graph partitioners need the edges; load-only strategies skip gathering them.
   [[nodiscard]] virtual bool needs_graph() const { return false; }
+  // Vector strategies need each object's load vector, not only its sum.
+  [[nodiscard]] virtual bool needs_vectors() const { return false; }
 };
 
 // Per-rank load sums of an assignment, each divided by the rank's speed.

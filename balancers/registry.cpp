@@ -16,6 +16,12 @@
 #include "balancers/gossip/gossip.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/tree.hpp"
+#include "balancers/vector/metis_vector.hpp"
+#include "balancers/vector/multi_greedy.hpp"
+#include "balancers/vector/norm.hpp"
+#include "balancers/vector/norm_exhaustive.hpp"
+#include "balancers/vector/vector_greedy.hpp"
+#include "balancers/vector/vector_refine.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -73,6 +79,24 @@ constexpr std::array kTable{
     BalancerInfo{"prefix", Family::prefix,
                  "parallel prefix over (rank, local index): perfect balance, heavy migration; optional minimum subtraction",
                  &with_params<PrefixBalancer, PrefixParams>},
+    BalancerInfo{"vector-greedy", Family::vector,
+                 "Buch's naive vector greedy: each vertex's largest load component as a scalar, then greedy",
+                 &without_params<VectorGreedyBalancer>},
+    BalancerInfo{"multi-greedy", Family::vector,
+                 "Buch's MultiGreedy: largest component first onto the rank least loaded in that component",
+                 &without_params<MultiGreedyBalancer>},
+    BalancerInfo{"norm", Family::vector,
+                 "Buch's NormLB: largest p-norm first onto the rank with the smallest norm after; exact pruned search",
+                 &with_params<NormBalancer, NormParams>},
+    BalancerInfo{"norm-exhaustive", Family::vector,
+                 "NormLB scanning every rank for every vertex: the reference norm must match",
+                 &with_params<NormExhaustiveBalancer, NormParams>},
+    BalancerInfo{"metis-vector", Family::vector,
+                 "METIS multi-constraint (ncon = components) on the edgeless or the full graph, ubvec per component",
+                 &with_params<MetisVectorBalancer, MetisVectorParams>},
+    BalancerInfo{"vector-refine", Family::vector,
+                 "move the fewest vertices until every rank is within tolerance of the average in every component",
+                 &with_params<VectorRefineBalancer, VectorRefineParams>},
     BalancerInfo{"random", Family::global, "diagnostic: every vertex to a random rank (balances load, ignores locality)",
                  &with_params<RandomBalancer, RandomParams>},
 };

@@ -60,6 +60,22 @@ MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes) {
   return g;
 }
 
+void set_speed_targets(const GlobalProblem& problem, int ncon, MetisOptions& options, PartMappingInput& mapping) {
+  const int p = problem.nranks;
+  const bool uniform_speed = std::all_of(problem.rank_speed.begin(), problem.rank_speed.end(),
+                                         [&](double s) { return s == problem.speed(0); });
+  if (uniform_speed) return;
+  double total = 0;
+  for (int r = 0; r < p; ++r) total += problem.speed(r);
+  std::map<double, int> classes;
+  for (int r = 0; r < p; ++r) {
+    for (int k = 0; k < ncon; ++k) options.tpwgts.push_back(static_cast<real_t>(problem.speed(r) / total));
+    const int c = classes.emplace(problem.speed(r), static_cast<int>(classes.size())).first->second;
+    mapping.rank_class.push_back(c);
+  }
+  mapping.part_class = mapping.rank_class;  // part r targets rank r's share
+}
+
 Assignment MetisBalancer::solve(const GlobalProblem& problem) const {
   const int p = problem.nranks;
   MetisOptions options;
@@ -69,19 +85,7 @@ Assignment MetisBalancer::solve(const GlobalProblem& problem) const {
   PartMappingInput mapping;
   mapping.nparts = p;
   mapping.slots.assign(static_cast<std::size_t>(p), 1);
-  const bool uniform_speed = std::all_of(problem.rank_speed.begin(), problem.rank_speed.end(),
-                                         [&](double s) { return s == problem.speed(0); });
-  if (!uniform_speed) {
-    double total = 0;
-    for (int r = 0; r < p; ++r) total += problem.speed(r);
-    std::map<double, int> classes;
-    for (int r = 0; r < p; ++r) {
-      options.tpwgts.push_back(static_cast<real_t>(problem.speed(r) / total));
-      const int c = classes.emplace(problem.speed(r), static_cast<int>(classes.size())).first->second;
-      mapping.rank_class.push_back(c);
-    }
-    mapping.part_class = mapping.rank_class;  // part r targets rank r's share
-  }
+  set_speed_targets(problem, 1, options, mapping);
   const std::vector<int> part = metis_kway(metis_graph_of(problem, params_.minimize_volume), p, options);
   mapping.part = part;
   mapping.owner = problem.owner;

@@ -4,6 +4,7 @@
 
 #include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
+#include "balancers/global/part_mapping.hpp"
 #include "core/config.hpp"
 
 namespace lbbench {
@@ -30,5 +31,10 @@ class MetisBalancer final : public CentralizedBalancer {
 
 // The whole problem as a METIS graph: vertex weights from loads, edge weights from bytes.
 MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes);
+
+// With unequal rank speeds, each part's target weight (in each of ncon constraints) is its
+// rank's share of the total speed, and parts may only be relabeled within ranks of the
+// same speed. Equal speeds leave both inputs as they are.
+void set_speed_targets(const GlobalProblem& problem, int ncon, MetisOptions& options, PartMappingInput& mapping);
 
 }  // namespace lbbench

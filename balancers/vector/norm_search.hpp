@@ -1,0 +1,119 @@
+// The search at the heart of the Norm strategy: which rank r minimizes the norm of its
+// load vector after taking an object x, ||(L_r + x) · scale / s_r||_p? One answer is the
+// exhaustive scan over ranks; NormSearchTree gives the identical answer quickly.
+//
+// Buch speeds the scan up with a random relaxed k-d tree, deleting and reinserting a
+// rank's point after every placement. This is our own exact pruning instead, and it is
+// simpler: the query point -x lies in the negative orthant and every load in the
+// positive one, so the nearest point of any box to -x is the box's lower corner. A
+// subtree therefore needs only the component-wise minimum of its points (and the
+// smallest 1/speed) to bound every rank in it from below. Those minima are recomputed
+// on the path to the root after each update, so they stay exact while points move
+// without the tree's membership changing; the tree is rebuilt from the current points
+// once every rank has moved about once, to keep its subtrees spatially tight.
+//
+// For p = 2 the corner alone bounds poorly: balanced ranks lie along the plane where
+// their components sum to the same value, and an axis-aligned box around such points
+// has its lower corner far below all of them. The Euclidean norm does not change under
+// rotation, so each subtree also keeps its bounding box in a rotated frame whose first
+// axis is the diagonal (a Helmert basis); the distance from the rotated query to that box
+// is a tight bound. It is computed differently from the cost itself, so it is used with a
+// relative margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace lbbench {
+
+// What the strategies compare: the p-th power sum Σ_k ((L_k + x_k) · scale_k · inv)^p,
+// which has the p-norm's argmin, or the maximum over k when p is infinite. For p = 1..4
+// it uses only + and ×, so it is exactly monotone in every argument, which makes the
+// tree's pruning exact to the last bit; other p use std::pow.
+class NormCost {
+ public:
+  explicit NormCost(double p, std::vector<double> scale = {});
+  // Instead of the norm after, how much taking x raises the squared 2-norm:
+  // Σ_k (u_k + x̂_k)² - u_k², with u = L · scale · inv and x̂ = x · scale · inv. Also
+  // monotone in the load, so the tree finds its argmin exactly as well.
+  static NormCost squared_increase(std::vector<double> scale);
+  [[nodiscard]] double operator()(const double* load, std::span<const double> x, double inv_speed) const;
+  [[nodiscard]] double p() const { return p_; }
+  // The squared Euclidean norm, which does not change under rotation.
+  [[nodiscard]] bool is_squared_euclidean() const { return integer_p_ == 2 && !increase_; }
+  [[nodiscard]] double scale(std::size_t k) const { return scale_.empty() ? 1.0 : scale_[k]; }
+
+ private:
+  [[nodiscard]] double term(double t) const;
+  double p_;
+  int integer_p_;  // 1..4, or 0
+  bool infinite_;
+  bool increase_ = false;
+  std::vector<double> scale_;  // per component; empty means 1
+};
+
+// The exhaustive reference: the rank with the smallest cost after adding x, the lowest
+// rank among equals. loads is rank-major (ranks x dims).
+int best_rank_exhaustive(const NormCost& cost, std::span<const double> loads, std::span<const double> inv_speed,
+                         std::span<const double> x);
+
+class NormSearchTree {
+ public:
+  // loads: rank-major (ranks x dims), the starting points; inv_speed: 1 / speed per rank.
+  NormSearchTree(int dims, NormCost cost, std::vector<double> loads, std::vector<double> inv_speed);
+
+  // Exactly best_rank_exhaustive on the current loads.
+  [[nodiscard]] int best_rank(std::span<const double> x);
+  // L_rank += sign * x.
+  void add(int rank, std::span<const double> x, double sign = 1.0);
+  [[nodiscard]] std::span<const double> load(int rank) const {
+    return {loads_.data() + static_cast<std::size_t>(rank) * dims_, static_cast<std::size_t>(dims_)};
+  }
+  [[nodiscard]] double cost_of(int rank, std::span<const double> x) const {
+    return cost_(loads_.data() + static_cast<std::size_t>(rank) * dims_, x, inv_speed_[static_cast<std::size_t>(rank)]);
+  }
+  // Ranks whose cost was evaluated, over all searches (for the benchmark's counters).
+  [[nodiscard]] std::int64_t evaluations() const { return evaluations_; }
+
+ private:
+  struct Node {
+    int left = -1, right = -1;  // children, or -1 for a leaf
+    int begin = 0, end = 0;     // a leaf's ranks: order_[begin, end)
+    int parent = -1;
+    int min_rank = 0;       // the lowest rank below, for exact tie-breaking
+    double min_inv = 0;     // the smallest 1/speed below
+  };
+
+  void rebuild();
+  void rotate_point(int rank);
+  int build(int begin, int end, int parent);
+  void refresh(int node);
+  // Lower bounds on the cost of every rank below a node: from its lower corner (exact to
+  // the bit), and from its rotated box (p = 2; needs rotate_query first).
+  [[nodiscard]] double corner_bound(int node, std::span<const double> x) const;
+  [[nodiscard]] double box_bound(int node) const;
+  void rotate_query(std::span<const double> x);
+
+  int dims_;
+  NormCost cost_;
+  std::vector<double> loads_;
+  std::vector<double> inv_speed_;
+  std::vector<int> order_;      // ranks, grouped by leaf
+  std::vector<int> leaf_of_;    // per rank
+  std::vector<Node> nodes_;
+  std::vector<double> lo_;      // per node: the component-wise minimum of its points
+  // The rotated frame (p = 2 only): basis rows, each rank's rotated scaled load, each
+  // node's rotated box, and the current rotated query.
+  bool rotated_ = false;
+  std::vector<double> basis_;
+  std::vector<double> y_;
+  std::vector<double> ylo_, yhi_;
+  std::vector<double> query_;
+  std::vector<std::pair<int, double>> stack_;
+  std::vector<double> scratch_, scratch_after_;
+  std::int64_t updates_since_build_ = 0;
+  std::int64_t evaluations_ = 0;
+};
+
+}  // namespace lbbench
