@@ -54,12 +54,41 @@ struct LbEvent {
   CommCensus before;
   CommCensus after;
   std::optional<ProtocolStats> protocol;  // distributed strategies only
+  // Vector workloads: Σ_k max_r of the balancer's per-component loads, before and as the
+  // plan predicts.
+  double model_objective_before = 0;
+  double model_objective_predicted_after = 0;
+};
+
+// What the plan leaves on the ranks, reduced over them.
+struct PredictedAfter {
+  double imbalance = 0;        // of the summed loads
+  double vector_objective = 0;  // Σ_k max_r of the component loads
 };
 
 // Everything the record and the summary report, reduced over ranks (complete on rank 0).
 struct Totals {
   std::vector<double> compute_max, compute_sum, wall_max, wait_sum;  // per step
   std::vector<double> imbalance;                                      // per step
+  // Vector workloads: per component, per step, the slowest rank's and the summed phase time.
+  std::vector<std::vector<double>> phase_max, phase_sum;
+
+  [[nodiscard]] bool has_vectors() const { return !phase_max.empty(); }
+  // Σ_k max_r of the phase times at a step: what the step's compute costs with barriers.
+  [[nodiscard]] double vector_objective(std::size_t step) const {
+    double sum = 0;
+    for (const auto& m : phase_max) sum += m[step];
+    return sum;
+  }
+  // Each component's max over average at a step.
+  [[nodiscard]] std::vector<double> max_over_avg(std::size_t step, int nranks) const {
+    std::vector<double> out;
+    for (std::size_t k = 0; k < phase_max.size(); ++k) {
+      const double avg = phase_sum[k][step] / nranks;
+      out.push_back(avg > 0 ? phase_max[k][step] / avg : 1.0);
+    }
+    return out;
+  }
   double total_time = 0, compute_mean = 0, compute_max_rank = 0, wait_mean = 0, perfect = 0;
   double lb_time = 0, migration_time = 0;
   std::int64_t migrations = 0, migrated_bytes = 0;
@@ -98,6 +127,7 @@ class Replay {
   }
   ~Replay() {
     exchange_.reset();
+    if (phase_comm_ != MPI_COMM_NULL) MPI_Comm_free(&phase_comm_);
     MPI_Comm_free(&halo_comm_);
     MPI_Comm_free(&lb_comm_);
     MPI_Comm_free(&comm_);
@@ -149,11 +179,13 @@ class Replay {
                                          s_.source, graph_.global_vertices, nranks_, graph_.global_vertices));
     }
     collectively(comm_, [&] {
-      field_ = std::make_unique<LoadField>(s_.workload, graph_, s_.seed);
+      field_ = std::make_unique<WorkloadField>(s_.workload, graph_, s_.seed);
       const BalancerInfo& info = find_balancer(s_.balancer.name, ConfigNode(YAML::Node(), s_.source));
       family_ = info.family;
       balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
+      balancer_->check_dims(field_->dims());
     });
+    if (field_->dims() > 1) MPI_Comm_dup(comm_, &phase_comm_);
     place_at_start(graph_, s_.distribution, s_.seed, comm_);
     setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
@@ -163,6 +195,7 @@ class Replay {
     rebuild_exchange();
     initial_comm_ = comm_census();
     compute_.assign(static_cast<std::size_t>(s_.steps), 0.0);
+    phase_compute_.assign(static_cast<std::size_t>(field_->dims()), std::vector<double>(static_cast<std::size_t>(s_.steps), 0.0));
     wait_.assign(static_cast<std::size_t>(s_.steps), 0.0);
     wall_.assign(static_cast<std::size_t>(s_.steps), 0.0);
   }
@@ -183,7 +216,8 @@ class Replay {
     exchange_ = std::make_unique<HaloExchange>(graph_, s_.workload.edge_bytes, s_.workload.messages, halo_comm_,
                                                wan_delay_ ? &*wan_delay_ : nullptr);
     exchange_->sleep_while_waiting(sleep_while_waiting_);
-    vertex_time_.assign(static_cast<std::size_t>(graph_.num_local()), 0.0);
+    phase_time_.assign(static_cast<std::size_t>(field_->dims()),
+                       std::vector<double>(static_cast<std::size_t>(graph_.num_local()), 0.0));
     steps_since_lb_ = 0;
     weights_ready_ = false;
   }
@@ -201,6 +235,7 @@ class Replay {
     }
     exchange_->post();
     const double computing = s_.workload.schedule == Schedule::bulk ? run_bulk(step) : run_message_driven(step);
+    if (field_->dims() == 1) phase_compute_[0][static_cast<std::size_t>(step)] = computing;
     const double t_end = now_seconds();
     const auto i = static_cast<std::size_t>(step);
     compute_[i] = computing;
@@ -209,11 +244,23 @@ class Replay {
     ++steps_since_lb_;
   }
 
-  // Algorithm 3: all work, then wait. Returns the time spent computing.
+  // Algorithm 3: all work, then wait. Returns the time spent computing. A vector workload
+  // runs its phases in order, each ended by a barrier (as a multi-phase code synchronizes,
+  // say to agree on a time step), so each phase's slowest rank costs time. The barrier
+  // after the last phase matters too: without it, a rank whose heavy phase comes first
+  // runs ahead into the next step, and the phases of consecutive steps overlap.
   double run_bulk(int step) {
-    const double start = now_seconds();
-    work_->run(weights_, vertex_time_);
-    const double computing = now_seconds() - start;
+    double computing = 0;
+    const int dims = field_->dims();
+    for (int k = 0; k < dims; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      const double start = now_seconds();
+      work_->run(weights_[ku], phase_time_[ku]);
+      const double phase = now_seconds() - start;
+      phase_compute_[ku][static_cast<std::size_t>(step)] = phase;
+      computing += phase;
+      MPI_Barrier(phase_comm_);
+    }
     exchange_->wait(step, o_.watchdog_seconds);
     return computing;
   }
@@ -221,33 +268,51 @@ class Replay {
   // Interior vertices while messages fly, then each vertex once its messages are in.
   double run_message_driven(int step) {
     double start = now_seconds();
-    work_->run_some(exchange_->interior(), weights_, vertex_time_);
+    work_->run_some(exchange_->interior(), weights_[0], phase_time_[0]);
     double computing = now_seconds() - start;
     for (auto ready = exchange_->next_ready(step, o_.watchdog_seconds); !ready.empty();
          ready = exchange_->next_ready(step, o_.watchdog_seconds)) {
       start = now_seconds();
-      work_->run_some(ready, weights_, vertex_time_);
+      work_->run_some(ready, weights_[0], phase_time_[0]);
       computing += now_seconds() - start;
     }
     exchange_->finish(step, o_.watchdog_seconds);
     return computing;
   }
 
-  std::vector<Load> vertex_loads() const {
-    std::vector<Load> loads(weights_.size());
+  // What the balancer is told each local vertex costs, per component (vertex-major).
+  std::vector<Load> vertex_load_vectors() const {
+    const auto dims = static_cast<std::size_t>(field_->dims());
+    const auto n = static_cast<std::size_t>(graph_.num_local());
+    std::vector<Load> loads(n * dims);
+    for (std::size_t v = 0; v < n; ++v) {
+      for (std::size_t k = 0; k < dims; ++k) {
+        loads[v * dims + k] = s_.model == AppModel::measured ? Load(phase_time_[k][v] / steps_since_lb_)
+                                                             : Load(weights_[k][v] * s_.workload.unit_seconds);
+      }
+    }
+    return loads;
+  }
+
+  std::vector<Load> summed(const std::vector<Load>& vectors) const {
+    const auto dims = static_cast<std::size_t>(field_->dims());
+    std::vector<Load> loads(vectors.size() / dims);
     for (std::size_t v = 0; v < loads.size(); ++v) {
-      loads[v] = s_.model == AppModel::measured ? Load(vertex_time_[v] / steps_since_lb_)
-                                                : Load(weights_[v] * s_.workload.unit_seconds);
+      for (std::size_t k = 0; k < dims; ++k) loads[v] += vectors[v * dims + k];
     }
     return loads;
   }
 
   // Algorithm 3, lines 10-13: decide, then migrate, then refresh what the loop uses.
   void balance(int step) {
-    const std::vector<Load> loads = vertex_loads();
+    const std::vector<Load> vectors = vertex_load_vectors();
+    const std::vector<Load> loads = summed(vectors);
     const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+    const int dims = field_->dims();
     const LoadView view{.graph = graph_,
                         .vertex_load = loads,
+                        .dims = dims,
+                        .vertex_load_vec = dims > 1 ? std::span<const Load>(vectors) : std::span<const Load>(),
                         .edge_bytes = s_.workload.edge_bytes,
                         .element_bytes = s_.workload.element_bytes,
                         .machine = machine_.info,
@@ -268,13 +333,18 @@ class Replay {
     event.before = comm_census();
     const double avg = view.total_load.seconds() / nranks_;
     event.imbalance_model_before = imbalance(view.max_rank_load.seconds(), avg);
-    event.imbalance_predicted_after = predicted_imbalance(plan, loads, avg);
+    const PredictedAfter predicted = predict_after(plan, vectors, avg);
+    event.imbalance_predicted_after = predicted.imbalance;
+    event.model_objective_before = vector_objective_of(rank_components(vectors, {}));
+    event.model_objective_predicted_after = predicted.vector_objective;
 
     const double t1 = now_seconds();
     const int current_step = step;
     const MigrationStats stats = migrator_->migrate(graph_, plan, [&](const LocalGraph& g) {
       double sum = 0;
-      for (LocalIndex v = 0; v < g.num_local(); ++v) sum += field_->weight(g.gid[v], g.coords_of(v), g.vweights_of(v), current_step);
+      for (LocalIndex v = 0; v < g.num_local(); ++v) {
+        sum += field_->total_weight(g.gid[v], g.coords_of(v), g.vweights_of(v), current_step);
+      }
       return sum;
     });
     rebuild_exchange();
@@ -303,21 +373,54 @@ class Replay {
     return c;
   }
 
-  // Imbalance the plan gives on the loads the balancer saw: each rank sends the load it
-  // gives away to its targets (a sparse exchange, nothing of size P).
-  double predicted_imbalance(const MigrationPlan& plan, const std::vector<Load>& loads, double avg) {
-    double kept = std::accumulate(loads.begin(), loads.end(), Load{}).seconds();
-    std::unordered_map<int, double> given;
+  // This rank's load per component, over its vertices except those the plan moves away
+  // (whose loads are added to `given`, per target rank).
+  std::vector<double> rank_components(const std::vector<Load>& vectors, const MigrationPlan& plan,
+                                      std::unordered_map<int, std::vector<double>>* given = nullptr) const {
+    const auto dims = static_cast<std::size_t>(field_->dims());
+    const std::size_t n = vectors.size() / dims;
+    std::vector<double> kept(dims, 0.0);
+    std::vector<char> leaves(n, 0);
     for (const auto& m : plan.moves) {
-      if (m.vertex < 0 || static_cast<std::size_t>(m.vertex) >= loads.size() || m.to == Rank{me_}) continue;
-      given[m.to.value()] += loads[static_cast<std::size_t>(m.vertex)].seconds();
-      kept -= loads[static_cast<std::size_t>(m.vertex)].seconds();
+      if (m.vertex < 0 || static_cast<std::size_t>(m.vertex) >= n || m.to == Rank{me_}) continue;
+      leaves[static_cast<std::size_t>(m.vertex)] = 1;
+      if (!given) continue;
+      auto& out = (*given)[m.to.value()];
+      out.resize(dims, 0.0);
+      for (std::size_t k = 0; k < dims; ++k) out[k] += vectors[static_cast<std::size_t>(m.vertex) * dims + k].seconds();
     }
+    for (std::size_t v = 0; v < n; ++v) {
+      if (leaves[v]) continue;
+      for (std::size_t k = 0; k < dims; ++k) kept[k] += vectors[v * dims + k].seconds();
+    }
+    return kept;
+  }
+
+  // Σ_k max_r, over ranks (collective).
+  double vector_objective_of(const std::vector<double>& mine) {
+    std::vector<double> worst(mine.size());
+    MPI_Allreduce(mine.data(), worst.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm_);
+    return std::accumulate(worst.begin(), worst.end(), 0.0);
+  }
+
+  // What the plan gives on the loads the balancer saw: each rank sends the load it gives
+  // away to its targets (a sparse exchange, nothing of size P).
+  PredictedAfter predict_after(const MigrationPlan& plan, const std::vector<Load>& vectors, double avg) {
+    std::unordered_map<int, std::vector<double>> given;
+    std::vector<double> after = rank_components(vectors, plan, &given);
     std::unordered_map<int, Bytes> outgoing;
-    for (const auto& [peer, load] : given) ByteWriter(outgoing[peer]).put(load);
-    double after = kept;
-    for (const auto& m : lb_exchange_->exchange(to_messages(outgoing))) after += ByteReader(m.data).get<double>();
-    return imbalance(allreduce(after, MPI_MAX, comm_), avg);
+    for (const auto& [peer, load] : given) {
+      ByteWriter w(outgoing[peer]);
+      for (double x : load) w.put(x);
+    }
+    for (const auto& m : lb_exchange_->exchange(to_messages(outgoing))) {
+      ByteReader r(m.data);
+      for (double& x : after) x += r.get<double>();
+    }
+    PredictedAfter out;
+    out.imbalance = imbalance(allreduce(std::accumulate(after.begin(), after.end(), 0.0), MPI_MAX, comm_), avg);
+    out.vector_objective = vector_objective_of(after);
+    return out;
   }
 
   void verify_owner_tables(int step) {
@@ -329,6 +432,7 @@ class Replay {
 
   [[nodiscard]] Totals reduce_totals(double elapsed) const;
   [[nodiscard]] Json make_record(const Totals& t) const;
+  [[nodiscard]] Json load_vector_json(const Totals& t) const;
   [[nodiscard]] std::string make_summary(const Totals& t) const;
   [[nodiscard]] std::string make_steps_csv(const Totals& t) const;
   RunOutcome finish(double elapsed);
@@ -338,6 +442,7 @@ class Replay {
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm lb_comm_ = MPI_COMM_NULL;
   MPI_Comm halo_comm_ = MPI_COMM_NULL;
+  MPI_Comm phase_comm_ = MPI_COMM_NULL;  // the barriers between phases
   int me_;
   int nranks_;
   std::string start_time_;
@@ -346,7 +451,7 @@ class Replay {
   bool sleep_while_waiting_ = false;
   MachineLayout machine_;
   LocalGraph graph_;
-  std::unique_ptr<LoadField> field_;
+  std::unique_ptr<WorkloadField> field_;
   Family family_ = Family::baseline;
   std::unique_ptr<Balancer> balancer_;
   std::unique_ptr<Migrator> migrator_;
@@ -356,9 +461,10 @@ class Replay {
   std::unique_ptr<HaloExchange> exchange_;
   CommCensus initial_comm_;
 
-  std::vector<double> weights_;
+  std::vector<std::vector<double>> weights_;  // per component, per local vertex
   bool weights_ready_ = false;
-  std::vector<double> vertex_time_;  // per local vertex, summed since the last LB
+  std::vector<std::vector<double>> phase_time_;     // per component, per local vertex, summed since the last LB
+  std::vector<std::vector<double>> phase_compute_;  // per component, per step, this rank
   int steps_since_lb_ = 0;
   std::vector<double> compute_, wait_, wall_;  // per step, this rank
   std::vector<LbEvent> events_;
@@ -381,6 +487,14 @@ Totals Replay::reduce_totals(double elapsed) const {
   // Keeps do_work's reads observable, so no compiler can drop them.
   (void)allreduce(static_cast<double>(work_->checksum() & 0xFF), MPI_SUM, comm_);
   t.wait_mean = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
+  if (field_->dims() > 1) {
+    for (const auto& mine : phase_compute_) {
+      auto& mx = t.phase_max.emplace_back(steps);
+      auto& sum = t.phase_sum.emplace_back(steps);
+      MPI_Reduce(mine.data(), mx.data(), s_.steps, MPI_DOUBLE, MPI_MAX, 0, comm_);
+      MPI_Reduce(mine.data(), sum.data(), s_.steps, MPI_DOUBLE, MPI_SUM, 0, comm_);
+    }
+  }
   t.imbalance.resize(steps);
   for (std::size_t i = 0; i < steps; ++i) {
     t.imbalance[i] = imbalance(t.compute_max[i], t.compute_sum[i] / p);
@@ -393,6 +507,30 @@ Totals Replay::reduce_totals(double elapsed) const {
     t.migrated_bytes += e.migrated_bytes;
   }
   return t;
+}
+
+Json Replay::load_vector_json(const Totals& t) const {
+  std::vector<double> objective, perfect;
+  Json phase_max = Json::object(), phase_avg = Json::object();
+  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
+    objective.push_back(t.vector_objective(i));
+    double avg = 0;
+    for (const auto& sum : t.phase_sum) avg += sum[i] / nranks_;
+    perfect.push_back(avg);
+  }
+  for (std::size_t k = 0; k < t.phase_max.size(); ++k) {
+    const std::string& name = field_->names()[k];
+    phase_max[name] = t.phase_max[k];
+    std::vector<double> avg(t.phase_sum[k]);
+    for (double& a : avg) a /= nranks_;
+    phase_avg[name] = avg;
+  }
+  return Json{{"components", field_->names()},
+              {"objective_mean_s", std::accumulate(objective.begin(), objective.end(), 0.0) / s_.steps},
+              {"objective_per_step_s", objective},
+              {"perfect_per_step_s", perfect},
+              {"phase_max_s", phase_max},
+              {"phase_avg_s", phase_avg}};
 }
 
 Json Replay::make_record(const Totals& t) const {
@@ -414,6 +552,14 @@ Json Replay::make_record(const Totals& t) const {
                       {"before", to_json(e.before)},
                       {"after", to_json(e.after)}});
     if (e.protocol) call["protocol"] = e.protocol->to_json();
+    if (t.has_vectors()) {
+      call["vector"] = Json{{"objective_before_s", t.vector_objective(i)},
+                            {"objective_after_s", t.vector_objective(i + 1)},
+                            {"max_over_avg_before", t.max_over_avg(i, nranks_)},
+                            {"max_over_avg_after", t.max_over_avg(i + 1, nranks_)},
+                            {"model_objective_before_s", e.model_objective_before},
+                            {"model_objective_predicted_after_s", e.model_objective_predicted_after}};
+    }
   }
   Json r;
   r["schema"] = kRunSchema;
@@ -461,6 +607,7 @@ Json Replay::make_record(const Totals& t) const {
         {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - real_start_).count()},
         {"peak_rss_mb", peak_rss_mb()}};
   }
+  if (t.has_vectors()) r["load_vector"] = load_vector_json(t);
   r["prediction"] = nullptr;
   r["config"] = normalized(s_);
   int level = 0;
@@ -486,12 +633,24 @@ std::string Replay::make_summary(const Totals& t) const {
   const double mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s_.steps;
   out += fmt::format("  imbalance (max/avg - 1): first step {:.1f}%, last step {:.1f}%, mean {:.1f}%\n",
                      100 * t.imbalance.front(), 100 * t.imbalance.back(), 100 * mean);
+  if (t.has_vectors()) {
+    const std::size_t last = t.imbalance.size() - 1;
+    std::string names;
+    for (const auto& n : field_->names()) names += (names.empty() ? "" : ", ") + n;
+    out += fmt::format("  load vector ({}): sum of phase maxima {:.2f} ms at the first step, {:.2f} ms at the last\n", names,
+                       1e3 * t.vector_objective(0), 1e3 * t.vector_objective(last));
+  }
   for (std::size_t i = 0; i < events_.size(); ++i) {
     const auto& e = events_[i];
     const auto step = static_cast<std::size_t>(e.step);
     out += fmt::format("  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
                        i + 1, e.step, 100 * t.imbalance[step], 100 * t.imbalance[step + 1],
                        100 * e.imbalance_predicted_after, e.migrated, static_cast<double>(e.migrated_bytes) / 1e6);
+    if (t.has_vectors()) {
+      out += fmt::format("        sum of phase maxima {:.2f} -> {:.2f} ms (the model: {:.2f} -> {:.2f} ms predicted)\n",
+                         1e3 * t.vector_objective(step), 1e3 * t.vector_objective(step + 1),
+                         1e3 * e.model_objective_before, 1e3 * e.model_objective_predicted_after);
+    }
     if (e.protocol) {
       out += fmt::format("        protocol: {} rounds, {} messages ({:.1f} kB), largest list {}, decided in {:.3f} s\n",
                          e.protocol->rounds, e.protocol->messages, static_cast<double>(e.protocol->bytes) / 1e3,

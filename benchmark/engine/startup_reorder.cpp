@@ -108,10 +108,11 @@ double initial_rank_load(const Scenario& s, MPI_Comm comm) {
   place_at_start(g, s.distribution, s.seed, comm);
   double load = 0;
   collectively(comm, [&] {
-    const LoadField field(s.workload, g, s.seed);
-    std::vector<double> weights;
+    const WorkloadField field(s.workload, g, s.seed);
+    std::vector<std::vector<double>> weights;
     field.weights(g, 0, weights);
-    load = std::accumulate(weights.begin(), weights.end(), 0.0) * s.workload.unit_seconds;
+    for (const auto& component : weights) load += std::accumulate(component.begin(), component.end(), 0.0);
+    load *= s.workload.unit_seconds;
   });
   return load;
 }

@@ -117,8 +117,18 @@ Json normalized(const Scenario& s) {
   j["mesh"] = mesh_json(s.mesh);
   Json w;
   w["unit_seconds"] = s.workload.unit_seconds;
-  if (!std::holds_alternative<PhasesEvolution>(s.workload.evolution)) w["weights"] = weights_json(s.workload.weights);
-  w["evolution"] = evolution_json(s.workload.evolution);
+  if (s.workload.components.empty()) {
+    if (!std::holds_alternative<PhasesEvolution>(s.workload.evolution)) w["weights"] = weights_json(s.workload.weights);
+    w["evolution"] = evolution_json(s.workload.evolution);
+  } else {
+    Json components = Json::array();
+    for (const auto& c : s.workload.components) {
+      Json j{{"name", c.name}, {"evolution", evolution_json(c.evolution)}};
+      if (!std::holds_alternative<PhasesEvolution>(c.evolution)) j["weights"] = weights_json(c.weights);
+      components.push_back(j);
+    }
+    w["components"] = components;
+  }
   w["edge_bytes"] = s.workload.edge_bytes;
   w["element_bytes"] = s.workload.element_bytes;
   w["messages"] = to_string(s.workload.messages);

@@ -184,6 +184,31 @@ Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel
   return out;
 }
 
+std::vector<LoadComponent> parse_components(ConfigNode list, int dim) {
+  const std::string expected = "a list of load components ({name, weights, evolution})";
+  std::vector<LoadComponent> out;
+  for (auto& c : list.elements(expected)) {
+    c.expect_map("a load component ({name, weights, evolution})");
+    LoadComponent comp;
+    comp.name = c.string("name", fmt::format("phase{}", out.size()));
+    std::optional<WeightModel> weights;
+    if (auto node = c.find("weights")) weights = parse_weights(*node, dim);
+    if (auto e = c.find("evolution")) comp.evolution = parse_evolution(*e, dim, weights);
+    if (const auto* phases = std::get_if<PhasesEvolution>(&comp.evolution)) {
+      if (weights) c.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights; leave weights out");
+      weights = phases->phases.front().weights;
+    }
+    comp.weights = weights ? *weights : parse_weights(c.at("weights", "a weight model"), dim);
+    for (const auto& other : out) {
+      if (other.name == comp.name) c.at("name", "").fail(fmt::format("'{}' names two components", comp.name));
+    }
+    c.finish();
+    out.push_back(std::move(comp));
+  }
+  if (out.empty() || out.size() > 16) list.fail(fmt::format("expected 1 to 16 components, got {}", out.size()));
+  return out;
+}
+
 WorkloadSpec parse_workload(ConfigNode w, int dim) {
   w.expect_map("the workload section");
   WorkloadSpec out;
@@ -200,6 +225,17 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
   const std::string mode = w.choice("messages", kMessageModes, std::string("per-edge"));
   out.messages = mode == "per-edge" ? MessageMode::per_edge : MessageMode::per_neighbor;
   out.schedule = w.choice("schedule", kSchedules, std::string("bulk")) == "bulk" ? Schedule::bulk : Schedule::message_driven;
+  if (auto list = w.find("components")) {
+    for (const char* scalar_key : {"weights", "evolution"}) {
+      if (w.has(scalar_key)) {
+        w.at(scalar_key, "").fail("with components, each component gives its own weights and evolution");
+      }
+    }
+    out.components = parse_components(*list, dim);
+    if (out.schedule == Schedule::message_driven) {
+      w.at("schedule", "").fail("message-driven runs one phase per step; load components run their phases in bulk order");
+    }
+  }
   w.finish();
   return out;
 }

@@ -68,6 +68,15 @@ struct PhasesEvolution {
 };
 using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution>;
 
+// One component of a vertex's load vector (Buch): a phase of the step, with its own weight
+// model and evolution. The step runs the components in order, with a barrier between
+// them, so each phase's own maximum over ranks costs time.
+struct LoadComponent {
+  std::string name;
+  WeightModel weights;
+  Evolution evolution;
+};
+
 enum class MessageMode { per_edge, per_neighbor };
 // bulk: Algorithm 3, all local work between posting and waiting. message-driven: interior
 // vertices first, then each vertex as soon as all its messages are in (as a Charm++ or
@@ -78,6 +87,7 @@ struct WorkloadSpec {
   double unit_seconds = 1e-5;
   WeightModel weights = UniformWeights{};
   Evolution evolution = StaticEvolution{};
+  std::vector<LoadComponent> components;  // empty: scalar loads from weights and evolution
   std::int64_t edge_bytes = 64;
   std::int64_t element_bytes = 1024;
   MessageMode messages = MessageMode::per_edge;

@@ -154,4 +154,36 @@ void LoadField::weights(const LocalGraph& g, int step, std::vector<double>& out)
   }
 }
 
+WorkloadField::WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed) {
+  if (spec.components.empty()) {
+    fields_.emplace_back(spec, graph, seed);
+    names_.emplace_back("work");
+    return;
+  }
+  for (std::size_t k = 0; k < spec.components.size(); ++k) {
+    WorkloadSpec one = spec;
+    one.weights = spec.components[k].weights;
+    one.evolution = spec.components[k].evolution;
+    one.components.clear();
+    fields_.emplace_back(one, graph, hash_of({seed, 0x636f6d70u, k}));
+    names_.push_back(spec.components[k].name);
+  }
+}
+
+bool WorkloadField::is_static() const {
+  return std::all_of(fields_.begin(), fields_.end(), [](const LoadField& f) { return f.is_static(); });
+}
+
+void WorkloadField::weights(const LocalGraph& g, int step, std::vector<std::vector<double>>& out) const {
+  out.resize(fields_.size());
+  for (std::size_t k = 0; k < fields_.size(); ++k) fields_[k].weights(g, step, out[k]);
+}
+
+double WorkloadField::total_weight(VertexId v, std::span<const double> coords, std::span<const double> file_weights,
+                                   int step) const {
+  double sum = 0;
+  for (const auto& f : fields_) sum += f.weight(v, coords, file_weights, step);
+  return sum;
+}
+
 }  // namespace lbbench

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "meshes/local_graph.hpp"
@@ -45,6 +46,28 @@ class LoadField {
   std::int64_t n_;
   Box bounds_;
   int cycle_steps_ = 0;
+};
+
+// The workload's load vector: one LoadField per component, or one for a scalar workload.
+// Each component's random models draw from their own stream, so two lognormal phases
+// are independent.
+class WorkloadField {
+ public:
+  WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed);
+
+  [[nodiscard]] int dims() const { return static_cast<int>(fields_.size()); }
+  [[nodiscard]] const std::vector<std::string>& names() const { return names_; }
+  [[nodiscard]] bool is_static() const;
+
+  // Weights of every local vertex at `step`, one array per component.
+  void weights(const LocalGraph& g, int step, std::vector<std::vector<double>>& out) const;
+  // The sum of one vertex's components: its whole work per step.
+  [[nodiscard]] double total_weight(VertexId v, std::span<const double> coords, std::span<const double> file_weights,
+                                    int step) const;
+
+ private:
+  std::vector<LoadField> fields_;
+  std::vector<std::string> names_;
 };
 
 }  // namespace lbbench
