@@ -88,6 +88,14 @@ model: weights
 cores: [1, 1]
 reorder: {method: dist, t: 8}
 )",
+    R"(name: v
+steps: 2
+mesh: {generator: grid2d, nx: 2, ny: 2}
+workload:
+  components:
+    - {name: a, weights: {model: uniform}, evolution: {kind: amr}}
+    - {name: b, evolution: {kind: phases, phases: [{steps: 1, weights: {model: lognormal}}]}}
+)",
     R"(name: b
 steps: 2
 mesh: {generator: grid3d, nx: 2, ny: 2, nz: 2}
@@ -143,8 +151,13 @@ TEST(ScenarioReference, DocumentsExactlyTheKeysTheParserReads) {
   }
   std::set<std::string> read;
   const std::string phase_weights = "workload.evolution.phases[].weights.";
+  const std::string component = "workload.components[].";
   for (std::string key : recorder.paths()) {
-    // A phase's weights are documented once, as workload.weights.*.
+    // A component's weights and evolution are documented once, as workload.weights.* and
+    // workload.evolution.*; so are a phase's weights.
+    if (key.rfind(component + "weights.", 0) == 0 || key.rfind(component + "evolution.", 0) == 0) {
+      key = "workload." + key.substr(component.size());
+    }
     if (key.rfind(phase_weights, 0) == 0) key = "workload.weights." + key.substr(phase_weights.size());
     read.insert(key);
   }
