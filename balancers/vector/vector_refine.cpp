@@ -110,6 +110,7 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
       });
     }
     bool moved = false;
+    int last_receiver = -1;
     for (; q.next < q.objects.size() && !moved; ++q.next) {
       const std::size_t o = q.objects[q.next];
       if (out[o] != Rank{r} || objects.at(o, k) <= 0.0) continue;
@@ -121,9 +122,14 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
       tree.add(to, x);
       out[o] = Rank{to};
       objects_of[static_cast<std::size_t>(to)].push_back(o);
+      last_receiver = to;
       moved = true;
     }
     if (moved && overload(r) > limit) donors.emplace(overload(r), r);
+    // A receiver may end over the limit (below where the donor was): it becomes a donor.
+    if (moved && last_receiver >= 0 && overload(last_receiver) > limit) {
+      donors.emplace(overload(last_receiver), last_receiver);
+    }
   }
   // Lowering the potential almost always lowers the objective; where it did not, moving
   // nothing is the better refinement.
