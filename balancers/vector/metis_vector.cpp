@@ -29,7 +29,8 @@ std::vector<idx_t> multi_constraint_weights(const ObjectVectors& objects) {
   for (int k = 0; k < d; ++k) {
     for (std::size_t i = 0; i < objects.size(); ++i) column[i] = objects.at(i, k);
     const std::vector<idx_t> scaled = scale_to_integers(column, kWeightBudget);
-    for (std::size_t i = 0; i < objects.size(); ++i) vwgt[i * static_cast<std::size_t>(d) + static_cast<std::size_t>(k)] = scaled[i];
+    for (std::size_t i = 0; i < objects.size(); ++i)
+      vwgt[i * static_cast<std::size_t>(d) + static_cast<std::size_t>(k)] = scaled[i];
   }
   return vwgt;
 }
@@ -54,9 +55,10 @@ Json MetisVectorParams::to_json() const {
 
 void MetisVectorBalancer::check_dims(int dims) const {
   if (params_.ubvec.size() != 1 && static_cast<int>(params_.ubvec.size()) != dims) {
-    throw InputError(fmt::format("metis-vector: ubvec has {} entries but the workload's load vectors have {} "
-                                 "components; give one value, or one per component",
-                                 params_.ubvec.size(), dims));
+    throw InputError(
+        fmt::format("metis-vector: ubvec has {} entries but the workload's load vectors have {} "
+                    "components; give one value, or one per component",
+                    params_.ubvec.size(), dims));
   }
 }
 
@@ -76,7 +78,8 @@ Assignment MetisVectorBalancer::solve(const GlobalProblem& problem) const {
   MetisOptions options;
   options.ubvec.clear();
   for (int k = 0; k < d; ++k) {
-    options.ubvec.push_back(static_cast<real_t>(params_.ubvec.size() == 1 ? params_.ubvec[0] : params_.ubvec[static_cast<std::size_t>(k)]));
+    options.ubvec.push_back(
+        static_cast<real_t>(params_.ubvec.size() == 1 ? params_.ubvec[0] : params_.ubvec[static_cast<std::size_t>(k)]));
   }
   options.seed = params_.seed;
   PartMappingInput mapping;

@@ -9,7 +9,7 @@
 namespace lbbench {
 
 struct MetisVectorParams {
-  bool full_graph = false;      // graph: none (objects only) or full (edges weighted by bytes)
+  bool full_graph = false;          // graph: none (objects only) or full (edges weighted by bytes)
   std::vector<double> ubvec{1.05};  // one value for every component, or one per component
   std::int64_t seed = 1;
 

@@ -15,8 +15,10 @@ namespace {
 // A binary min-heap of ranks by (key, rank) whose keys only grow.
 class RankHeap {
  public:
-  explicit RankHeap(int ranks) : heap_(static_cast<std::size_t>(ranks)), at_(static_cast<std::size_t>(ranks)),
-                                 key_(static_cast<std::size_t>(ranks), 0.0) {
+  explicit RankHeap(int ranks)
+      : heap_(static_cast<std::size_t>(ranks)),
+        at_(static_cast<std::size_t>(ranks)),
+        key_(static_cast<std::size_t>(ranks), 0.0) {
     std::iota(heap_.begin(), heap_.end(), 0);
     std::iota(at_.begin(), at_.end(), std::size_t{0});
   }

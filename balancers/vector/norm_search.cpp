@@ -106,7 +106,8 @@ void NormSearchTree::rotate_point(int rank) {
   double* y = y_.data() + static_cast<std::size_t>(rank) * dims_;
   for (int i = 0; i < dims_; ++i) {
     double acc = 0;
-    for (int j = 0; j < dims_; ++j) acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * l[j] * cost_.scale(static_cast<std::size_t>(j));
+    for (int j = 0; j < dims_; ++j)
+      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * l[j] * cost_.scale(static_cast<std::size_t>(j));
     y[i] = acc;
   }
 }
@@ -114,7 +115,9 @@ void NormSearchTree::rotate_point(int rank) {
 void NormSearchTree::rotate_query(std::span<const double> x) {
   for (int i = 0; i < dims_; ++i) {
     double acc = 0;
-    for (int j = 0; j < dims_; ++j) acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * x[static_cast<std::size_t>(j)] * cost_.scale(static_cast<std::size_t>(j));
+    for (int j = 0; j < dims_; ++j)
+      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * x[static_cast<std::size_t>(j)] *
+             cost_.scale(static_cast<std::size_t>(j));
     query_[static_cast<std::size_t>(i)] = -acc;
   }
 }
@@ -245,8 +248,10 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
     const auto at = static_cast<std::size_t>(node) * dims_;
     out.assign(lo_.begin() + static_cast<std::ptrdiff_t>(at), lo_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
     if (rotated_) {
-      out.insert(out.end(), ylo_.begin() + static_cast<std::ptrdiff_t>(at), ylo_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
-      out.insert(out.end(), yhi_.begin() + static_cast<std::ptrdiff_t>(at), yhi_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
+      out.insert(out.end(), ylo_.begin() + static_cast<std::ptrdiff_t>(at),
+                 ylo_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
+      out.insert(out.end(), yhi_.begin() + static_cast<std::ptrdiff_t>(at),
+                 yhi_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
     }
   };
   for (int node = leaf_of_[static_cast<std::size_t>(rank)]; node >= 0;

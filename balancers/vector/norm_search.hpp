@@ -81,8 +81,8 @@ class NormSearchTree {
     int left = -1, right = -1;  // children, or -1 for a leaf
     int begin = 0, end = 0;     // a leaf's ranks: order_[begin, end)
     int parent = -1;
-    int min_rank = 0;       // the lowest rank below, for exact tie-breaking
-    double min_inv = 0;     // the smallest 1/speed below
+    int min_rank = 0;    // the lowest rank below, for exact tie-breaking
+    double min_inv = 0;  // the smallest 1/speed below
   };
 
   void rebuild();
@@ -99,10 +99,10 @@ class NormSearchTree {
   NormCost cost_;
   std::vector<double> loads_;
   std::vector<double> inv_speed_;
-  std::vector<int> order_;      // ranks, grouped by leaf
-  std::vector<int> leaf_of_;    // per rank
+  std::vector<int> order_;    // ranks, grouped by leaf
+  std::vector<int> leaf_of_;  // per rank
   std::vector<Node> nodes_;
-  std::vector<double> lo_;      // per node: the component-wise minimum of its points
+  std::vector<double> lo_;  // per node: the component-wise minimum of its points
   // The rotated frame (p = 2 only): basis rows, each rank's rotated scaled load, each
   // node's rotated box, and the current rotated query.
   bool rotated_ = false;

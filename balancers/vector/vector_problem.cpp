@@ -5,8 +5,7 @@
 
 namespace lbbench {
 
-ObjectVectors::ObjectVectors(const GlobalProblem& problem)
-    : dims_(problem.load_vec.empty() ? 1 : problem.dims) {
+ObjectVectors::ObjectVectors(const GlobalProblem& problem) : dims_(problem.load_vec.empty() ? 1 : problem.dims) {
   const std::vector<Load>& source = problem.load_vec.empty() ? problem.load : problem.load_vec;
   values_.reserve(source.size());
   for (Load l : source) values_.push_back(l.seconds());

@@ -68,7 +68,8 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
   const NormCost raise = NormCost::squared_increase(per_average);
   NormSearchTree tree(d, raise, load, inv);
   auto u = [&](int r, int k) {
-    return tree.load(r)[static_cast<std::size_t>(k)] * inv[static_cast<std::size_t>(r)] * per_average[static_cast<std::size_t>(k)];
+    return tree.load(r)[static_cast<std::size_t>(k)] * inv[static_cast<std::size_t>(r)] *
+           per_average[static_cast<std::size_t>(k)];
   };
   auto worst_component = [&](int r) {
     int worst = 0;
@@ -102,7 +103,8 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
     if (q.component != k) {
       // Drop the objects r has given away since its list was last compacted.
       auto& mine = objects_of[static_cast<std::size_t>(r)];
-      mine.erase(std::remove_if(mine.begin(), mine.end(), [&](std::size_t o) { return out[o] != Rank{r}; }), mine.end());
+      mine.erase(std::remove_if(mine.begin(), mine.end(), [&](std::size_t o) { return out[o] != Rank{r}; }),
+                 mine.end());
       q = DonorQueue{k, mine, 0};
       std::sort(q.objects.begin(), q.objects.end(), [&](std::size_t a, std::size_t b) {
         const double xa = objects.at(a, k), xb = objects.at(b, k);

@@ -235,7 +235,6 @@ class Replay {
     }
     exchange_->post();
     const double computing = s_.workload.schedule == Schedule::bulk ? run_bulk(step) : run_message_driven(step);
-    if (field_->dims() == 1) phase_compute_[0][static_cast<std::size_t>(step)] = computing;
     const double t_end = now_seconds();
     const auto i = static_cast<std::size_t>(step);
     compute_[i] = computing;

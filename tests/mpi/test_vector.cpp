@@ -15,7 +15,8 @@ namespace {
 const MPI_Comm kWorld = MPI_COMM_WORLD;
 
 // Each rank's summed load vector after a plan, on every rank (ranks x dims).
-std::vector<double> loads_after(const LocalGraph& g, std::span<const Load> vectors, int dims, const MigrationPlan& plan) {
+std::vector<double> loads_after(const LocalGraph& g, std::span<const Load> vectors, int dims,
+                                const MigrationPlan& plan) {
   const int me = comm_rank(kWorld);
   std::vector<int> owner(static_cast<std::size_t>(g.num_local()), me);
   for (const auto& m : plan.moves) owner[static_cast<std::size_t>(m.vertex)] = m.to.value();

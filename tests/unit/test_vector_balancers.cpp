@@ -42,7 +42,8 @@ GlobalProblem vector_problem(int ranks, int n, int dims, const std::function<dou
 }
 
 double unit_random(std::uint64_t seed, int i, int k) {
-  return static_cast<double>(hash_of({seed, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(k)}) >> 11) * 0x1.0p-53;
+  return static_cast<double>(hash_of({seed, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(k)}) >> 11) *
+         0x1.0p-53;
 }
 
 // Mixed shapes on purpose: small integers (many exact ties), zero and one-hot vectors,
@@ -52,7 +53,10 @@ GlobalProblem random_vector_problem(std::uint64_t seed, int ranks, int n, int di
     switch (i % 4) {
       case 0: return std::floor(4 * unit_random(seed, i, k));
       case 1: return k == i % dims ? 1.0 + 9 * unit_random(seed, i, 0) : 0.0;
-      case 2: return i % 7 == 2 ? 0.0 : std::exp(standard_normal(hash_of({seed, static_cast<std::uint64_t>(i), 7u + static_cast<std::uint64_t>(k)})));
+      case 2:
+        return i % 7 == 2 ? 0.0
+                          : std::exp(standard_normal(
+                                hash_of({seed, static_cast<std::uint64_t>(i), 7u + static_cast<std::uint64_t>(k)})));
       default: return 0.5 + unit_random(seed, i, k);
     }
   });
@@ -86,7 +90,8 @@ TEST(NormSearch, TreeAnswersExactlyAsTheScanUnderAddsAndRemovals) {
         const int r = q % 3 == 2 ? (q * 7) % ranks : expected;
         const double sign = q % 3 == 2 ? -0.5 : 1.0;
         tree.add(r, x, sign);
-        for (int k = 0; k < dims; ++k) loads[static_cast<std::size_t>(r * dims + k)] += sign * x[static_cast<std::size_t>(k)];
+        for (int k = 0; k < dims; ++k)
+          loads[static_cast<std::size_t>(r * dims + k)] += sign * x[static_cast<std::size_t>(k)];
       }
     }
   }
@@ -127,13 +132,12 @@ TEST(VectorStrategies, RespectTheLowerBoundAndGiveValidMappings) {
       p.rank_speed[0] = 3.0;
     }
     const double bound = vector_lower_bound(p);
-    const std::vector<std::pair<std::string, Assignment>> results{
-        {"vector-greedy", VectorGreedyBalancer().solve(p)},
-        {"multi-greedy", MultiGreedyBalancer().solve(p)},
-        {"norm", NormBalancer({2.0}).solve(p)},
-        {"metis-vector", MetisVectorBalancer({}).solve(p)},
-        {"vector-refine", VectorRefineBalancer({}).solve(p)},
-        {"owners", p.owner}};
+    const std::vector<std::pair<std::string, Assignment>> results{{"vector-greedy", VectorGreedyBalancer().solve(p)},
+                                                                  {"multi-greedy", MultiGreedyBalancer().solve(p)},
+                                                                  {"norm", NormBalancer({2.0}).solve(p)},
+                                                                  {"metis-vector", MetisVectorBalancer({}).solve(p)},
+                                                                  {"vector-refine", VectorRefineBalancer({}).solve(p)},
+                                                                  {"owners", p.owner}};
     for (const auto& [name, a] : results) {
       expect_valid(p, a);
       EXPECT_GE(vector_objective(p, a), bound * (1 - 1e-12)) << name << " seed " << seed;
@@ -145,7 +149,8 @@ TEST(VectorStrategies, RespectTheLowerBoundAndGiveValidMappings) {
 // stacks each component on one rank; MultiGreedy and Norm reach the bound 3 + 3.
 TEST(VectorStrategies, TheSlidesExampleSeparatesNaiveFromHolistic) {
   const std::vector<std::array<double, 2>> v{{3, 0}, {0, 3}, {2, 0}, {0, 2}};
-  const GlobalProblem p = vector_problem(2, 4, 2, [&](int i, int k) { return v[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]; });
+  const GlobalProblem p = vector_problem(
+      2, 4, 2, [&](int i, int k) { return v[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]; });
   EXPECT_DOUBLE_EQ(vector_lower_bound(p), 6.0);
   EXPECT_DOUBLE_EQ(vector_objective(p, VectorGreedyBalancer().solve(p)), 10.0);
   EXPECT_DOUBLE_EQ(vector_objective(p, MultiGreedyBalancer().solve(p)), 6.0);
@@ -176,7 +181,7 @@ TEST(VectorStrategies, NormBeatsNaiveGreedyOnAntiCorrelatedPhases) {
 
 TEST(VectorRefine, BringsEveryComponentWithinToleranceMovingFewObjects) {
   // Ranks 0-3 hold the phase-0 work, ranks 4-7 the phase-1 work: every rank is over the
-// limit in one component, so balance needs exchanges.
+  // limit in one component, so balance needs exchanges.
   GlobalProblem p = vector_problem(8, 1600, 2, [](int i, int k) {
     const bool first_half = (i % 8) < 4;
     return (first_half == (k == 0)) ? 1.0 + unit_random(2, i, k) : 0.1;
