@@ -73,6 +73,8 @@ int best_rank_exhaustive(const NormCost& cost, std::span<const double> loads, st
   return best;
 }
 
+namespace {
+
 // Rows of an orthonormal d x d matrix whose first row is the diagonal: the Helmert basis.
 std::vector<double> helmert_basis(int d) {
   std::vector<double> b(static_cast<std::size_t>(d) * d, 0.0);
@@ -84,6 +86,8 @@ std::vector<double> helmert_basis(int d) {
   }
   return b;
 }
+
+}  // namespace
 
 NormSearchTree::NormSearchTree(int dims, NormCost cost, std::vector<double> loads, std::vector<double> inv_speed)
     : dims_(dims), cost_(std::move(cost)), loads_(std::move(loads)), inv_speed_(std::move(inv_speed)) {
@@ -100,26 +104,20 @@ NormSearchTree::NormSearchTree(int dims, NormCost cost, std::vector<double> load
   rebuild();
 }
 
-// y_r = B · (L_r · scale), the rank's scaled load in the rotated frame (speed aside).
-void NormSearchTree::rotate_point(int rank) {
-  const double* l = loads_.data() + static_cast<std::size_t>(rank) * dims_;
-  double* y = y_.data() + static_cast<std::size_t>(rank) * dims_;
+// out = sign · B · (v · scale): a scaled vector in the rotated frame (speed aside).
+void NormSearchTree::rotate(const double* v, double sign, double* out) const {
   for (int i = 0; i < dims_; ++i) {
     double acc = 0;
-    for (int j = 0; j < dims_; ++j)
-      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * l[j] * cost_.scale(static_cast<std::size_t>(j));
-    y[i] = acc;
+    for (int j = 0; j < dims_; ++j) {
+      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * v[j] * cost_.scale(static_cast<std::size_t>(j));
+    }
+    out[i] = sign * acc;
   }
 }
 
-void NormSearchTree::rotate_query(std::span<const double> x) {
-  for (int i = 0; i < dims_; ++i) {
-    double acc = 0;
-    for (int j = 0; j < dims_; ++j)
-      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * x[static_cast<std::size_t>(j)] *
-             cost_.scale(static_cast<std::size_t>(j));
-    query_[static_cast<std::size_t>(i)] = -acc;
-  }
+void NormSearchTree::rotate_point(int rank) {
+  const auto at = static_cast<std::size_t>(rank) * dims_;
+  rotate(loads_.data() + at, 1.0, y_.data() + at);
 }
 
 double NormSearchTree::corner_bound(int node, std::span<const double> x) const {
@@ -273,7 +271,7 @@ int NormSearchTree::best_rank(std::span<const double> x) {
   };
   // The cheap bound orders the search; the corner, exact to the bit, settles ties.
   auto quick_bound = [&](int node) { return rotated_ ? box_bound(node) : corner_bound(node, x); };
-  if (rotated_) rotate_query(x);
+  if (rotated_) rotate(x.data(), -1.0, query_.data());  // the query point is -x
   stack_.clear();
   stack_.emplace_back(0, quick_bound(0));
   while (!stack_.empty()) {

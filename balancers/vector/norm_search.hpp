@@ -86,14 +86,14 @@ class NormSearchTree {
   };
 
   void rebuild();
+  void rotate(const double* v, double sign, double* out) const;
   void rotate_point(int rank);
   int build(int begin, int end, int parent);
   void refresh(int node);
   // Lower bounds on the cost of every rank below a node: from its lower corner (exact to
-  // the bit), and from its rotated box (p = 2; needs rotate_query first).
+  // the bit), and from its rotated box (p = 2; needs query_ rotated first).
   [[nodiscard]] double corner_bound(int node, std::span<const double> x) const;
   [[nodiscard]] double box_bound(int node) const;
-  void rotate_query(std::span<const double> x);
 
   int dims_;
   NormCost cost_;

@@ -5,7 +5,9 @@
 
 namespace lbbench {
 
-ObjectVectors::ObjectVectors(const GlobalProblem& problem) : dims_(problem.load_vec.empty() ? 1 : problem.dims) {
+int vector_dims(const GlobalProblem& problem) { return problem.load_vec.empty() ? 1 : problem.dims; }
+
+ObjectVectors::ObjectVectors(const GlobalProblem& problem) : dims_(vector_dims(problem)) {
   const std::vector<Load>& source = problem.load_vec.empty() ? problem.load : problem.load_vec;
   values_.reserve(source.size());
   for (Load l : source) values_.push_back(l.seconds());
@@ -45,8 +47,7 @@ double objective_of(std::span<const double> times, int dims) {
 }
 
 double vector_objective(const GlobalProblem& problem, const Assignment& assignment) {
-  const ObjectVectors objects(problem);
-  return objective_of(rank_vector_times(problem, assignment), objects.dims());
+  return objective_of(rank_vector_times(problem, assignment), vector_dims(problem));
 }
 
 double vector_lower_bound(const GlobalProblem& problem) {

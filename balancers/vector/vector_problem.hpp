@@ -11,6 +11,9 @@
 
 namespace lbbench {
 
+// Components of the problem's load vectors: a scalar problem has one.
+int vector_dims(const GlobalProblem& problem);
+
 // A centralized strategy that is handed every object's load vector.
 class VectorBalancer : public CentralizedBalancer {
  public:

@@ -111,9 +111,8 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
         return xa != xb ? xa > xb : problem.id[a] < problem.id[b];
       });
     }
-    bool moved = false;
-    int last_receiver = -1;
-    for (; q.next < q.objects.size() && !moved; ++q.next) {
+    int receiver = -1;  // of the one object r gives away this turn
+    for (; q.next < q.objects.size() && receiver < 0; ++q.next) {
       const std::size_t o = q.objects[q.next];
       if (out[o] != Rank{r} || objects.at(o, k) <= 0.0) continue;
       const auto x = objects.of(o);
@@ -124,14 +123,12 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
       tree.add(to, x);
       out[o] = Rank{to};
       objects_of[static_cast<std::size_t>(to)].push_back(o);
-      last_receiver = to;
-      moved = true;
+      receiver = to;
     }
-    if (moved && overload(r) > limit) donors.emplace(overload(r), r);
+    if (receiver < 0) continue;  // nothing of r fits anywhere: r stays as it is
+    if (overload(r) > limit) donors.emplace(overload(r), r);
     // A receiver may end over the limit (below where the donor was): it becomes a donor.
-    if (moved && last_receiver >= 0 && overload(last_receiver) > limit) {
-      donors.emplace(overload(last_receiver), last_receiver);
-    }
+    if (overload(receiver) > limit) donors.emplace(overload(receiver), receiver);
   }
   // Lowering the potential almost always lowers the objective; where it did not, moving
   // nothing is the better refinement.

@@ -63,7 +63,7 @@ struct LbEvent {
 // What the plan leaves on the ranks, reduced over them.
 struct PredictedAfter {
   double imbalance = 0;        // of the summed loads
-  double vector_objective = 0;  // Σ_k max_r of the component loads
+  double vector_objective = 0;  // Σ_k max_r of the component loads (vector workloads only)
 };
 
 // Everything the record and the summary report, reduced over ranks (complete on rank 0).
@@ -334,8 +334,10 @@ class Replay {
     event.imbalance_model_before = imbalance(view.max_rank_load.seconds(), avg);
     const PredictedAfter predicted = predict_after(plan, vectors, avg);
     event.imbalance_predicted_after = predicted.imbalance;
-    event.model_objective_before = vector_objective_of(rank_components(vectors, {}));
-    event.model_objective_predicted_after = predicted.vector_objective;
+    if (dims > 1) {
+      event.model_objective_before = vector_objective_of(rank_components(vectors, {}));
+      event.model_objective_predicted_after = predicted.vector_objective;
+    }
 
     const double t1 = now_seconds();
     const int current_step = step;
@@ -418,7 +420,7 @@ class Replay {
     }
     PredictedAfter out;
     out.imbalance = imbalance(allreduce(std::accumulate(after.begin(), after.end(), 0.0), MPI_MAX, comm_), avg);
-    out.vector_objective = vector_objective_of(after);
+    if (field_->dims() > 1) out.vector_objective = vector_objective_of(after);
     return out;
   }
 

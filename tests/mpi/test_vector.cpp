@@ -86,11 +86,16 @@ balancer: {name: norm, period: 3}
 model: weights
 )";
 
+Scenario vector_scenario(const std::string& balancer) {
+  Scenario s = parse_scenario(YAML::Load(kVector), "vector.yaml");
+  s.balancer.name = balancer;
+  return s;
+}
+
 class VectorRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VectorRun, RunsEndToEndAndRecordsTheLoadVector) {
-  Scenario s = parse_scenario(YAML::Load(kVector), "vector.yaml");
-  s.balancer.name = GetParam();
+  const Scenario s = vector_scenario(GetParam());
   RunOptions options;
   options.verify = true;  // owner tables checked after every migration
   const RunOutcome out = run_scenario(s, options, kWorld);
@@ -120,15 +125,13 @@ INSTANTIATE_TEST_SUITE_P(VectorFamily, VectorRun,
                          [](const auto& info) { return test::param_name(info.param); });
 
 TEST(VectorRun, ScalarBalancersRunOnVectorWorkloadsToo) {
-  Scenario s = parse_scenario(YAML::Load(kVector), "vector.yaml");
-  s.balancer.name = "greedy";
+  const Scenario s = vector_scenario("greedy");
   const RunOutcome out = run_scenario(s, RunOptions{}, kWorld);
   if (out.reporter) EXPECT_TRUE(out.record.contains("load_vector"));
 }
 
 TEST(VectorRun, AnUbvecOfTheWrongLengthFailsOnEveryRankBeforeTheRun) {
-  Scenario s = parse_scenario(YAML::Load(kVector), "vector.yaml");
-  s.balancer.name = "metis-vector";
+  Scenario s = vector_scenario("metis-vector");
   s.balancer.params_yaml = YAML::Load("{ubvec: [1.1, 1.1, 1.1]}");
   test::expect_error_containing([&] { (void)run_scenario(s, RunOptions{}, kWorld); },
                                 {"ubvec has 3 entries", "2 components"});
