@@ -1,4 +1,4 @@
-// The lbbench command line: run, validate, list, calibrate.
+// The lbbench command line: run, validate, list, calibrate, reorder, sweep, report.
 
 // SMPI's compiler wrapper defines exit(x) as a macro, which breaks CLI::App::exit.
 // lbbench never calls exit() itself: main returns.
@@ -22,6 +22,7 @@
 #include "app/reorder_plan.hpp"
 #include "app/smpi_launch.hpp"
 #include "engine/record.hpp"
+#include "harness/commands.hpp"
 #include "engine/replay.hpp"
 #include "scenario/scenario.hpp"
 #include "work/calibration.hpp"
@@ -154,6 +155,14 @@ int calibrate(int argc, char** argv, bool quick, bool no_cache) {
   return 0;
 }
 
+// A JSON array of "key.path=value" strings.
+std::vector<std::string> read_set_file(const std::string& path) {
+  std::ifstream in(path);
+  const auto list = nlohmann::json::parse(in, nullptr, false);
+  if (!list.is_array()) throw InputError(fmt::format("{}: expected a JSON array of key.path=value strings", path));
+  return list.get<std::vector<std::string>>();
+}
+
 // The options a simulated run forwards to lbbench-smpi.
 SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
                           const std::string& platform_dir, const std::vector<std::string>& cfg, const Outputs& outputs,
@@ -171,6 +180,44 @@ SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::st
   return launch;
 }
 
+CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
+  auto* cmd = app.add_subcommand("sweep", "Run a sweep of scenarios locally or as a Slurm job array; resumes by default");
+  cmd->add_option("sweep", c.file, "Sweep YAML file (scenarios/sweeps/)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--set", c.sets, "Fix a scenario key for every run: --set key.path=value (repeatable)");
+  cmd->add_option("--results", c.results, "Folder of the sweep's records (default results/<sweep name>)");
+  cmd->add_flag("--list", c.list, "Print every run with its id and state; run nothing");
+  cmd->add_flag("--fresh", c.fresh, "Move earlier records aside (never deleted) and run everything again");
+  cmd->add_option("--launcher", c.launcher, "How mpi-engine runs start locally: mpirun or srun")
+      ->check(CLI::IsMember({"mpirun", "srun"}));
+  auto* slurm = cmd->add_flag("--slurm", c.slurm, "Submit the runs not yet recorded as one Slurm job array");
+  cmd->add_flag("--dry-run", c.dry_run, "With --slurm: print the batch script, submit nothing")->needs(slurm);
+  cmd->add_flag("--status", c.status, "Show the submitted job's state and how many runs are recorded");
+  cmd->add_flag("--collect", c.collect, "Merge the Slurm tasks' records into runs.jsonl");
+  cmd->add_option("--partition", c.slurm_overrides.partition, "#SBATCH --partition");
+  cmd->add_option("--time", c.slurm_overrides.time, "#SBATCH --time, e.g. 00:30:00");
+  cmd->add_option("--account", c.slurm_overrides.account, "#SBATCH --account");
+  cmd->add_option("--nodes", c.slurm_overrides.nodes, "#SBATCH --nodes")->check(CLI::PositiveNumber);
+  cmd->add_option("--ntasks", c.slurm_overrides.ntasks, "#SBATCH --ntasks (default: the largest rank count)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--runs-per-task", c.slurm_overrides.runs_per_task, "Runs each array task executes in turn")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sbatch-arg", c.slurm_overrides.sbatch_args, "Any other #SBATCH option, e.g. --qos=debug (repeatable)");
+  cmd->add_option("--task", c.task, "Run one array task of a submitted job (used by the batch script)");
+  cmd->add_option("--ids", c.ids_file, "The submitted job's list of run ids (used by the batch script)");
+  return cmd;
+}
+
+CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
+  auto* cmd = app.add_subcommand("report", "Compare balancers over run records: markdown or CSV tables");
+  cmd->add_option("results", c.results, "A records file (.jsonl) or a folder of them")->required()->check(CLI::ExistingPath);
+  cmd->add_option("--baseline", c.options.baseline, "Balancer the speedups are measured against (default none)");
+  cmd->add_option("--resamples", c.options.resamples, "Bootstrap resamples for the confidence intervals")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--csv", c.csv_file, "Also write the table as CSV to this file");
+  cmd->add_flag("--format-csv", c.csv, "Print CSV instead of markdown");
+  return cmd;
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"lbbench: a replay benchmark and evaluation suite for dynamic load balancing"};
   app.require_subcommand(1);
@@ -182,6 +229,8 @@ int main_impl(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a scenario (under mpirun or srun)");
   run_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--set", overrides, "Override a scenario key: --set key.path=value (repeatable)");
+  std::string set_file;  // how `--engine smpi` hands its overrides through smpirun
+  run_cmd->add_option("--set-file", set_file)->group("")->check(CLI::ExistingFile);
   run_cmd->add_option("--out", outputs.record, "Append the run record (JSON Lines) to this file");
   run_cmd->add_option("--steps-csv", outputs.steps_csv, "Write a per-step table to this CSV file");
   run_cmd->add_flag("--verify", options.verify, "Check every rank's owner table after every migration");
@@ -229,16 +278,37 @@ int main_impl(int argc, char** argv) {
   reorder_cmd->add_option("--seed", reorder.seed, "random: the seed");
   reorder_cmd->add_flag("--compare", reorder.compare, "Also print every method's maximum core load");
 
+  SweepCommand sweep;
+  sweep.slurm_overrides.runs_per_task = 0;  // unset: the sweep file's settings stand
+  sweep.slurm_overrides.mpi.clear();
+  auto* sweep_cmd = add_sweep_command(app, sweep);
+  ReportCommand report;
+  auto* report_cmd = add_report_command(app, report);
+
   CLI11_PARSE(app, argc, argv);
   try {
+    if (*sweep_cmd) return sweep_command(sweep);
+    if (*report_cmd) return report_command(report);
     if (*list_cmd) return list_balancers();
     if (*reorder_cmd) return plan_reorder(reorder);
     if (*validate_cmd) return validate(scenario_file, overrides);
   } catch (const InputError& e) {
     std::fprintf(stderr, "lbbench: error: %s\n", e.what());
     return kExitInput;
+  } catch (const RunError& e) {
+    std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+    return kExitRun;
   }
   if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache);
+  if (!set_file.empty()) {
+    try {
+      const auto from_file = read_set_file(set_file);
+      overrides.insert(overrides.begin(), from_file.begin(), from_file.end());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+      return kExitInput;
+    }
+  }
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
   if (engine == "smpi" && std::string(engine_name()) == "mpi") {
     try {

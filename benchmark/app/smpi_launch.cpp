@@ -2,6 +2,7 @@
 #include "app/smpi_launch.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,7 +134,11 @@ int launch_smpi(const SmpiLaunch& launch) {
     args.push_back("--cfg=" + setting);  // after the preset's flags, so it wins
   }
   args.insert(args.end(), {binary, "run", launch.scenario});
-  for (const auto& o : launch.overrides) args.insert(args.end(), {"--set", o});
+  // smpirun re-splits its program's arguments on blanks, so overrides such as
+  // `balancer.params={p: 2}` travel in a file instead.
+  const fs::path sets = dir.path() / "overrides.json";
+  write_file(sets, nlohmann::json(launch.overrides).dump());
+  args.insert(args.end(), {"--set-file", sets.string()});
   args.insert(args.end(), {"--set", "ranks=" + std::to_string(ranks)});
   args.insert(args.end(), launch.forwarded.begin(), launch.forwarded.end());
   return run_and_wait(args);

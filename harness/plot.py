@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""Paper-style plots from lbbench run records.
+
+    python3 harness/plot.py RESULTS [--out DIR] [--baseline none] [--run ID]
+
+RESULTS is a records file (.jsonl) or a folder searched for them. Each plot is drawn when
+the records hold what it needs, and written as PDF and PNG:
+
+  improvement  Pearce et al., Fig. 6(b): improvement over the baseline per case, cases
+               sorted, one curve per balancer, plus the model's choice where recorded
+  latency      Koenig & Kale, Fig. 2: time per step against the cross-site latency
+  bars         Langer & Kale: time per step and migrations per strategy
+
+Time per step is the mean wall time of the steps after the first LB call; the LB calls'
+own cost is in the records and in `lbbench report`.
+  vector       Buch: objective (sum of per-phase maxima, after LB) against decision time
+  predicted    predicted against measured total time, with the line y = x
+  imbalance    imbalance over the steps of one case (or of --run ID), LB steps marked
+
+A case is one scenario, engine, machine, rank count and set of sweep axis values other than
+the balancer; repetitions of a case are summarized by their median.
+"""
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(f"plot.py: matplotlib is not importable by {sys.executable}; install Debian's "
+             "python3-matplotlib and run this script with /usr/bin/python3")
+
+COLUMN_AXES = {"balancer", "machine", "engine", "ranks"}
+LATENCY_KEY = "machine.wan_latency"
+
+
+def style():
+    plt.rcParams.update({
+        "font.family": "serif",
+        "font.serif": ["DejaVu Serif", "Times New Roman", "Times"],
+        "mathtext.fontset": "dejavuserif",
+        "font.size": 9,
+        "axes.titlesize": 9,
+        "axes.labelsize": 9,
+        "legend.fontsize": 7.5,
+        "xtick.labelsize": 8,
+        "ytick.labelsize": 8,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "figure.dpi": 100,
+        "savefig.bbox": "tight",
+    })
+
+
+def read_records(path):
+    path = Path(path)
+    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    seen, records = set(), []
+    for f in files:
+        for number, line in enumerate(f.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                print(f"plot.py: skipped {f}:{number}: not JSON", file=sys.stderr)
+                continue
+            if not isinstance(r, dict) or r.get("schema") != "lbbench.run/1" or line in seen:
+                continue
+            seen.add(line)
+            records.append(r)
+    return records
+
+
+def axes_of(r):
+    return r.get("sweep", {}).get("axes", {})
+
+
+def case_key(r):
+    other = tuple(sorted((k, json.dumps(v)) for k, v in axes_of(r).items() if k not in COLUMN_AXES))
+    return (r.get("scenario", ""), r.get("engine", ""), r.get("machine", ""), r.get("ranks", 0), other)
+
+
+def case_title(key):
+    scenario, engine, machine, ranks, other = key
+    extra = " ".join(f"{k}={json.loads(v)}" for k, v in other)
+    return f"{scenario}, {ranks} ranks on {machine} ({engine})" + (f", {extra}" if extra else "")
+
+
+def after_first_lb(r, per_step):
+    """Mean of a per-step series over the steps after the first LB call."""
+    lbs = r.get("lb", [])
+    first = lbs[0]["step"] + 1 if lbs and lbs[0]["step"] + 1 < len(per_step) else 0
+    return statistics.mean(per_step[first:])
+
+
+def time_per_step_ms(r):
+    """Mean wall time of the steps after the first LB call (of all steps without one), as
+    the papers report it: the balanced application's step, without the LB cost itself."""
+    wall = r.get("per_step", {}).get("wall_max_s")
+    if not wall:
+        return 1e3 * r["total_time_s"] / max(1, r.get("steps", 1))
+    return 1e3 * after_first_lb(r, wall)
+
+
+def cases(records):
+    """case key -> balancer -> list of records"""
+    out = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        out[case_key(r)][r["balancer"]].append(r)
+    return out
+
+
+def median_of(rs, f):
+    return statistics.median(f(r) for r in rs)
+
+
+def balancer_order(names, baseline):
+    return sorted(names, key=lambda n: (n != baseline, n))
+
+
+def save(fig, out, name, written):
+    for ext in ("pdf", "png"):
+        fig.savefig(out / f"{name}.{ext}", dpi=200)
+    plt.close(fig)
+    written.append(name)
+
+
+def plot_improvement(records, out, baseline, written, skipped):
+    by_case = cases(records)
+    curves = defaultdict(list)
+    chosen, best = [], []
+    for key, per in by_case.items():
+        if baseline not in per or len(per) < 2:
+            continue
+        base = median_of(per[baseline], lambda r: r["total_time_s"])
+        improvement = {b: 100 * (base - median_of(rs, lambda r: r["total_time_s"])) / base for b, rs in per.items()}
+        for b, v in improvement.items():
+            if b != baseline:
+                curves[b].append(v)
+        best.append(max(improvement.values()))
+        picks = [r["prediction"]["chosen"] for rs in per.values() for r in rs
+                 if isinstance(r.get("prediction"), dict) and "chosen" in r["prediction"]]
+        if picks and picks[0] in improvement:
+            chosen.append(improvement[picks[0]])
+    if not curves:
+        skipped.append(f"improvement: no case has `{baseline}` and another balancer")
+        return
+    fig, ax = plt.subplots(figsize=(5.0, 3.4))
+    for b in sorted(curves):
+        values = sorted(curves[b])
+        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1.2, label=b)
+    ax.plot(range(1, len(best) + 1), sorted(best), color="black", linestyle=":", linewidth=1, label="best measured")
+    if chosen:
+        values = sorted(chosen)
+        ax.plot(range(1, len(values) + 1), values, color="black", linewidth=2, label="model's choice")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("case (sorted by improvement, per balancer)")
+    ax.set_ylabel(f"improvement over {baseline} (%)")
+    ax.set_title(f"Improvement over {baseline} in {len(best)} cases")
+    ax.legend(ncol=2, loc="lower right")
+    save(fig, out, "improvement", written)
+
+
+def latency_of(r):
+    if LATENCY_KEY in axes_of(r):
+        return float(axes_of(r)[LATENCY_KEY])
+    return None
+
+
+def plot_latency(records, out, written, skipped):
+    groups = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in records:
+        lat = latency_of(r)
+        if lat is not None:
+            groups[(r["scenario"], r["machine"], r["ranks"], r["engine"])][r["balancer"]][lat].append(r)
+    if not groups:
+        skipped.append(f"latency: no records with a `{LATENCY_KEY}` axis")
+        return
+    for i, ((scenario, machine, ranks, engine), per) in enumerate(sorted(groups.items())):
+        fig, ax = plt.subplots(figsize=(4.6, 3.4))
+        for b in sorted(per):
+            xs = sorted(per[b])
+            ys = [median_of(per[b][x], time_per_step_ms) for x in xs]
+            ax.plot([1e3 * x for x in xs], ys, marker="o", markersize=3.5, linewidth=1.2, label=b)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_xlabel("cross-site latency (ms)")
+        ax.set_ylabel("time per step after LB (ms)")
+        ax.set_title(f"{scenario}: {ranks} ranks on {machine} ({engine})")
+        ax.set_ylim(bottom=0)
+        ax.legend()
+        save(fig, out, "latency" if i == 0 else f"latency-{i + 1}", written)
+
+
+def plot_bars(records, out, baseline, written, skipped):
+    by_case = {k: v for k, v in cases(records).items() if len(v) >= 2 and latency_of(next(iter(v.values()))[0]) is None}
+    if not by_case:
+        skipped.append("bars: no case with two or more balancers")
+        return
+    keys = sorted(by_case)
+    names = balancer_order({b for per in by_case.values() for b in per}, baseline)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(5.0, 1.1 * len(keys) + 2), 5.2), sharex=True)
+    width = 0.8 / len(names)
+    for j, b in enumerate(names):
+        xs, steps, moves = [], [], []
+        for i, k in enumerate(keys):
+            if b in by_case[k]:
+                xs.append(i + (j - (len(names) - 1) / 2) * width)
+                steps.append(median_of(by_case[k][b], time_per_step_ms))
+                moves.append(median_of(by_case[k][b], lambda r: r.get("migrations", 0)))
+        top.bar(xs, steps, width, label=b)
+        bottom.bar(xs, moves, width, label=b)
+    top.set_ylabel("time per step\nafter LB (ms)")
+    bottom.set_ylabel("vertices migrated")
+    bottom.set_yscale("symlog", linthresh=10)
+    bottom.set_xticks(range(len(keys)))
+    bottom.set_xticklabels([f"{k[0]}\n{k[3]} ranks, {k[2]}" for k in keys], fontsize=7)
+    top.legend(ncol=min(4, len(names)), loc="upper center", bbox_to_anchor=(0.5, 1.32))
+    top.set_title("Time per step and migrations per strategy", pad=36)
+    save(fig, out, "bars", written)
+
+
+def plot_vector(records, out, written, skipped):
+    rs = [r for r in records if r.get("load_vector") and r.get("lb")]
+    if not rs:
+        skipped.append("vector: no records with a vector workload and LB calls")
+        return
+    by_case = cases(rs)
+    for i, (key, per) in enumerate(sorted(by_case.items())):
+        fig, ax = plt.subplots(figsize=(4.8, 3.4))
+        markers = "osD^v<>ph*"
+        for j, b in enumerate(sorted(per)):
+            decision = median_of(per[b], lambda r: sum(lb["decision_s"] for lb in r["lb"]) / len(r["lb"]))
+            objective = median_of(per[b], lambda r: 1e3 * after_first_lb(r, r["load_vector"]["objective_per_step_s"]))
+            ax.scatter([1e3 * decision], [objective], s=26, marker=markers[j % len(markers)], zorder=3, label=b)
+        perfect = statistics.median(1e3 * after_first_lb(r, r["load_vector"]["perfect_per_step_s"])
+                                    for b in per for r in per[b])
+        ax.axhline(perfect, color="grey", linestyle="--", linewidth=0.8, label="perfect balance of every phase")
+        ax.set_xscale("log")
+        ax.set_xlabel("decision time per LB call (ms)")
+        ax.set_ylabel("sum of phase maxima per step\nafter LB (ms)")
+        ax.set_title(case_title(key))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        save(fig, out, "vector" if i == 0 else f"vector-{i + 1}", written)
+
+
+def plot_predicted(records, out, written, skipped):
+    points = defaultdict(list)
+    for key, per in cases(records).items():
+        measured = {b: median_of(rs, lambda r: r["total_time_s"]) for b, rs in per.items()}
+        for rs in per.values():
+            for r in rs:
+                candidates = (r.get("prediction") or {}).get("candidates", {})
+                for b, c in candidates.items():
+                    if b in measured and "total_s" in c:
+                        points[b].append((measured[b], c["total_s"]))
+    if not points:
+        skipped.append("predicted: no records carry the cost model's predictions")
+        return
+    fig, ax = plt.subplots(figsize=(4.0, 3.6))
+    lo = min(min(m, p) for ps in points.values() for m, p in ps)
+    hi = max(max(m, p) for ps in points.values() for m, p in ps)
+    for b in sorted(points):
+        ax.scatter([m for m, _ in points[b]], [p for _, p in points[b]], s=14, label=b)
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, label="y = x")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("measured total time (s)")
+    ax.set_ylabel("predicted total time (s)")
+    ax.set_title("Cost model: predicted against measured")
+    ax.legend(ncol=2)
+    save(fig, out, "predicted", written)
+
+
+def plot_imbalance(records, out, baseline, run_id, written, skipped):
+    with_steps = [r for r in records if r.get("per_step", {}).get("imbalance")]
+    if run_id:
+        chosen = [r for r in with_steps if r.get("sweep", {}).get("id") == run_id]
+        if not chosen:
+            skipped.append(f"imbalance: no run with id {run_id}")
+            return
+        title = f"run {run_id}: {chosen[0]['balancer']}, {case_title(case_key(chosen[0]))}"
+    else:
+        by_case = cases(with_steps)
+        if not by_case:
+            skipped.append("imbalance: no records with per-step imbalance")
+            return
+        key = max(sorted(by_case), key=lambda k: len(by_case[k]))  # the case with the most balancers
+        chosen = [by_case[key][b][0] for b in balancer_order(by_case[key], baseline)]
+        title = case_title(key)
+    fig, ax = plt.subplots(figsize=(5.0, 3.2))
+    for r in chosen:
+        values = [100 * v for v in r["per_step"]["imbalance"]]
+        line, = ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"])
+        for lb in r.get("lb", []):
+            ax.axvline(lb["step"] + 0.5, color=line.get_color(), linestyle=":", linewidth=0.6)
+    ax.set_xlabel("step (dotted: LB after the step)")
+    ax.set_ylabel("imbalance, max/avg - 1 (%)")
+    ax.set_yscale("symlog", linthresh=10)
+    ax.set_title(title)
+    ax.legend(ncol=2)
+    save(fig, out, "imbalance", written)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", help="a records file (.jsonl) or a folder of them")
+    parser.add_argument("--out", default="plots", help="output folder (default: plots)")
+    parser.add_argument("--baseline", default="none", help="balancer improvements are measured against")
+    parser.add_argument("--run", help="sweep run id for the imbalance plot")
+    args = parser.parse_args()
+    if not Path(args.results).exists():
+        sys.exit(f"plot.py: {args.results}: no such file or folder")
+    records = read_records(args.results)
+    if not records:
+        sys.exit(f"plot.py: {args.results}: no run records")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    style()
+    written, skipped = [], []
+    plot_improvement(records, out, args.baseline, written, skipped)
+    plot_latency(records, out, written, skipped)
+    plot_bars(records, out, args.baseline, written, skipped)
+    plot_vector(records, out, written, skipped)
+    plot_predicted(records, out, written, skipped)
+    plot_imbalance(records, out, args.baseline, args.run, written, skipped)
+    print(f"{len(records)} records; wrote {', '.join(written) or 'nothing'} (PDF and PNG) to {out}")
+    for s in skipped:
+        print(f"  skipped {s}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+// Child processes for sweeps (see process.hpp).
+#include "harness/process.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace lbbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+
+void on_stop_signal(int sig) { g_stop_signal.store(sig); }
+
+std::vector<char*> c_argv(const std::vector<std::string>& args) {
+  std::vector<char*> out;
+  for (const auto& a : args) out.push_back(const_cast<char*>(a.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+// posix_spawn's attributes and file actions, released on scope exit.
+class SpawnSetup {
+ public:
+  SpawnSetup() {
+    posix_spawnattr_init(&attr_);
+    posix_spawn_file_actions_init(&actions_);
+  }
+  ~SpawnSetup() {
+    posix_spawnattr_destroy(&attr_);
+    posix_spawn_file_actions_destroy(&actions_);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  posix_spawnattr_t attr_{};
+  posix_spawn_file_actions_t actions_{};
+};
+
+pid_t spawn(const std::vector<std::string>& args, SpawnSetup& setup) {
+  auto argv = c_argv(args);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &setup.actions_, &setup.attr_, argv.data(), environ);
+  if (rc != 0) throw InputError(fmt::format("cannot start {}: {}", args[0], std::strerror(rc)));
+  return pid;
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// SIGTERM to the group, then SIGKILL if it is still there after a grace period.
+int stop_group(pid_t pid) {
+  ::kill(-pid, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 100; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ::kill(-pid, SIGKILL);  // stragglers of the group
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(-pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+}  // namespace
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() { return g_stop_signal.load() != 0; }
+
+ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& log, double timeout_s,
+                          const std::function<void()>& tick) {
+  SpawnSetup setup;
+  // Its own process group, so the terminal's Ctrl-C reaches the sweep, which decides.
+  posix_spawnattr_setflags(&setup.attr_, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&setup.attr_, 0);
+  posix_spawn_file_actions_addopen(&setup.actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&setup.actions_, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&setup.actions_, STDOUT_FILENO, STDERR_FILENO);
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const pid_t pid = spawn(argv, setup);
+  ProcessResult result;
+  auto last_tick = start;
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      result.exit_code = exit_code_of(status);
+      break;
+    }
+    const auto now = clock::now();
+    result.seconds = std::chrono::duration<double>(now - start).count();
+    if (stop_requested() || result.seconds > timeout_s) {
+      result.interrupted = stop_requested();
+      result.timed_out = !result.interrupted;
+      result.exit_code = exit_code_of(stop_group(pid));
+      break;
+    }
+    if (tick && now - last_tick > std::chrono::milliseconds(500)) {
+      tick();
+      last_tick = now;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  result.seconds = std::chrono::duration<double>(clock::now() - start).count();
+  return result;
+}
+
+std::string capture_output(const std::vector<std::string>& argv) {
+  char out_name[] = "/tmp/lbbench-cmd-XXXXXX";
+  const int fd = ::mkstemp(out_name);
+  if (fd < 0) throw RunError("cannot create a temporary file");
+  ::close(fd);
+  const fs::path out_file = out_name;
+  const fs::path err_file = out_file.string() + ".err";
+  SpawnSetup setup;
+  posix_spawn_file_actions_addopen(&setup.actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&setup.actions_, STDOUT_FILENO, out_file.c_str(), O_WRONLY | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&setup.actions_, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  int status = 0;
+  try {
+    const pid_t pid = spawn(argv, setup);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  } catch (...) {
+    fs::remove(out_file);
+    fs::remove(err_file);
+    throw;
+  }
+  const std::string out = slurp(out_file);
+  const std::string err = slurp(err_file);
+  fs::remove(out_file);
+  fs::remove(err_file);
+  if (exit_code_of(status) != 0) {
+    throw InputError(fmt::format("{} failed (exit {}): {}", argv[0], exit_code_of(status), err.empty() ? out : err));
+  }
+  return out;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,87 @@
+// `lbbench report`: comparison tables over run records.
+//
+// Records are grouped into cases: the same scenario, engine, machine, rank count and
+// sweep axis values other than the balancer. Within a case every balancer gets a row:
+// median total time, speedup over the baseline balancer with a 95% bootstrap confidence
+// interval, migrations, LB cost and imbalance after LB. Where records carry the cost
+// model's predictions (`prediction`), the report adds the correct-selection rate and the
+// prediction error per balancer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+struct ReportOptions {
+  std::string baseline = "none";
+  int resamples = 2000;
+  std::uint64_t seed = 1;
+};
+
+struct Interval {
+  double low = 0;
+  double high = 0;
+};
+
+struct BalancerRow {
+  std::string balancer;
+  int runs = 0;    // finished runs
+  int failed = 0;  // failure records
+  std::vector<double> totals;  // total_time_s of the finished runs
+  double median_total_s = 0;
+  std::optional<double> speedup;  // baseline median / this median
+  std::optional<Interval> speedup_ci;
+  double migrations = 0;     // median
+  double lb_cost_s = 0;      // median of LB decision plus migration time
+  std::optional<double> imbalance_after;  // median over runs of the mean max/avg - 1 after LB
+};
+
+struct ReportCase {
+  std::string scenario;
+  std::string engine;
+  std::string machine;
+  int ranks = 0;
+  std::string axes;  // "machine.wan_latency=0.004", other sweep axes
+  std::vector<BalancerRow> rows;
+  // From records with predictions: how many chose the balancer measured fastest here.
+  int predictions = 0;
+  int correct = 0;
+  std::string fastest;
+};
+
+struct PredictionError {
+  std::string balancer;
+  int samples = 0;
+  double mean_relative_error = 0;  // mean |predicted - measured| / measured
+};
+
+struct Failure {
+  std::string id;
+  std::string label;
+  std::string reason;
+};
+
+struct Report {
+  std::vector<ReportCase> cases;
+  std::vector<PredictionError> prediction_errors;
+  std::vector<Failure> failures;
+  int records = 0;
+  int duplicates = 0;
+};
+
+Report build_report(const std::vector<Json>& records, const ReportOptions& options);
+std::string report_markdown(const Report& report, const ReportOptions& options);
+std::string report_csv(const Report& report);
+
+// Helpers, exposed for the tests.
+double median(std::vector<double> values);
+// Percentile interval of median(b) / median(a) over resamples of both samples.
+Interval bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vector<double>& b, int resamples,
+                                    std::uint64_t seed);
+
+}  // namespace lbbench

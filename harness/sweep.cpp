@@ -1,0 +1,339 @@
+// Sweep files: parsing, expansion and validation (see sweep.hpp).
+#include "harness/sweep.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/sha256.hpp"
+#include "core/suggest.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kEngines{"mpi", "smpi"};
+const std::vector<std::string> kLaunchers{"mpirun", "srun"};
+
+// A setting as written in the sweep file: key, YAML value, and where it was written.
+struct Setting {
+  std::string key;
+  YAML::Node value;
+  std::string where;
+};
+
+// One axis: its key and its values, each remembered with its position for error messages.
+struct Axis {
+  std::string key;
+  std::vector<Setting> values;
+};
+
+// The value as one line of flow-style YAML, which `--set` parses back to the same node.
+std::string flow_yaml(const YAML::Node& value) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << value;
+  return out.c_str();
+}
+
+Json yaml_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: {
+      Json out = Json::array();
+      for (const auto& e : node) out.push_back(yaml_to_json(e));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      Json out = Json::object();
+      for (const auto& kv : node) out[kv.first.Scalar()] = yaml_to_json(kv.second);
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      // Numbers stay numbers in the record, so plots can put them on an axis.
+      const std::string text = node.Scalar();
+      if (node.Tag() != "!") {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size()) {
+            if (text.find_first_of(".eE") == std::string::npos) return static_cast<long long>(v);
+            return v;
+          }
+        } catch (const std::exception&) {
+        }
+      }
+      return text;
+    }
+    default: return nullptr;
+  }
+}
+
+// The `--set` assignments one setting stands for. `balancer` and `machine` accept the
+// scenario's shorthands: a bare balancer name replaces the strategy and its params but
+// keeps the period; a bare machine name is the preset.
+std::vector<std::string> assignments(const Setting& s) {
+  std::vector<std::string> out;
+  auto spread = [&](const std::string& prefix) {
+    for (const auto& kv : s.value) out.push_back(prefix + "." + kv.first.Scalar() + "=" + flow_yaml(kv.second));
+  };
+  if (s.key == "balancer") {
+    if (s.value.IsMap()) {
+      if (!s.value["name"]) throw InputError(fmt::format("{}: balancer: a balancer mapping needs a name", s.where));
+      spread("balancer");
+      if (!s.value["params"]) out.emplace_back("balancer.params={}");
+    } else {
+      out.push_back("balancer.name=" + flow_yaml(s.value));
+      out.emplace_back("balancer.params={}");
+    }
+  } else if (s.key == "machine") {
+    if (s.value.IsMap()) {
+      spread("machine");
+    } else {
+      out.push_back("machine.preset=" + flow_yaml(s.value));
+    }
+  } else if (s.key != "engine") {
+    out.push_back(s.key + "=" + flow_yaml(s.value));
+  }
+  return out;
+}
+
+std::vector<Setting> read_settings(ConfigNode node, const std::string& file) {
+  node.expect_map("a mapping of scenario key paths to values");
+  std::vector<Setting> out;
+  for (const auto& kv : node.yaml()) {
+    const std::string key = kv.first.Scalar();
+    (void)node.has(key);  // every key is known here: they are scenario paths, checked later
+    out.push_back({key, kv.second, yaml_location(file, kv.second)});
+  }
+  return out;
+}
+
+std::vector<Axis> read_axes(ConfigNode node, const std::string& file) {
+  node.expect_map("a mapping of key paths to lists of values");
+  std::vector<Axis> out;
+  for (const auto& kv : node.yaml()) {
+    const std::string key = kv.first.Scalar();
+    ConfigNode values = *node.find(key);
+    if (!values.is_sequence() || values.yaml().size() == 0) {
+      values.fail("expected a non-empty list of values, e.g. [greedy, refine]");
+    }
+    Axis axis{key, {}};
+    for (const auto& v : values.yaml()) axis.values.push_back({key, v, yaml_location(file, v)});
+    out.push_back(std::move(axis));
+  }
+  return out;
+}
+
+SlurmSettings read_slurm(ConfigNode node) {
+  node.expect_map("the Slurm settings");
+  SlurmSettings s;
+  s.partition = node.string("partition", "");
+  s.time = node.string("time", "");
+  s.account = node.string("account", "");
+  s.nodes = static_cast<int>(node.integer("nodes", 0, 0, 1 << 20));
+  s.ntasks = static_cast<int>(node.integer("ntasks", 0, 0, 1 << 24));
+  s.runs_per_task = static_cast<int>(node.integer("runs_per_task", 1, 1, 1 << 20));
+  s.mpi = node.string("mpi", s.mpi);
+  if (auto extra = node.find("sbatch_args")) {
+    for (const auto& e : extra->elements("a list of sbatch options such as --qos=debug")) {
+      s.sbatch_args.push_back(e.as_string());
+    }
+  }
+  node.finish();
+  return s;
+}
+
+// Which setting an error about a scenario key path most likely came from: the last axis or
+// fixed setting whose key starts the path the message names.
+const Setting* culprit(const std::string& message, const std::vector<const Setting*>& settings) {
+  const Setting* best = nullptr;
+  for (const Setting* s : settings) {
+    if (message.find(" " + s->key) != std::string::npos || message.find(s->key + ".") != std::string::npos) best = s;
+  }
+  return best;
+}
+
+struct Configuration {
+  std::vector<const Setting*> settings;  // fixed settings, then one value per axis
+};
+
+std::vector<Configuration> product(const std::vector<Setting>& fixed, const std::vector<Axis>& axes) {
+  std::vector<Configuration> out(1);
+  for (const auto& s : fixed) out[0].settings.push_back(&s);
+  for (const auto& axis : axes) {
+    std::vector<Configuration> next;
+    for (const auto& c : out) {
+      for (const auto& v : axis.values) {
+        Configuration grown = c;
+        grown.settings.push_back(&v);
+        next.push_back(std::move(grown));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+// The engine and rank count of one configuration; later settings win, as in the overrides.
+void engine_and_ranks(const Configuration& c, SweepRun& run, const std::optional<int>& scenario_ranks) {
+  run.engine = "mpi";
+  std::optional<int> ranks = scenario_ranks;
+  for (const Setting* s : c.settings) {
+    if (s->key == "engine") {
+      const std::string e = s->value.IsScalar() ? s->value.Scalar() : "";
+      if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end()) {
+        throw InputError(fmt::format("{}: engine: expected mpi or smpi, got '{}'.{}", s->where, e,
+                                     did_you_mean(e, kEngines)));
+      }
+      run.engine = e;
+    } else if (s->key == "ranks") {
+      try {
+        ranks = s->value.as<int>();
+      } catch (const YAML::Exception&) {
+        throw InputError(fmt::format("{}: ranks: expected a positive integer", s->where));
+      }
+      if (*ranks < 1) throw InputError(fmt::format("{}: ranks: expected a positive integer", s->where));
+    }
+  }
+  if (!ranks) {
+    throw InputError("the sweep gives no rank count: set `ranks` under `set:` or `axes:`, or in the scenario");
+  }
+  run.ranks = *ranks;
+}
+
+SweepRun expand_one(const fs::path& scenario, const Configuration& c, int repetition, const std::vector<Axis>& axes,
+                    const std::optional<int>& base_ranks) {
+  SweepRun run;
+  run.scenario = scenario;
+  run.repetition = repetition;
+  engine_and_ranks(c, run, base_ranks);
+  for (const Setting* s : c.settings) {
+    for (auto& a : assignments(*s)) run.overrides.push_back(std::move(a));
+  }
+  run.overrides.push_back(fmt::format("ranks={}", run.ranks));
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const Setting* v = c.settings[c.settings.size() - axes.size() + k];
+    run.axes[v->key] = yaml_to_json(v->value);
+  }
+  try {
+    const Scenario s = load_scenario(scenario.string(), run.overrides);
+    if (run.engine == "smpi" && !s.machine.definition) {
+      throw InputError("the smpi engine simulates a machine: set `machine` (a preset such as bgq)");
+    }
+    run.config = normalized(s);
+  } catch (const InputError& e) {
+    const Setting* s = culprit(e.what(), c.settings);
+    throw InputError(fmt::format("{}: run {} of {}: {}", s ? s->where : "the sweep", run.label(),
+                                 scenario.filename().string(), e.what()));
+  }
+  run.id = run_id(run.config, run.engine, repetition);
+  return run;
+}
+
+// One file or a list of them, relative to the sweep file.
+std::vector<fs::path> read_scenarios(const ConfigNode& node, const fs::path& sweep_file) {
+  std::vector<ConfigNode> items;
+  if (node.is_sequence()) {
+    items = node.elements("a list of scenario files");
+  } else {
+    items.push_back(node);
+  }
+  std::vector<fs::path> out;
+  for (const auto& item : items) {
+    const fs::path path = fs::absolute(sweep_file).parent_path() / item.as_string();
+    if (!fs::exists(path)) item.fail(fmt::format("no such file: {}", path.string()));
+    out.push_back(fs::canonical(path));
+  }
+  if (out.empty()) node.fail("expected a scenario file or a non-empty list of them");
+  return out;
+}
+
+std::string checked_name(ConfigNode& root, const fs::path& file) {
+  const std::string name = root.string("name", file.stem().string());
+  static const std::regex safe("[A-Za-z0-9._-]+");
+  if (!std::regex_match(name, safe) || name == "." || name == "..") {
+    root.at("name", "").fail("expected a folder name: letters, digits, '.', '_' and '-'");
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string SweepRun::label() const {
+  std::string out = config.value("name", "");
+  for (const auto& [key, value] : axes.items()) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out + fmt::format("{}#{}", out.empty() ? "" : " ", repetition + 1);
+}
+
+std::string run_id(const Json& normalized_scenario, const std::string& engine, int repetition) {
+  const std::string text = fmt::format("{}\n{}\n{}", normalized_scenario.dump(), engine, repetition);
+  return sha256_hex(text).substr(0, 12);
+}
+
+Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_sets) {
+  const std::string path = file.string();
+  const YAML::Node yaml = load_yaml_file(path);
+  if (!yaml.IsDefined() || yaml.IsNull()) throw InputError(fmt::format("{}: the sweep is empty", path));
+  ConfigNode root(yaml, path);
+  root.expect_map("a sweep");
+  Sweep sweep;
+  sweep.file = fs::absolute(file);
+  sweep.name = checked_name(root, file);
+  sweep.scenarios = read_scenarios(root.at("scenario", "the base scenario's file, relative to the sweep file"), file);
+  sweep.repetitions = static_cast<int>(root.integer("repetitions", 1, 1, 10000));
+  sweep.timeout_s = root.number("timeout", sweep.timeout_s, 1);
+  sweep.launcher = root.choice("launcher", kLaunchers, sweep.launcher);
+  std::vector<Setting> fixed;
+  if (auto s = root.find("set")) fixed = read_settings(*s, path);
+  for (const auto& assignment : extra_sets) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("--set {}: expected key.path=value", assignment));
+    fixed.push_back({assignment.substr(0, eq), load_yaml_string(assignment.substr(eq + 1), "--set"), "--set"});
+  }
+  std::vector<Axis> axes;
+  if (auto a = root.find("axes")) axes = read_axes(*a, path);
+  if (auto s = root.find("slurm")) sweep.slurm = read_slurm(*s);
+  root.finish();
+  for (const auto& axis : axes) {
+    sweep.axis_keys.push_back(axis.key);
+    for (const auto& f : fixed) {
+      if (f.key == axis.key) {
+        throw InputError(fmt::format("{}: {} is both a fixed setting and an axis; keep one", f.where, f.key));
+      }
+    }
+  }
+  const auto configurations = product(fixed, axes);
+  for (int rep = 0; rep < sweep.repetitions; ++rep) {
+    for (const auto& scenario : sweep.scenarios) {
+      const std::optional<int> base_ranks = load_scenario(scenario.string()).ranks;
+      for (const auto& c : configurations) {
+        SweepRun run = expand_one(scenario, c, rep, axes, base_ranks);
+        run.index = static_cast<int>(sweep.runs.size());
+        sweep.runs.push_back(std::move(run));
+      }
+    }
+  }
+  // Two axis values that normalize to the same scenario would be one run recorded twice.
+  std::vector<std::string> ids;
+  for (const auto& r : sweep.runs) ids.push_back(r.id);
+  std::sort(ids.begin(), ids.end());
+  if (auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end()) {
+    const auto& a = *std::find_if(sweep.runs.begin(), sweep.runs.end(), [&](const auto& r) { return r.id == *dup; });
+    throw InputError(fmt::format("{}: two runs are the same scenario (id {}, {}): an axis repeats a value, or sets "
+                                 "something the scenario already has",
+                                 path, *dup, a.label()));
+  }
+  return sweep;
+}
+
+}  // namespace lbbench
