@@ -110,6 +110,9 @@ std::string batch_script(const Sweep& sweep, const SlurmPlan& plan, const fs::pa
   if (s.nodes > 0) out += fmt::format("#SBATCH --nodes={}\n", s.nodes);
   out += fmt::format("#SBATCH --ntasks={}\n", std::max(1, ntasks));
   for (const auto& a : s.sbatch_args) out += fmt::format("#SBATCH {}\n", a);
+  out += fmt::format("# Each task runs its share of the runs; an mpi-engine run starts as\n"
+                     "#   srun --mpi={} -n RANKS lbbench run SCENARIO --set ...\n",
+                     s.mpi);
   out += "set -euo pipefail\n";
   out += fmt::format("cd {}\n", quoted(fs::current_path().string()));
   std::string cmd = fmt::format("exec {} sweep {} --task \"$SLURM_ARRAY_TASK_ID\" --ids {} --results {}", quoted(lbbench),

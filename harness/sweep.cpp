@@ -268,7 +268,7 @@ std::string checked_name(ConfigNode& root, const fs::path& file) {
 }  // namespace
 
 std::string SweepRun::label() const {
-  std::string out = config.value("name", "");
+  std::string out = config.is_object() ? config.value("name", "") : "";
   for (const auto& [key, value] : axes.items()) {
     out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, value.is_string() ? value.get<std::string>() : value.dump());
   }

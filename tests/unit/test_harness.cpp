@@ -1,0 +1,265 @@
+// Sweep expansion and ids, the record store's crash repair, and report arithmetic.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/error.hpp"
+#include "harness/report.hpp"
+#include "harness/store.hpp"
+#include "harness/sweep.hpp"
+
+namespace lbbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kScenarios = fs::path(LBBENCH_SOURCE_DIR) / "scenarios";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "lbbench-harness-XXXXXX").string();
+    path_ = ::mkdtemp(templ.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return path_ / name;
+  }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string sweep_text(const std::string& body) {
+  return "scenario: " + (kScenarios / "hotspot.yaml").string() + "\n" + body;
+}
+
+std::string error_of(const fs::path& file) {
+  try {
+    (void)load_sweep(file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Sweep, ExpandsTheProductOfItsAxesTimesTheRepetitions) {
+  TempDir dir;
+  const auto file = dir.write("s.yaml", sweep_text(R"(
+repetitions: 2
+set: {ranks: 4, steps: 3}
+axes:
+  balancer: [none, greedy, {name: refine, params: {tolerance: 0.1}}]
+  workload.weights.peak: [4, 8]
+)"));
+  const Sweep s = load_sweep(file);
+  ASSERT_EQ(s.runs.size(), 12u);
+  EXPECT_EQ(s.name, "s");
+  // Every configuration once, then again; the first axis varies slowest.
+  EXPECT_EQ(s.runs[0].repetition, 0);
+  EXPECT_EQ(s.runs[6].repetition, 1);
+  EXPECT_EQ(s.runs[0].axes["balancer"], "none");
+  EXPECT_EQ(s.runs[1].axes["workload.weights.peak"], 8);
+  EXPECT_EQ(s.runs[2].axes["balancer"], "greedy");
+  EXPECT_EQ(s.runs[4].config["balancer"]["params"]["tolerance"], 0.1);
+  EXPECT_EQ(s.runs[1].config["workload"]["weights"]["peak"], 8.0);
+  EXPECT_EQ(s.runs[0].config["ranks"], 4);
+  std::set<std::string> ids;
+  for (const auto& r : s.runs) ids.insert(r.id);
+  EXPECT_EQ(ids.size(), 12u);
+}
+
+TEST(Sweep, IdsAreStableAndDependOnlyOnTheRun) {
+  TempDir dir;
+  const std::string body = sweep_text("set: {ranks: 2}\naxes: {balancer: [none, greedy]}\nrepetitions: 2\n");
+  const Sweep a = load_sweep(dir.write("a.yaml", body));
+  const Sweep b = load_sweep(dir.write("b.yaml", body));
+  ASSERT_EQ(a.runs.size(), b.runs.size());
+  for (std::size_t i = 0; i < a.runs.size(); ++i) EXPECT_EQ(a.runs[i].id, b.runs[i].id);
+  EXPECT_NE(a.runs[0].id, a.runs[2].id);  // the same configuration, another repetition
+  // A setting the run did not have before makes another run.
+  const Sweep c = load_sweep(dir.write("c.yaml", sweep_text("set: {ranks: 2, steps: 5}\naxes: {balancer: [none]}\n")));
+  EXPECT_NE(c.runs[0].id, a.runs[0].id);
+  // The engine is part of the run.
+  const Sweep d = load_sweep(
+      dir.write("d.yaml", sweep_text("set: {ranks: 2, engine: smpi, machine: bgq}\naxes: {balancer: [none]}\n")));
+  const Sweep e = load_sweep(dir.write("e.yaml", sweep_text("set: {ranks: 2, machine: bgq}\naxes: {balancer: [none]}\n")));
+  EXPECT_NE(d.runs[0].id, e.runs[0].id);
+  EXPECT_EQ(d.runs[0].engine, "smpi");
+}
+
+TEST(Sweep, ABareBalancerNameKeepsThePeriodAndDropsTheParams) {
+  TempDir dir;
+  const Sweep s = load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.period: 3}\naxes: {balancer: [greedy]}\n")));
+  EXPECT_EQ(s.runs[0].config["balancer"]["name"], "greedy");
+  EXPECT_EQ(s.runs[0].config["balancer"]["period"], 3);
+}
+
+TEST(Sweep, SeveralScenariosMakeAnOuterAxis) {
+  TempDir dir;
+  const Sweep s = load_sweep(dir.write("s.yaml", "scenario: [" + (kScenarios / "hotspot.yaml").string() + ", " +
+                                                     (kScenarios / "amr.yaml").string() +
+                                                     "]\nset: {ranks: 2}\naxes: {balancer: [none, greedy]}\n"));
+  ASSERT_EQ(s.runs.size(), 4u);
+  EXPECT_EQ(s.runs[0].config["name"], s.runs[1].config["name"]);
+  EXPECT_NE(s.runs[1].config["name"], s.runs[2].config["name"]);
+}
+
+TEST(Sweep, ErrorsNameTheFileLineAndColumnAndSuggest) {
+  TempDir dir;
+  const std::string misspelled = error_of(dir.write("a.yaml", sweep_text("set: {ranks: 2}\nrepetitons: 2\n")));
+  EXPECT_NE(misspelled.find("a.yaml:3:1"), std::string::npos) << misspelled;
+  EXPECT_NE(misspelled.find("repetitions"), std::string::npos) << misspelled;
+  const std::string bad_value = error_of(dir.write("b.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer: [none, gredy]\n")));
+  EXPECT_NE(bad_value.find("b.yaml:4:20"), std::string::npos) << bad_value;
+  EXPECT_NE(bad_value.find("greedy"), std::string::npos) << bad_value;
+  const std::string not_a_list = error_of(dir.write("c.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: greedy}\n")));
+  EXPECT_NE(not_a_list.find("list of values"), std::string::npos) << not_a_list;
+  const std::string twice = error_of(dir.write("d.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [none, none]}\n")));
+  EXPECT_NE(twice.find("the same scenario"), std::string::npos) << twice;
+  const std::string no_ranks = error_of(dir.write("e.yaml", sweep_text("axes: {balancer: [none]}\n")));
+  EXPECT_NE(no_ranks.find("rank count"), std::string::npos) << no_ranks;
+  const std::string smpi = error_of(dir.write("f.yaml", sweep_text("set: {ranks: 2, engine: smpi}\n")));
+  EXPECT_NE(smpi.find("machine"), std::string::npos) << smpi;
+}
+
+TEST(Sweep, EveryShippedSweepExpandsAndValidates) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kScenarios / "sweeps")) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Sweep s = load_sweep(entry.path());
+    EXPECT_FALSE(s.runs.empty());
+    ++count;
+  }
+  EXPECT_GE(count, 3);
+}
+
+TEST(RecordStore, CutsAnIncompleteLastLineAndKeepsTheRest) {
+  TempDir dir;
+  const fs::path file = dir.path() / "runs.jsonl";
+  std::ofstream(file) << R"({"schema":"lbbench.run/1","a":1})" << "\n" << R"({"schema":"lbbench.run/1","a":2})" << "\n"
+                      << R"({"schema":"lbbench.ru)";
+  const RecordStore store(file);
+  EXPECT_EQ(store.repaired_bytes(), std::string(R"({"schema":"lbbench.ru)").size());
+  store.append(Json{{"schema", "lbbench.run/1"}, {"a", 3}});
+  const RecordSet set = read_records(file);
+  EXPECT_TRUE(set.skipped.empty());
+  ASSERT_EQ(set.records.size(), 3u);
+  EXPECT_EQ(set.records[2]["a"], 3);
+}
+
+TEST(RecordStore, AFinishedRunOutranksItsFailures) {
+  const std::vector<Json> records{
+      Json{{"sweep", {{"id", "a"}, {"status", "failed"}}}}, Json{{"sweep", {{"id", "a"}, {"status", "ok"}}}},
+      Json{{"sweep", {{"id", "b"}, {"status", "failed"}}}}, Json{{"sweep", {{"id", "c"}, {"status", "ok"}}}},
+      Json{{"sweep", {{"id", "c"}, {"status", "failed"}}}}};
+  const auto s = run_statuses(records);
+  EXPECT_EQ(s.at("a"), "ok");
+  EXPECT_EQ(s.at("b"), "failed");
+  EXPECT_EQ(s.at("c"), "ok");
+}
+
+Json run_record(const std::string& balancer, double total, const std::string& id, double migrations = 0) {
+  return Json{{"schema", "lbbench.run/1"},
+              {"scenario", "s"},
+              {"engine", "mpi"},
+              {"machine", "local"},
+              {"ranks", 2},
+              {"balancer", balancer},
+              {"balancer_params", Json::object()},
+              {"total_time_s", total},
+              {"lb_time_s", 0.5},
+              {"migration_time_s", 0.25},
+              {"migrations", migrations},
+              {"imbalance_after", Json::array({0.1, 0.3})},
+              {"sweep", {{"id", id}, {"status", "ok"}, {"axes", {{"balancer", balancer}}}}}};
+}
+
+const BalancerRow& row_of(const ReportCase& c, const std::string& b) {
+  return *std::find_if(c.rows.begin(), c.rows.end(), [&](const auto& r) { return r.balancer == b; });
+}
+
+TEST(Report, MediansSpeedupsAndIntervals) {
+  const std::vector<Json> records{run_record("none", 10, "n1"), run_record("none", 12, "n2"), run_record("none", 11, "n3"),
+                                  run_record("greedy", 5, "g1", 100), run_record("greedy", 6, "g2", 300),
+                                  run_record("greedy", 4, "g3", 200)};
+  const Report report = build_report(records, ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 1u);
+  const auto& c = report.cases[0];
+  EXPECT_EQ(c.rows[0].balancer, "none");  // the baseline first
+  const auto& g = row_of(c, "greedy");
+  EXPECT_EQ(g.runs, 3);
+  EXPECT_DOUBLE_EQ(g.median_total_s, 5);
+  EXPECT_DOUBLE_EQ(*g.speedup, 11.0 / 5.0);
+  EXPECT_DOUBLE_EQ(g.migrations, 200);
+  EXPECT_DOUBLE_EQ(g.lb_cost_s, 0.75);
+  EXPECT_DOUBLE_EQ(*g.imbalance_after, 0.2);
+  // Resampled medians of {10,11,12} over those of {4,5,6}: between 10/6 and 12/4.
+  EXPECT_GE(g.speedup_ci->low, 10.0 / 6.0);
+  EXPECT_LE(g.speedup_ci->high, 12.0 / 4.0);
+  EXPECT_LE(g.speedup_ci->low, *g.speedup);
+  EXPECT_GE(g.speedup_ci->high, *g.speedup);
+  EXPECT_LT(g.speedup_ci->low, g.speedup_ci->high);
+}
+
+TEST(Report, OneRunEachGivesAPointInterval) {
+  const Interval i = bootstrap_ratio_of_medians({4}, {8}, 100, 1);
+  EXPECT_DOUBLE_EQ(i.low, 2);
+  EXPECT_DOUBLE_EQ(i.high, 2);
+  EXPECT_DOUBLE_EQ(median({3, 1, 2, 10}), 2.5);
+}
+
+TEST(Report, CasesSplitOnOtherAxesAndFailuresCountUntilMadeGood) {
+  Json slow = run_record("none", 10, "a");
+  slow["sweep"]["axes"]["machine.wan_latency"] = 0.1;
+  Json fast = run_record("none", 5, "b");
+  fast["sweep"]["axes"]["machine.wan_latency"] = 0.2;
+  Json failed = Json{{"schema", "lbbench.failure/1"}, {"scenario", "s"}, {"engine", "mpi"}, {"machine", "local"},
+                     {"ranks", 2}, {"balancer", "greedy"}, {"reason", "exit code 3"},
+                     {"sweep", {{"id", "c"}, {"status", "failed"}, {"axes", {{"machine.wan_latency", 0.1}}}}}};
+  Json made_good = failed;
+  made_good["sweep"]["id"] = "a";
+  const Report report = build_report({slow, fast, failed, made_good, slow}, ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 2u);
+  EXPECT_EQ(report.duplicates, 1);
+  ASSERT_EQ(report.failures.size(), 1u);
+  EXPECT_EQ(report.failures[0].id, "c");
+  EXPECT_EQ(row_of(report.cases[0], "greedy").failed, 1);
+  EXPECT_EQ(row_of(report.cases[0], "greedy").runs, 0);
+  const std::string csv = report_csv(report);
+  EXPECT_NE(csv.find("s,mpi,local,2,machine.wan_latency=0.1,greedy,0,1,"), std::string::npos) << csv;
+}
+
+TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
+  Json with_prediction = run_record("auto", 6, "p1");
+  with_prediction["prediction"] = {{"chosen", "greedy"},
+                                   {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}}}};
+  Json wrong = run_record("auto", 6, "p2");
+  wrong["prediction"] = {{"chosen", "none"}, {"candidates", {{"none", {{"total_s", 12.0}}}}}};
+  const Report report =
+      build_report({run_record("none", 10, "n"), run_record("greedy", 5, "g"), with_prediction, wrong}, ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 1u);
+  EXPECT_EQ(report.cases[0].fastest, "greedy");
+  EXPECT_EQ(report.cases[0].predictions, 2);
+  EXPECT_EQ(report.cases[0].correct, 1);
+  ASSERT_EQ(report.prediction_errors.size(), 2u);
+  for (const auto& e : report.prediction_errors) {
+    if (e.balancer == "none") {
+      EXPECT_EQ(e.samples, 2);
+      EXPECT_DOUBLE_EQ(e.mean_relative_error, (0.1 + 0.2) / 2);
+    } else {
+      EXPECT_EQ(e.balancer, "greedy");
+      EXPECT_DOUBLE_EQ(e.mean_relative_error, 0.2);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lbbench
