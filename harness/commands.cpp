@@ -44,8 +44,8 @@ int list_runs(const Sweep& sweep, const fs::path& results) {
   const auto statuses = recorded_statuses(results);
   for (const auto& r : sweep.runs) {
     const auto it = statuses.find(r.id);
-    fmt::print("{:>4}  {}  {:<7}  {:<4} {:>6} ranks  {}\n", r.index, r.id, it == statuses.end() ? "pending" : it->second,
-               r.engine, r.ranks, r.label());
+    fmt::print("{:>4}  {}  {:<7}  {:<4} {:>6} ranks  {}\n", r.index, r.id,
+               it == statuses.end() ? "pending" : it->second, r.engine, r.ranks, r.label());
   }
   return 0;
 }
@@ -57,8 +57,8 @@ int run_task(const Sweep& sweep, const SweepCommand& cmd, const fs::path& result
   for (const auto& id : ids) {
     const auto run = std::find_if(sweep.runs.begin(), sweep.runs.end(), [&](const auto& r) { return r.id == id; });
     if (run == sweep.runs.end()) {
-      throw InputError(fmt::format("{}: run {} is not in the sweep any more; was the sweep file edited after submission?",
-                                   cmd.ids_file, id));
+      throw InputError(fmt::format(
+          "{}: run {} is not in the sweep any more; was the sweep file edited after submission?", cmd.ids_file, id));
     }
     const auto s = statuses.find(id);
     if (s == statuses.end() || s->second != "ok") todo.push_back(&*run);
@@ -101,7 +101,8 @@ int run_locally(const Sweep& sweep, const SweepCommand& cmd, const fs::path& res
   options.bar = ::isatty(STDERR_FILENO) != 0;
   const RunnerSummary s = run_runs(sweep, todo, options);
   if (s.interrupted) {
-    fmt::print(stderr, "lbbench sweep: interrupted; {} runs recorded this time. The same command resumes.\n", s.ok + s.failed);
+    fmt::print(stderr, "lbbench sweep: interrupted; {} runs recorded this time. The same command resumes.\n",
+               s.ok + s.failed);
     return 130;
   }
   fmt::print(stderr, "lbbench sweep {}: {} recorded, {} failed{}\n", sweep.name, s.ok, s.failed,

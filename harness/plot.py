@@ -18,7 +18,8 @@ own cost is in the records and in `lbbench report`.
   imbalance    imbalance over the steps of one case (or of --run ID), LB steps marked
 
 A case is one scenario, engine, machine, rank count and set of sweep axis values other than
-the balancer; repetitions of a case are summarized by their median.
+the balancer; repetitions of a case are summarized by their median. Records of several
+sweeps get one folder of figures per sweep.
 """
 import argparse
 import json
@@ -124,6 +125,20 @@ def balancer_order(names, baseline):
     return sorted(names, key=lambda n: (n != baseline, n))
 
 
+COLORS = {}
+
+
+def color_of(balancer):
+    """One color per balancer across every figure (20 distinct ones, then repeated)."""
+    return COLORS.get(balancer)
+
+
+def assign_colors(records):
+    palette = plt.get_cmap("tab20").colors
+    names = sorted({r["balancer"] for r in records}, key=lambda n: (n != "none", n))
+    COLORS.update({n: palette[(2 * i) % 20 + (2 * i // 20) % 2] for i, n in enumerate(names)})
+
+
 def save(fig, out, name, written):
     for ext in ("pdf", "png"):
         fig.savefig(out / f"{name}.{ext}", dpi=200)
@@ -154,7 +169,7 @@ def plot_improvement(records, out, baseline, written, skipped):
     fig, ax = plt.subplots(figsize=(5.0, 3.4))
     for b in sorted(curves):
         values = sorted(curves[b])
-        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1.2, label=b)
+        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1.2, label=b, color=color_of(b))
     ax.plot(range(1, len(best) + 1), sorted(best), color="black", linestyle=":", linewidth=1, label="best measured")
     if chosen:
         values = sorted(chosen)
@@ -187,7 +202,7 @@ def plot_latency(records, out, written, skipped):
         for b in sorted(per):
             xs = sorted(per[b])
             ys = [median_of(per[b][x], time_per_step_ms) for x in xs]
-            ax.plot([1e3 * x for x in xs], ys, marker="o", markersize=3.5, linewidth=1.2, label=b)
+            ax.plot([1e3 * x for x in xs], ys, marker="o", markersize=3.5, linewidth=1.2, label=b, color=color_of(b))
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_xlabel("cross-site latency (ms)")
@@ -214,15 +229,15 @@ def plot_bars(records, out, baseline, written, skipped):
                 xs.append(i + (j - (len(names) - 1) / 2) * width)
                 steps.append(median_of(by_case[k][b], time_per_step_ms))
                 moves.append(median_of(by_case[k][b], lambda r: r.get("migrations", 0)))
-        top.bar(xs, steps, width, label=b)
-        bottom.bar(xs, moves, width, label=b)
+        top.bar(xs, steps, width, label=b, color=color_of(b))
+        bottom.bar(xs, moves, width, label=b, color=color_of(b))
     top.set_ylabel("time per step\nafter LB (ms)")
     bottom.set_ylabel("vertices migrated")
     bottom.set_yscale("symlog", linthresh=10)
     bottom.set_xticks(range(len(keys)))
     bottom.set_xticklabels([f"{k[0]}\n{k[3]} ranks, {k[2]}" for k in keys], fontsize=7)
-    top.legend(ncol=min(4, len(names)), loc="upper center", bbox_to_anchor=(0.5, 1.32))
-    top.set_title("Time per step and migrations per strategy", pad=36)
+    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    top.set_title("Time per step and migrations per strategy")
     save(fig, out, "bars", written)
 
 
@@ -238,7 +253,8 @@ def plot_vector(records, out, written, skipped):
         for j, b in enumerate(sorted(per)):
             decision = median_of(per[b], lambda r: sum(lb["decision_s"] for lb in r["lb"]) / len(r["lb"]))
             objective = median_of(per[b], lambda r: 1e3 * after_first_lb(r, r["load_vector"]["objective_per_step_s"]))
-            ax.scatter([1e3 * decision], [objective], s=26, marker=markers[j % len(markers)], zorder=3, label=b)
+            ax.scatter([1e3 * decision], [objective], s=26, marker=markers[j % len(markers)], zorder=3, label=b,
+                       color=color_of(b))
         perfect = statistics.median(1e3 * after_first_lb(r, r["load_vector"]["perfect_per_step_s"])
                                     for b in per for r in per[b])
         ax.axhline(perfect, color="grey", linestyle="--", linewidth=0.8, label="perfect balance of every phase")
@@ -267,7 +283,7 @@ def plot_predicted(records, out, written, skipped):
     lo = min(min(m, p) for ps in points.values() for m, p in ps)
     hi = max(max(m, p) for ps in points.values() for m, p in ps)
     for b in sorted(points):
-        ax.scatter([m for m, _ in points[b]], [p for _, p in points[b]], s=14, label=b)
+        ax.scatter([m for m, _ in points[b]], [p for _, p in points[b]], s=14, label=b, color=color_of(b))
     ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, label="y = x")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -297,7 +313,7 @@ def plot_imbalance(records, out, baseline, run_id, written, skipped):
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
     for r in chosen:
         values = [100 * v for v in r["per_step"]["imbalance"]]
-        line, = ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"])
+        line, = ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"], color=color_of(r["balancer"]))
         for lb in r.get("lb", []):
             ax.axvline(lb["step"] + 0.5, color=line.get_color(), linestyle=":", linewidth=0.6)
     ax.set_xlabel("step (dotted: LB after the step)")
@@ -323,16 +339,29 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     style()
+    assign_colors(records)
+    groups = defaultdict(list)
+    for r in records:
+        groups[r.get("sweep", {}).get("name", "records")].append(r)
     written, skipped = [], []
-    plot_improvement(records, out, args.baseline, written, skipped)
-    plot_latency(records, out, written, skipped)
-    plot_bars(records, out, args.baseline, written, skipped)
-    plot_vector(records, out, written, skipped)
-    plot_predicted(records, out, written, skipped)
-    plot_imbalance(records, out, args.baseline, args.run, written, skipped)
+    for name in sorted(groups):
+        # One set of figures per sweep: a sweep is one experiment, with one set of balancers.
+        folder = out if len(groups) == 1 else out / name
+        folder.mkdir(parents=True, exist_ok=True)
+        group_written, group_skipped = [], []
+        rs = groups[name]
+        plot_improvement(rs, folder, args.baseline, group_written, group_skipped)
+        plot_latency(rs, folder, group_written, group_skipped)
+        plot_bars(rs, folder, args.baseline, group_written, group_skipped)
+        plot_vector(rs, folder, group_written, group_skipped)
+        plot_predicted(rs, folder, group_written, group_skipped)
+        plot_imbalance(rs, folder, args.baseline, args.run, group_written, group_skipped)
+        prefix = "" if len(groups) == 1 else f"{name}/"
+        written += [prefix + w for w in group_written]
+        skipped += [prefix + k for k in group_skipped]
     print(f"{len(records)} records; wrote {', '.join(written) or 'nothing'} (PDF and PNG) to {out}")
-    for s in skipped:
-        print(f"  skipped {s}")
+    for k in skipped:
+        print(f"  skipped {k}")
 
 
 if __name__ == "__main__":

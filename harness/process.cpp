@@ -145,7 +145,8 @@ std::string capture_output(const std::vector<std::string>& argv) {
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(&setup.actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&setup.actions_, STDOUT_FILENO, out_file.c_str(), O_WRONLY | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&setup.actions_, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&setup.actions_, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   auto slurp = [](const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;

@@ -1,8 +1,6 @@
 // `lbbench report` (see report.hpp).
 #include "harness/report.hpp"
 
-#include "harness/store.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +9,8 @@
 #include <random>
 #include <set>
 #include <tuple>
+
+#include "harness/store.hpp"
 
 namespace lbbench {
 
@@ -129,8 +129,8 @@ void score_predictions(ReportCase& c, const std::vector<const Json*>& records,
     if (row.runs > 0) measured[row.balancer] = row.median_total_s;
   }
   if (measured.empty()) return;
-  c.fastest = std::min_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })
-                  ->first;
+  c.fastest =
+      std::min_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
   for (const Json* r : records) {
     if (!is_run(*r) || !r->contains("prediction") || !(*r)["prediction"].is_object()) continue;
     const Json& p = (*r)["prediction"];
@@ -194,7 +194,8 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     unique.push_back(&r);
     if (is_failure(r)) {
       const Json sweep = r.value("sweep", Json::object());
-      std::string label = fmt::format("{} {} {} ranks", r.value("balancer", ""), r.value("machine", ""), r.value("ranks", 0));
+      std::string label =
+          fmt::format("{} {} {} ranks", r.value("balancer", ""), r.value("machine", ""), r.value("ranks", 0));
       report.failures.push_back({sweep.value("id", ""), label, r.value("reason", "")});
     }
   }
@@ -221,39 +222,43 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
 }
 
 std::string report_markdown(const Report& report, const ReportOptions& options) {
-  std::string out = fmt::format("# lbbench report\n\n{} records; speedup is the median total time of `{}` over the "
-                                "balancer's, with a 95% bootstrap interval ({} resamples).\n",
-                                report.records, options.baseline, options.resamples);
+  std::string out = fmt::format(
+      "# lbbench report\n\n{} records; speedup is the median total time of `{}` over the "
+      "balancer's, with a 95% bootstrap interval ({} resamples).\n",
+      report.records, options.baseline, options.resamples);
   if (report.duplicates) out += fmt::format("{} duplicate records were read once.\n", report.duplicates);
   int predictions = 0;
   int correct = 0;
   for (const auto& c : report.cases) {
     out += fmt::format("\n## {} · {} · {} · {} ranks{}\n\n", c.scenario, c.engine, c.machine, c.ranks,
                        c.axes.empty() ? "" : " · " + c.axes);
-    out += fmt::format("| balancer | runs | failed | median total (s) | speedup vs {} [95% CI] | migrations | LB cost (s) "
-                       "| imbalance after LB |\n|---|---:|---:|---:|---|---:|---:|---:|\n",
-                       options.baseline);
+    out += fmt::format(
+        "| balancer | runs | failed | median total (s) | speedup vs {} [95% CI] | migrations | LB cost (s) "
+        "| imbalance after LB |\n|---|---:|---:|---:|---|---:|---:|---:|\n",
+        options.baseline);
     for (const auto& r : c.rows) {
-      const std::string speedup = r.balancer == options.baseline ? "baseline"
-                                  : !r.speedup ? "–"
-                                  : r.runs < 2 ? fmt::format("{:.3f} (n=1)", *r.speedup)
-                                               : fmt::format("{:.3f} [{:.3f}, {:.3f}]", *r.speedup, r.speedup_ci->low,
-                                                             r.speedup_ci->high);
+      const std::string speedup =
+          r.balancer == options.baseline ? "baseline"
+          : !r.speedup                   ? "–"
+          : r.runs < 2                   ? fmt::format("{:.3f} (n=1)", *r.speedup)
+                       : fmt::format("{:.3f} [{:.3f}, {:.3f}]", *r.speedup, r.speedup_ci->low, r.speedup_ci->high);
       out += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {} | {} |\n", r.balancer, r.runs, r.failed,
                          r.runs ? fmt_time(r.median_total_s) : "–", speedup, r.migrations,
                          r.runs ? fmt_time(r.lb_cost_s) : "–",
                          r.imbalance_after ? fmt::format("{:.1f}%", 100 * *r.imbalance_after) : "–");
     }
     if (c.predictions) {
-      out += fmt::format("\nModel's pick: {} of {} correct (fastest measured: {}).\n", c.correct, c.predictions, c.fastest);
+      out += fmt::format("\nModel's pick: {} of {} correct (fastest measured: {}).\n", c.correct, c.predictions,
+                         c.fastest);
       predictions += c.predictions;
       correct += c.correct;
     }
   }
   if (predictions) {
-    out += fmt::format("\n## Prediction accuracy\n\nCorrect selection: {} of {} ({:.0f}%).\n\n| balancer | samples | "
-                       "mean abs. relative error |\n|---|---:|---:|\n",
-                       correct, predictions, 100.0 * correct / predictions);
+    out += fmt::format(
+        "\n## Prediction accuracy\n\nCorrect selection: {} of {} ({:.0f}%).\n\n| balancer | samples | "
+        "mean abs. relative error |\n|---|---:|---:|\n",
+        correct, predictions, 100.0 * correct / predictions);
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
@@ -266,8 +271,9 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
 }
 
 std::string report_csv(const Report& report) {
-  std::string out = "scenario,engine,machine,ranks,axes,balancer,runs,failed,median_total_s,speedup,speedup_ci_low,"
-                    "speedup_ci_high,migrations,lb_cost_s,imbalance_after\n";
+  std::string out =
+      "scenario,engine,machine,ranks,axes,balancer,runs,failed,median_total_s,speedup,speedup_ci_low,"
+      "speedup_ci_high,migrations,lb_cost_s,imbalance_after\n";
   auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
   auto csv = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -277,13 +283,13 @@ std::string report_csv(const Report& report) {
   };
   for (const auto& c : report.cases) {
     for (const auto& r : c.rows) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv(c.scenario), c.engine, csv(c.machine), c.ranks,
-                         csv(c.axes), csv(r.balancer), r.runs, r.failed,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv(c.scenario), c.engine, csv(c.machine),
+                         c.ranks, csv(c.axes), csv(r.balancer), r.runs, r.failed,
                          r.runs ? fmt::format("{:.6g}", r.median_total_s) : "", opt(r.speedup),
                          r.speedup_ci ? fmt::format("{:.6g}", r.speedup_ci->low) : "",
                          r.speedup_ci ? fmt::format("{:.6g}", r.speedup_ci->high) : "",
-                         r.runs ? fmt::format("{:.6g}", r.migrations) : "", r.runs ? fmt::format("{:.6g}", r.lb_cost_s) : "",
-                         opt(r.imbalance_after));
+                         r.runs ? fmt::format("{:.6g}", r.migrations) : "",
+                         r.runs ? fmt::format("{:.6g}", r.lb_cost_s) : "", opt(r.imbalance_after));
     }
   }
   return out;

@@ -30,14 +30,14 @@ struct Interval {
 
 struct BalancerRow {
   std::string balancer;
-  int runs = 0;    // finished runs
-  int failed = 0;  // failure records
+  int runs = 0;                // finished runs
+  int failed = 0;              // failure records
   std::vector<double> totals;  // total_time_s of the finished runs
   double median_total_s = 0;
   std::optional<double> speedup;  // baseline median / this median
   std::optional<Interval> speedup_ci;
-  double migrations = 0;     // median
-  double lb_cost_s = 0;      // median of LB decision plus migration time
+  double migrations = 0;                  // median
+  double lb_cost_s = 0;                   // median of LB decision plus migration time
   std::optional<double> imbalance_after;  // median over runs of the mean max/avg - 1 after LB
 };
 

@@ -127,8 +127,7 @@ void write_log_header(const fs::path& log, const std::vector<std::string>& comma
 
 std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); }
 
-std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& options,
-                                     const fs::path& record_out) {
+std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& options, const fs::path& record_out) {
   std::vector<std::string> cmd;
   const std::string ranks = std::to_string(run.ranks);
   if (run.engine == "mpi") {
@@ -147,9 +146,8 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
 }
 
 Json sweep_field(const Sweep& sweep, const SweepRun& run, const std::string& status) {
-  return Json{{"name", sweep.name},   {"id", run.id},         {"index", run.index},
-              {"repetition", run.repetition}, {"engine", run.engine}, {"axes", run.axes},
-              {"status", status}};
+  return Json{{"name", sweep.name},   {"id", run.id},     {"index", run.index}, {"repetition", run.repetition},
+              {"engine", run.engine}, {"axes", run.axes}, {"status", status}};
 }
 
 Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, const std::string& reason,
@@ -208,7 +206,8 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
       progress.finished(*run, true, result.seconds, "");
     } else {
       const std::string why = failure_reason(result, sweep.timeout_s);
-      store.append(failure_record(sweep, *run, result.exit_code, why, tail_lines(log, kErrorTailLines), result.seconds));
+      store.append(
+          failure_record(sweep, *run, result.exit_code, why, tail_lines(log, kErrorTailLines), result.seconds));
       ++summary.failed;
       progress.finished(*run, false, result.seconds, why + "; log " + log.string());
     }

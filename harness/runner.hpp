@@ -13,8 +13,8 @@
 namespace lbbench {
 
 struct RunnerOptions {
-  std::filesystem::path results;  // the sweep's folder: logs/ and scratch go here
-  std::filesystem::path records;  // the JSON Lines file records are appended to
+  std::filesystem::path results;    // the sweep's folder: logs/ and scratch go here
+  std::filesystem::path records;    // the JSON Lines file records are appended to
   std::string launcher = "mpirun";  // how mpi-engine ranks start: mpirun | srun
   std::string srun_mpi = "pmix";
   std::string lbbench;  // the lbbench binary

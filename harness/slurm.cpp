@@ -50,7 +50,8 @@ std::optional<SubmittedJob> newest_job(const fs::path& results) {
   std::optional<SubmittedJob> out;
   while (std::getline(in, line)) {
     const Json j = Json::parse(line, nullptr, false);
-    if (j.is_object() && j.contains("job")) out = SubmittedJob{j["job"].get<std::string>(), j["ids_file"].get<std::string>()};
+    if (j.is_object() && j.contains("job"))
+      out = SubmittedJob{j["job"].get<std::string>(), j["ids_file"].get<std::string>()};
   }
   return out;
 }
@@ -110,13 +111,15 @@ std::string batch_script(const Sweep& sweep, const SlurmPlan& plan, const fs::pa
   if (s.nodes > 0) out += fmt::format("#SBATCH --nodes={}\n", s.nodes);
   out += fmt::format("#SBATCH --ntasks={}\n", std::max(1, ntasks));
   for (const auto& a : s.sbatch_args) out += fmt::format("#SBATCH {}\n", a);
-  out += fmt::format("# Each task runs its share of the runs; an mpi-engine run starts as\n"
-                     "#   srun --mpi={} -n RANKS lbbench run SCENARIO --set ...\n",
-                     s.mpi);
+  out += fmt::format(
+      "# Each task runs its share of the runs; an mpi-engine run starts as\n"
+      "#   srun --mpi={} -n RANKS lbbench run SCENARIO --set ...\n",
+      s.mpi);
   out += "set -euo pipefail\n";
   out += fmt::format("cd {}\n", quoted(fs::current_path().string()));
-  std::string cmd = fmt::format("exec {} sweep {} --task \"$SLURM_ARRAY_TASK_ID\" --ids {} --results {}", quoted(lbbench),
-                                quoted(sweep.file.string()), quoted(plan.ids_file.string()), quoted(results.string()));
+  std::string cmd =
+      fmt::format("exec {} sweep {} --task \"$SLURM_ARRAY_TASK_ID\" --ids {} --results {}", quoted(lbbench),
+                  quoted(sweep.file.string()), quoted(plan.ids_file.string()), quoted(results.string()));
   for (const auto& set : forwarded_sets) cmd += " --set " + quoted(set);
   return out + cmd + "\n";
 }
@@ -165,7 +168,8 @@ std::vector<std::string> task_ids(const fs::path& ids_file, int task) {
   const int per_task = runs_per_task_of(ids_file);
   const auto ids = all_ids(ids_file);
   std::vector<std::string> out;
-  for (std::size_t i = static_cast<std::size_t>(task) * per_task; i < ids.size() && out.size() < std::size_t(per_task); ++i) {
+  for (std::size_t i = static_cast<std::size_t>(task) * per_task; i < ids.size() && out.size() < std::size_t(per_task);
+       ++i) {
     out.push_back(ids[i]);
   }
   return out;
@@ -200,7 +204,8 @@ int print_slurm_status(const Sweep& sweep, const fs::path& results) {
   }
   fmt::print("job {}: {}\n", job->job, queued ? text + " array tasks in the queue" : "no longer in the queue");
   const int unfinished = total - ok - failed;
-  if (!queued && unfinished > 0) fmt::print("run `lbbench sweep {} --collect` to merge the tasks' records\n", sweep.file.string());
+  if (!queued && unfinished > 0)
+    fmt::print("run `lbbench sweep {} --collect` to merge the tasks' records\n", sweep.file.string());
   return queued ? 0 : unfinished;
 }
 
@@ -232,7 +237,8 @@ void collect_slurm(const Sweep& sweep, const fs::path& results) {
     const auto ids = all_ids(job->ids_file);
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (statuses.contains(ids[i])) continue;
-      const auto run = std::find_if(sweep.runs.begin(), sweep.runs.end(), [&](const auto& r) { return r.id == ids[i]; });
+      const auto run =
+          std::find_if(sweep.runs.begin(), sweep.runs.end(), [&](const auto& r) { return r.id == ids[i]; });
       if (run == sweep.runs.end()) continue;
       const fs::path out = results / "slurm" / fmt::format("task-{}.out", i / per_task);
       store.append(failure_record(sweep, *run, -1,
@@ -244,8 +250,9 @@ void collect_slurm(const Sweep& sweep, const fs::path& results) {
     }
     for (const auto& f : task_files) fs::remove(f);  // all merged above, and no task writes any more
   }
-  fmt::print("merged {} records into {}{}\n", merged, store.file().string(),
-             lost ? fmt::format("; {} runs of job {} ended without a record and are marked failed", lost, job->job) : "");
+  fmt::print(
+      "merged {} records into {}{}\n", merged, store.file().string(),
+      lost ? fmt::format("; {} runs of job {} ended without a record and are marked failed", lost, job->job) : "");
   if (job && !job_done) fmt::print("job {} is still in the queue; collect again when it ends\n", job->job);
 }
 

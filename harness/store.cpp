@@ -22,7 +22,8 @@ namespace {
 class Fd {
  public:
   Fd(const fs::path& path, int flags) : fd_(::open(path.c_str(), flags | O_CLOEXEC, 0644)) {
-    if (fd_ < 0) throw RunError(fmt::format("{}: cannot open the record file: {}", path.string(), std::strerror(errno)));
+    if (fd_ < 0)
+      throw RunError(fmt::format("{}: cannot open the record file: {}", path.string(), std::strerror(errno)));
   }
   ~Fd() { ::close(fd_); }
   Fd(const Fd&) = delete;

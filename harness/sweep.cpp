@@ -190,8 +190,8 @@ void engine_and_ranks(const Configuration& c, SweepRun& run, const std::optional
     if (s->key == "engine") {
       const std::string e = s->value.IsScalar() ? s->value.Scalar() : "";
       if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end()) {
-        throw InputError(fmt::format("{}: engine: expected mpi or smpi, got '{}'.{}", s->where, e,
-                                     did_you_mean(e, kEngines)));
+        throw InputError(
+            fmt::format("{}: engine: expected mpi or smpi, got '{}'.{}", s->where, e, did_you_mean(e, kEngines)));
       }
       run.engine = e;
     } else if (s->key == "ranks") {
@@ -270,7 +270,8 @@ std::string checked_name(ConfigNode& root, const fs::path& file) {
 std::string SweepRun::label() const {
   std::string out = config.is_object() ? config.value("name", "") : "";
   for (const auto& [key, value] : axes.items()) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, value.is_string() ? value.get<std::string>() : value.dump());
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", key,
+                       value.is_string() ? value.get<std::string>() : value.dump());
   }
   return out + fmt::format("{}#{}", out.empty() ? "" : " ", repetition + 1);
 }
@@ -297,7 +298,8 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
   if (auto s = root.find("set")) fixed = read_settings(*s, path);
   for (const auto& assignment : extra_sets) {
     const auto eq = assignment.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("--set {}: expected key.path=value", assignment));
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(fmt::format("--set {}: expected key.path=value", assignment));
     fixed.push_back({assignment.substr(0, eq), load_yaml_string(assignment.substr(eq + 1), "--set"), "--set"});
   }
   std::vector<Axis> axes;
@@ -329,9 +331,10 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
   std::sort(ids.begin(), ids.end());
   if (auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end()) {
     const auto& a = *std::find_if(sweep.runs.begin(), sweep.runs.end(), [&](const auto& r) { return r.id == *dup; });
-    throw InputError(fmt::format("{}: two runs are the same scenario (id {}, {}): an axis repeats a value, or sets "
-                                 "something the scenario already has",
-                                 path, *dup, a.label()));
+    throw InputError(
+        fmt::format("{}: two runs are the same scenario (id {}, {}): an axis repeats a value, or sets "
+                    "something the scenario already has",
+                    path, *dup, a.label()));
   }
   return sweep;
 }

@@ -14,35 +14,35 @@ namespace lbbench {
 // #SBATCH settings; empty strings and zeros are left to Slurm's defaults.
 struct SlurmSettings {
   std::string partition;
-  std::string time;              // Slurm's time format, "00:30:00"
+  std::string time;  // Slurm's time format, "00:30:00"
   std::string account;
   int nodes = 0;
-  int ntasks = 0;                // 0: the largest rank count among the runs
-  int runs_per_task = 1;         // runs one array task executes in turn
-  std::string mpi = "pmix";      // srun --mpi=, how Open MPI ranks meet under srun
+  int ntasks = 0;                        // 0: the largest rank count among the runs
+  int runs_per_task = 1;                 // runs one array task executes in turn
+  std::string mpi = "pmix";              // srun --mpi=, how Open MPI ranks meet under srun
   std::vector<std::string> sbatch_args;  // anything else, as "--opt=value"
 };
 
 struct SweepRun {
-  int index = 0;       // position in the expansion
-  int repetition = 0;  // 0-based
-  std::string id;      // 12 hex digits of sha256(normalized scenario, engine, repetition)
+  int index = 0;                   // position in the expansion
+  int repetition = 0;              // 0-based
+  std::string id;                  // 12 hex digits of sha256(normalized scenario, engine, repetition)
   std::filesystem::path scenario;  // the base scenario file, absolute
-  std::string engine;  // mpi | smpi
+  std::string engine;              // mpi | smpi
   int ranks = 0;
-  Json axes = Json::object();         // axis key -> this run's value
-  std::vector<std::string> overrides;  // --set assignments: fixed settings, then axes
-  Json config;                         // the normalized scenario
+  Json axes = Json::object();               // axis key -> this run's value
+  std::vector<std::string> overrides;       // --set assignments: fixed settings, then axes
+  Json config;                              // the normalized scenario
   [[nodiscard]] std::string label() const;  // "balancer=greedy ranks=64 #2"
 };
 
 struct Sweep {
   std::string name;
-  std::filesystem::path file;      // the sweep file
+  std::filesystem::path file;                    // the sweep file
   std::vector<std::filesystem::path> scenarios;  // base scenarios, absolute; several make an outer axis
   int repetitions = 1;
-  double timeout_s = 3600;  // per run
-  std::string launcher = "mpirun";  // how the mpi engine starts ranks locally: mpirun | srun
+  double timeout_s = 3600;             // per run
+  std::string launcher = "mpirun";     // how the mpi engine starts ranks locally: mpirun | srun
   std::vector<std::string> axis_keys;  // in file order
   SlurmSettings slurm;
   std::vector<SweepRun> runs;  // repetition-major: every configuration once, then again

@@ -5,25 +5,24 @@
 #ifdef exit
 #undef exit
 #endif
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
+#include "app/reorder_plan.hpp"
+#include "app/smpi_launch.hpp"
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
-#include "app/reorder_plan.hpp"
-#include "app/smpi_launch.hpp"
 #include "engine/record.hpp"
-#include "harness/commands.hpp"
 #include "engine/replay.hpp"
+#include "harness/commands.hpp"
 #include "scenario/scenario.hpp"
 #include "work/calibration.hpp"
 #include "work/compute.hpp"
@@ -44,7 +43,8 @@ int list_balancers() {
   std::size_t width = 4;
   for (const auto& b : balancer_table()) width = std::max(width, b.name.size());
   fmt::print("{:<{}}  {:<9}  {}\n", "name", width, "family", "description");
-  for (const auto& b : balancer_table()) fmt::print("{:<{}}  {:<9}  {}\n", b.name, width, family_name(b.family), b.description);
+  for (const auto& b : balancer_table())
+    fmt::print("{:<{}}  {:<9}  {}\n", b.name, width, family_name(b.family), b.description);
   return 0;
 }
 
@@ -107,8 +107,10 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
     });
     const bool zoltan_needs_threads = std::string(engine_name()) == "mpi";
     if (zoltan_needs_threads && !mpi.thread_multiple() && me == 0) {
-      std::fprintf(stderr, "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
-                           "Zoltan with Scotch needs it\n", mpi.thread_level());
+      std::fprintf(stderr,
+                   "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
+                   "Zoltan with Scotch needs it\n",
+                   mpi.thread_level());
     }
     const RunOutcome outcome = run_scenario(scenario, options, comm);
     if (outcome.reporter) {
@@ -146,8 +148,8 @@ int calibrate(int argc, char** argv, bool quick, bool no_cache) {
   fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
   fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
              no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
-  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv",
-             "p5", "p95");
+  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv", "p5",
+             "p95");
   for (const auto& r : rows) {
     fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}\n", r.target_s, r.repetitions,
                r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s);
@@ -181,7 +183,8 @@ SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::st
 }
 
 CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
-  auto* cmd = app.add_subcommand("sweep", "Run a sweep of scenarios locally or as a Slurm job array; resumes by default");
+  auto* cmd =
+      app.add_subcommand("sweep", "Run a sweep of scenarios locally or as a Slurm job array; resumes by default");
   cmd->add_option("sweep", c.file, "Sweep YAML file (scenarios/sweeps/)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", c.sets, "Fix a scenario key for every run: --set key.path=value (repeatable)");
   cmd->add_option("--results", c.results, "Folder of the sweep's records (default results/<sweep name>)");
@@ -201,7 +204,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--runs-per-task", c.slurm_overrides.runs_per_task, "Runs each array task executes in turn")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--sbatch-arg", c.slurm_overrides.sbatch_args, "Any other #SBATCH option, e.g. --qos=debug (repeatable)");
+  cmd->add_option("--sbatch-arg", c.slurm_overrides.sbatch_args,
+                  "Any other #SBATCH option, e.g. --qos=debug (repeatable)");
   cmd->add_option("--task", c.task, "Run one array task of a submitted job (used by the batch script)");
   cmd->add_option("--ids", c.ids_file, "The submitted job's list of run ids (used by the batch script)");
   return cmd;
@@ -209,7 +213,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
 
 CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
   auto* cmd = app.add_subcommand("report", "Compare balancers over run records: markdown or CSV tables");
-  cmd->add_option("results", c.results, "A records file (.jsonl) or a folder of them")->required()->check(CLI::ExistingPath);
+  cmd->add_option("results", c.results, "A records file (.jsonl) or a folder of them")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->add_option("--baseline", c.options.baseline, "Balancer the speedups are measured against (default none)");
   cmd->add_option("--resamples", c.options.resamples, "Bootstrap resamples for the confidence intervals")
       ->check(CLI::PositiveNumber);
@@ -234,18 +240,22 @@ int main_impl(int argc, char** argv) {
   run_cmd->add_option("--out", outputs.record, "Append the run record (JSON Lines) to this file");
   run_cmd->add_option("--steps-csv", outputs.steps_csv, "Write a per-step table to this CSV file");
   run_cmd->add_flag("--verify", options.verify, "Check every rank's owner table after every migration");
-  run_cmd->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
+  run_cmd
+      ->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);
-  run_cmd->add_flag("--recalibrate", options.recalibrate, "Measure do_work now instead of using the cached calibration");
+  run_cmd->add_flag("--recalibrate", options.recalibrate,
+                    "Measure do_work now instead of using the cached calibration");
   std::string engine = "mpi";
   std::string machine;
   int ranks = 0;
   std::string platform_dir;
   run_cmd->add_option("--engine", engine, "mpi (real MPI, under mpirun or srun) or smpi (a simulated machine)")
       ->check(CLI::IsMember({"mpi", "smpi"}));
-  run_cmd->add_option("--machine", machine, "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
+  run_cmd->add_option("--machine", machine,
+                      "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
   run_cmd->add_option("--ranks", ranks, "Simulated ranks (smpi engine)")->check(CLI::PositiveNumber);
-  run_cmd->add_option("--platform-dir", platform_dir, "Keep the generated SimGrid platform in this folder (smpi engine)");
+  run_cmd->add_option("--platform-dir", platform_dir,
+                      "Keep the generated SimGrid platform in this folder (smpi engine)");
   std::vector<std::string> smpi_cfg;
   run_cmd->add_option("--smpi-cfg", smpi_cfg,
                       "Extra SimGrid setting KEY:VALUE, e.g. smpi/simulate-computation:no (smpi engine, repeatable)");
@@ -260,7 +270,8 @@ int main_impl(int argc, char** argv) {
 
   bool quick = false;
   bool no_cache = false;
-  auto* calibrate_cmd = app.add_subcommand("calibrate", "Measure do_work on this host, cache it, and report its accuracy");
+  auto* calibrate_cmd =
+      app.add_subcommand("calibrate", "Measure do_work on this host, cache it, and report its accuracy");
   calibrate_cmd->add_flag("--quick", quick, "Short measurement; accuracy only up to 10 ms");
   calibrate_cmd->add_flag("--no-cache", no_cache, "Do not write the calibration cache");
 
@@ -319,8 +330,9 @@ int main_impl(int argc, char** argv) {
     }
   }
   if (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty()) {
-    std::fprintf(stderr, "lbbench: error: --ranks, --platform-dir and --smpi-cfg belong to --engine smpi; with real MPI, "
-                         "start the ranks with mpirun -np N (or srun)\n");
+    std::fprintf(stderr,
+                 "lbbench: error: --ranks, --platform-dir and --smpi-cfg belong to --engine smpi; with real MPI, "
+                 "start the ranks with mpirun -np N (or srun)\n");
     return kExitInput;
   }
   return run(argc, argv, scenario_file, overrides, outputs, options);

@@ -2,7 +2,6 @@
 #include "app/smpi_launch.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -29,9 +29,10 @@ std::string smpi_binary() {
   const fs::path self = fs::read_symlink("/proc/self/exe");
   const fs::path candidate = self.parent_path() / "lbbench-smpi";
   if (!fs::exists(candidate)) {
-    throw InputError(fmt::format("{} was not built: SimGrid (libsimgrid-dev, smpicxx) was not found when lbbench "
-                                 "was configured; install it and re-run the build",
-                                 candidate.string()));
+    throw InputError(
+        fmt::format("{} was not built: SimGrid (libsimgrid-dev, smpicxx) was not found when lbbench "
+                    "was configured; install it and re-run the build",
+                    candidate.string()));
   }
   return candidate.string();
 }
@@ -106,9 +107,10 @@ double measure_host_ghz() {
 int launch_smpi(const SmpiLaunch& launch) {
   const Scenario s = load_scenario(launch.scenario, launch.overrides);
   if (!s.machine.definition) {
-    throw InputError(fmt::format("{}: the smpi engine simulates a machine; choose one with --machine or machine.preset "
-                                 "(known: {})",
-                                 launch.scenario, join(machine_preset_names(launch.scenario))));
+    throw InputError(
+        fmt::format("{}: the smpi engine simulates a machine; choose one with --machine or machine.preset "
+                    "(known: {})",
+                    launch.scenario, join(machine_preset_names(launch.scenario))));
   }
   const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
   if (ranks < 1) throw InputError("the smpi engine needs a rank count: give --ranks N or the scenario's ranks");
@@ -124,12 +126,13 @@ int launch_smpi(const SmpiLaunch& launch) {
   write_file(platform, platform_xml(preset, layout));
   write_file(hosts, hostfile(preset, layout));
 
-  std::vector<std::string> args{"smpirun", "-np", std::to_string(ranks), "-platform", platform.string(), "-hostfile",
-                                hosts.string()};
+  std::vector<std::string> args{"smpirun",         "-np",       std::to_string(ranks), "-platform",
+                                platform.string(), "-hostfile", hosts.string()};
   for (const auto& flag : smpi_flags(preset, measure_host_ghz())) args.push_back(flag);
   for (const auto& setting : launch.cfg) {
     if (setting.find(':') == std::string::npos) {
-      throw InputError(fmt::format("--smpi-cfg {}: expected KEY:VALUE, for example smpi/simulate-computation:no", setting));
+      throw InputError(
+          fmt::format("--smpi-cfg {}: expected KEY:VALUE, for example smpi/simulate-computation:no", setting));
     }
     args.push_back("--cfg=" + setting);  // after the preset's flags, so it wins
   }

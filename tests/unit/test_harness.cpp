@@ -89,14 +89,16 @@ TEST(Sweep, IdsAreStableAndDependOnlyOnTheRun) {
   // The engine is part of the run.
   const Sweep d = load_sweep(
       dir.write("d.yaml", sweep_text("set: {ranks: 2, engine: smpi, machine: bgq}\naxes: {balancer: [none]}\n")));
-  const Sweep e = load_sweep(dir.write("e.yaml", sweep_text("set: {ranks: 2, machine: bgq}\naxes: {balancer: [none]}\n")));
+  const Sweep e =
+      load_sweep(dir.write("e.yaml", sweep_text("set: {ranks: 2, machine: bgq}\naxes: {balancer: [none]}\n")));
   EXPECT_NE(d.runs[0].id, e.runs[0].id);
   EXPECT_EQ(d.runs[0].engine, "smpi");
 }
 
 TEST(Sweep, ABareBalancerNameKeepsThePeriodAndDropsTheParams) {
   TempDir dir;
-  const Sweep s = load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.period: 3}\naxes: {balancer: [greedy]}\n")));
+  const Sweep s =
+      load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.period: 3}\naxes: {balancer: [greedy]}\n")));
   EXPECT_EQ(s.runs[0].config["balancer"]["name"], "greedy");
   EXPECT_EQ(s.runs[0].config["balancer"]["period"], 3);
 }
@@ -116,12 +118,15 @@ TEST(Sweep, ErrorsNameTheFileLineAndColumnAndSuggest) {
   const std::string misspelled = error_of(dir.write("a.yaml", sweep_text("set: {ranks: 2}\nrepetitons: 2\n")));
   EXPECT_NE(misspelled.find("a.yaml:3:1"), std::string::npos) << misspelled;
   EXPECT_NE(misspelled.find("repetitions"), std::string::npos) << misspelled;
-  const std::string bad_value = error_of(dir.write("b.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer: [none, gredy]\n")));
+  const std::string bad_value =
+      error_of(dir.write("b.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer: [none, gredy]\n")));
   EXPECT_NE(bad_value.find("b.yaml:4:20"), std::string::npos) << bad_value;
   EXPECT_NE(bad_value.find("greedy"), std::string::npos) << bad_value;
-  const std::string not_a_list = error_of(dir.write("c.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: greedy}\n")));
+  const std::string not_a_list =
+      error_of(dir.write("c.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: greedy}\n")));
   EXPECT_NE(not_a_list.find("list of values"), std::string::npos) << not_a_list;
-  const std::string twice = error_of(dir.write("d.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [none, none]}\n")));
+  const std::string twice =
+      error_of(dir.write("d.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [none, none]}\n")));
   EXPECT_NE(twice.find("the same scenario"), std::string::npos) << twice;
   const std::string no_ranks = error_of(dir.write("e.yaml", sweep_text("axes: {balancer: [none]}\n")));
   EXPECT_NE(no_ranks.find("rank count"), std::string::npos) << no_ranks;
@@ -144,7 +149,10 @@ TEST(Sweep, EveryShippedSweepExpandsAndValidates) {
 TEST(RecordStore, CutsAnIncompleteLastLineAndKeepsTheRest) {
   TempDir dir;
   const fs::path file = dir.path() / "runs.jsonl";
-  std::ofstream(file) << R"({"schema":"lbbench.run/1","a":1})" << "\n" << R"({"schema":"lbbench.run/1","a":2})" << "\n"
+  std::ofstream(file) << R"({"schema":"lbbench.run/1","a":1})"
+                      << "\n"
+                      << R"({"schema":"lbbench.run/1","a":2})"
+                      << "\n"
                       << R"({"schema":"lbbench.ru)";
   const RecordStore store(file);
   EXPECT_EQ(store.repaired_bytes(), std::string(R"({"schema":"lbbench.ru)").size());
@@ -187,9 +195,9 @@ const BalancerRow& row_of(const ReportCase& c, const std::string& b) {
 }
 
 TEST(Report, MediansSpeedupsAndIntervals) {
-  const std::vector<Json> records{run_record("none", 10, "n1"), run_record("none", 12, "n2"), run_record("none", 11, "n3"),
-                                  run_record("greedy", 5, "g1", 100), run_record("greedy", 6, "g2", 300),
-                                  run_record("greedy", 4, "g3", 200)};
+  const std::vector<Json> records{run_record("none", 10, "n1"),       run_record("none", 12, "n2"),
+                                  run_record("none", 11, "n3"),       run_record("greedy", 5, "g1", 100),
+                                  run_record("greedy", 6, "g2", 300), run_record("greedy", 4, "g3", 200)};
   const Report report = build_report(records, ReportOptions{});
   ASSERT_EQ(report.cases.size(), 1u);
   const auto& c = report.cases[0];
@@ -221,8 +229,13 @@ TEST(Report, CasesSplitOnOtherAxesAndFailuresCountUntilMadeGood) {
   slow["sweep"]["axes"]["machine.wan_latency"] = 0.1;
   Json fast = run_record("none", 5, "b");
   fast["sweep"]["axes"]["machine.wan_latency"] = 0.2;
-  Json failed = Json{{"schema", "lbbench.failure/1"}, {"scenario", "s"}, {"engine", "mpi"}, {"machine", "local"},
-                     {"ranks", 2}, {"balancer", "greedy"}, {"reason", "exit code 3"},
+  Json failed = Json{{"schema", "lbbench.failure/1"},
+                     {"scenario", "s"},
+                     {"engine", "mpi"},
+                     {"machine", "local"},
+                     {"ranks", 2},
+                     {"balancer", "greedy"},
+                     {"reason", "exit code 3"},
                      {"sweep", {{"id", "c"}, {"status", "failed"}, {"axes", {{"machine.wan_latency", 0.1}}}}}};
   Json made_good = failed;
   made_good["sweep"]["id"] = "a";
@@ -243,8 +256,8 @@ TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
                                    {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}}}};
   Json wrong = run_record("auto", 6, "p2");
   wrong["prediction"] = {{"chosen", "none"}, {"candidates", {{"none", {{"total_s", 12.0}}}}}};
-  const Report report =
-      build_report({run_record("none", 10, "n"), run_record("greedy", 5, "g"), with_prediction, wrong}, ReportOptions{});
+  const Report report = build_report(
+      {run_record("none", 10, "n"), run_record("greedy", 5, "g"), with_prediction, wrong}, ReportOptions{});
   ASSERT_EQ(report.cases.size(), 1u);
   EXPECT_EQ(report.cases[0].fastest, "greedy");
   EXPECT_EQ(report.cases[0].predictions, 2);
