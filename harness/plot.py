@@ -9,7 +9,8 @@ the records hold what it needs, and written as PDF and PNG:
   improvement  Pearce et al., Fig. 6(b): improvement over the baseline per case, cases
                sorted, one curve per balancer, plus the model's choice where recorded
   latency      Koenig & Kale, Fig. 2: time per step against the cross-site latency
-  bars         Langer & Kale: time per step and migrations per strategy
+  bars         Langer & Kale: time per step (median, whiskers from the fastest to the
+               slowest repetition) and migrations per strategy
 
 Time per step is the mean wall time of the steps after the first LB call; the LB calls'
 own cost is in the records and in `lbbench report`.
@@ -175,9 +176,10 @@ def plot_improvement(records, out, baseline, written, skipped):
         values = sorted(chosen)
         ax.plot(range(1, len(values) + 1), values, color="black", linewidth=2, label="model's choice")
     ax.axhline(0, color="grey", linewidth=0.8)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_xlabel("case (sorted by improvement, per balancer)")
     ax.set_ylabel(f"improvement over {baseline} (%)")
-    ax.set_title(f"Improvement over {baseline} in {len(best)} cases")
+    ax.set_title(f"Improvement over {baseline} in {len(best)} case{'s' if len(best) > 1 else ''}")
     ax.legend(ncol=2, loc="lower right")
     save(fig, out, "improvement", written)
 
@@ -204,7 +206,7 @@ def plot_latency(records, out, written, skipped):
             ys = [median_of(per[b][x], time_per_step_ms) for x in xs]
             ax.plot([1e3 * x for x in xs], ys, marker="o", markersize=3.5, linewidth=1.2, label=b, color=color_of(b))
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.set_xlabel("cross-site latency (ms)")
         ax.set_ylabel("time per step after LB (ms)")
         ax.set_title(f"{scenario}: {ranks} ranks on {machine} ({engine})")
@@ -223,13 +225,17 @@ def plot_bars(records, out, baseline, written, skipped):
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(5.0, 1.1 * len(keys) + 2), 5.2), sharex=True)
     width = 0.8 / len(names)
     for j, b in enumerate(names):
-        xs, steps, moves = [], [], []
+        xs, steps, spread, moves = [], [], [[], []], []
         for i, k in enumerate(keys):
             if b in by_case[k]:
                 xs.append(i + (j - (len(names) - 1) / 2) * width)
-                steps.append(median_of(by_case[k][b], time_per_step_ms))
+                times = [time_per_step_ms(r) for r in by_case[k][b]]
+                steps.append(statistics.median(times))
+                spread[0].append(steps[-1] - min(times))
+                spread[1].append(max(times) - steps[-1])
                 moves.append(median_of(by_case[k][b], lambda r: r.get("migrations", 0)))
-        top.bar(xs, steps, width, label=b, color=color_of(b))
+        # Whiskers span the repetitions (none with one run each).
+        top.bar(xs, steps, width, label=b, color=color_of(b), yerr=spread, capsize=2, error_kw={"linewidth": 0.8})
         bottom.bar(xs, moves, width, label=b, color=color_of(b))
     top.set_ylabel("time per step\nafter LB (ms)")
     bottom.set_ylabel("vertices migrated")
@@ -311,14 +317,17 @@ def plot_imbalance(records, out, baseline, run_id, written, skipped):
         chosen = [by_case[key][b][0] for b in balancer_order(by_case[key], baseline)]
         title = case_title(key)
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
+    lb_steps = set()
     for r in chosen:
         values = [100 * v for v in r["per_step"]["imbalance"]]
-        line, = ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"], color=color_of(r["balancer"]))
-        for lb in r.get("lb", []):
-            ax.axvline(lb["step"] + 0.5, color=line.get_color(), linestyle=":", linewidth=0.6)
+        ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"], color=color_of(r["balancer"]))
+        lb_steps.update(lb["step"] for lb in r.get("lb", []))
+    for step in sorted(lb_steps):
+        ax.axvline(step + 0.5, color="grey", linestyle=":", linewidth=0.7)
     ax.set_xlabel("step (dotted: LB after the step)")
     ax.set_ylabel("imbalance, max/avg - 1 (%)")
     ax.set_yscale("symlog", linthresh=10)
+    ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.legend(ncol=2)
     save(fig, out, "imbalance", written)

@@ -190,7 +190,8 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
       continue;
     }
     // A failure that a later attempt of the same run made good is history, not a result.
-    if (is_failure(r) && r.contains("sweep") && statuses.at(r["sweep"].value("id", "")) == "ok") continue;
+    const auto status = r.contains("sweep") ? statuses.find(r["sweep"].value("id", "")) : statuses.end();
+    if (is_failure(r) && status != statuses.end() && status->second == "ok") continue;
     unique.push_back(&r);
     if (is_failure(r)) {
       const Json sweep = r.value("sweep", Json::object());

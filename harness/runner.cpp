@@ -138,7 +138,9 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
       if (::geteuid() == 0) cmd.emplace_back("--allow-run-as-root");
     }
   }
-  cmd.insert(cmd.end(), {options.lbbench, "run", run.scenario.string()});
+  // Paths relative to the working folder where they can be, so records made in a source
+  // tree read the same on every machine.
+  cmd.insert(cmd.end(), {fs::proximate(options.lbbench).string(), "run", fs::proximate(run.scenario).string()});
   if (run.engine == "smpi") cmd.insert(cmd.end(), {"--engine", "smpi", "--ranks", ranks});
   for (const auto& o : run.overrides) cmd.insert(cmd.end(), {"--set", o});
   cmd.insert(cmd.end(), {"--out", record_out.string()});

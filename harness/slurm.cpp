@@ -134,8 +134,8 @@ SlurmPlan plan_slurm(const Sweep& sweep, const fs::path& results, const std::vec
     const auto it = statuses.find(r.id);
     if (it == statuses.end() || it->second != "ok") plan.ids.push_back(r.id);
   }
-  const int per_task = sweep.slurm.runs_per_task;
-  plan.tasks = static_cast<int>((plan.ids.size() + per_task - 1) / per_task);
+  plan.runs_per_task = sweep.slurm.runs_per_task;
+  plan.tasks = static_cast<int>((plan.ids.size() + plan.runs_per_task - 1) / plan.runs_per_task);
   const std::string name = stamp();
   plan.ids_file = fs::absolute(results / "slurm" / (name + ".ids"));
   plan.script_file = fs::absolute(results / "slurm" / (name + ".sbatch"));
@@ -147,7 +147,7 @@ std::string submit_slurm(const SlurmPlan& plan, const fs::path& results) {
   fs::create_directories(results / "slurm");
   {
     std::ofstream ids(plan.ids_file);
-    ids << "# runs_per_task " << (plan.tasks ? (plan.ids.size() + plan.tasks - 1) / plan.tasks : 1) << "\n";
+    ids << "# runs_per_task " << plan.runs_per_task << "\n";
     for (const auto& id : plan.ids) ids << id << "\n";
     std::ofstream script(plan.script_file);
     script << plan.script;

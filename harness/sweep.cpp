@@ -218,7 +218,6 @@ SweepRun expand_one(const fs::path& scenario, const Configuration& c, int repeti
   for (const Setting* s : c.settings) {
     for (auto& a : assignments(*s)) run.overrides.push_back(std::move(a));
   }
-  run.overrides.push_back(fmt::format("ranks={}", run.ranks));
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const Setting* v = c.settings[c.settings.size() - axes.size() + k];
     run.axes[v->key] = yaml_to_json(v->value);

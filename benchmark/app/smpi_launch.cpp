@@ -34,7 +34,7 @@ std::string smpi_binary() {
                     "was configured; install it and re-run the build",
                     candidate.string()));
   }
-  return candidate.string();
+  return fs::proximate(candidate).string();  // as the user would type it, in the record
 }
 
 void write_file(const fs::path& path, const std::string& text) {

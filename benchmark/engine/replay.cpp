@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <memory>
 #include <numeric>
 #include <unordered_map>
 
+#include "balancers/model/metrics.hpp"
 #include "balancers/registry.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -42,6 +44,20 @@ Json to_json(const CommCensus& c) {
               {"cross_site_messages_per_step", c.cross_site_messages}};
 }
 
+// Pearce's metrics of the per-rank loads at an LB point: as the balancer was told them
+// (the model) and as measured (compute time per step since the previous LB call).
+struct LoadMetrics {
+  LoadMoments model;
+  LoadMoments measured;
+  std::optional<double> rank_correlation;  // equation 13, model against measured
+};
+
+Json to_json(const LoadMoments& m) {
+  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  return Json{{"imbalance_pct", m.imbalance_pct}, {"max_over_avg", m.max_over_avg}, {"sigma", m.sigma},
+              {"skewness", optional(m.skewness)}, {"kurtosis", optional(m.kurtosis)}};
+}
+
 // What happened at one LB point, reduced over ranks.
 struct LbEvent {
   int step = 0;
@@ -54,6 +70,7 @@ struct LbEvent {
   CommCensus before;
   CommCensus after;
   std::optional<ProtocolStats> protocol;  // distributed strategies only
+  std::optional<LoadMetrics> metrics;     // on rank 0
   // Vector workloads: Σ_k max_r of the balancer's per-component loads, before and as the
   // plan predicts.
   double model_objective_before = 0;
@@ -323,6 +340,7 @@ class Replay {
                         .rank_load = rank_load,
                         .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, comm_)),
                         .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, comm_))};
+    std::optional<LoadMetrics> metrics = gather_load_metrics(rank_load.seconds(), step);
     const double t0 = now_seconds();
     const MigrationPlan plan = balancer_->plan(view, lb_comm_);
     const double decision = now_seconds() - t0;
@@ -358,7 +376,28 @@ class Replay {
     event.decision_s = allreduce(decision, MPI_MAX, comm_);
     event.migration_s = allreduce(migration, MPI_MAX, comm_);
     event.protocol = plan.protocol;
+    event.metrics = std::move(metrics);
     events_.push_back(event);
+  }
+
+  // Two doubles per rank, gathered on rank 0: the metrics need every rank's load (the rank
+  // correlation sorts them), and nothing else of the graph.
+  std::optional<LoadMetrics> gather_load_metrics(double model_load, int step) const {
+    const int from = events_.empty() ? 0 : events_.back().step + 1;
+    double measured = 0;
+    for (int s = from; s <= step; ++s) measured += compute_[static_cast<std::size_t>(s)];
+    measured /= static_cast<double>(step - from + 1);
+    const std::array<double, 2> mine{model_load, measured};
+    std::vector<double> all(me_ == 0 ? 2 * static_cast<std::size_t>(nranks_) : 0);
+    MPI_Gather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, comm_);
+    if (me_ != 0) return std::nullopt;
+    std::vector<double> model(static_cast<std::size_t>(nranks_));
+    std::vector<double> measured_loads(model.size());
+    for (std::size_t r = 0; r < model.size(); ++r) {
+      model[r] = all[2 * r];
+      measured_loads[r] = all[2 * r + 1];
+    }
+    return LoadMetrics{load_moments(model), load_moments(measured_loads), rank_correlation(model, measured_loads)};
   }
 
   CommCensus comm_census() const {
@@ -553,6 +592,12 @@ Json Replay::make_record(const Totals& t) const {
                       {"before", to_json(e.before)},
                       {"after", to_json(e.after)}});
     if (e.protocol) call["protocol"] = e.protocol->to_json();
+    if (e.metrics) {
+      call["metrics"] = Json{{"model", to_json(e.metrics->model)},
+                             {"measured", to_json(e.metrics->measured)},
+                             {"rank_correlation", e.metrics->rank_correlation ? Json(*e.metrics->rank_correlation)
+                                                                             : Json(nullptr)}};
+    }
     if (t.has_vectors()) {
       call["vector"] = Json{{"objective_before_s", t.vector_objective(i)},
                             {"objective_after_s", t.vector_objective(i + 1)},
