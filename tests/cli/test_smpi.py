@@ -64,6 +64,25 @@ class SimulatedMachines(unittest.TestCase):
             self.assertEqual(a["after"]["edge_cut"], b["after"]["edge_cut"])
             self.assertAlmostEqual(a["model_imbalance_predicted_after"], b["model_imbalance_predicted_after"], places=9)
 
+    def test_load_metrics_of_the_model_match_the_measurement_when_the_weights_are_the_truth(self):
+        # Simulated compute is weight x unit_seconds, exactly what `model: weights` tells the
+        # balancer, so Pearce's metrics of the two must agree (up to the framework's own
+        # simulated time around the kernel, well under 1%) and the ranks correlate fully.
+        simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "16", "--set", "model=weights",
+                 "--out", str(self.out))
+        (record,) = self.records()
+        for call in record["lb"]:
+            model = call["metrics"]["model"]
+            self.assertAlmostEqual(model["imbalance_pct"], 100 * call["model_imbalance_before"], places=9)
+        # At the first call one rank holds the hot spot; later calls see a balanced load,
+        # whose shape is only the framework's noise.
+        first = record["lb"][0]["metrics"]
+        for key in ("imbalance_pct", "sigma", "skewness", "kurtosis"):
+            self.assertAlmostEqual(first["model"][key] / first["measured"][key], 1, delta=0.01, msg=key)
+        self.assertGreater(first["rank_correlation"], 0.99)  # ties in the model, broken by that noise
+        self.assertGreater(first["model"]["imbalance_pct"], 100)
+        self.assertGreater(first["model"]["skewness"], 0.3)  # few ranks above the mean
+
     def test_the_launcher_says_what_is_missing(self):
         no_machine = simulate(str(SCENARIOS / "hotspot.yaml"), "--ranks", "4", check=False)
         self.assertEqual(no_machine.returncode, 2)
