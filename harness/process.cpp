@@ -136,8 +136,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
 }
 
 std::string capture_output(const std::vector<std::string>& argv) {
-  char out_name[] = "/tmp/lbbench-cmd-XXXXXX";
-  const int fd = ::mkstemp(out_name);
+  std::string out_name = (fs::temp_directory_path() / "lbbench-cmd-XXXXXX").string();
+  const int fd = ::mkstemp(out_name.data());
   if (fd < 0) throw RunError("cannot create a temporary file");
   ::close(fd);
   const fs::path out_file = out_name;

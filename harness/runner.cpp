@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -17,17 +16,6 @@ namespace lbbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::size_t kErrorTailLines = 20;
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string duration_text(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);

@@ -12,6 +12,9 @@
 
 namespace lbbench {
 
+// Lines of a failed run's output its failure record keeps.
+constexpr std::size_t kErrorTailLines = 20;
+
 struct RunnerOptions {
   std::filesystem::path results;    // the sweep's folder: logs/ and scratch go here
   std::filesystem::path records;    // the JSON Lines file records are appended to

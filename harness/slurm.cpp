@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
@@ -26,15 +25,6 @@ std::string quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-std::string stamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
 }
 
 fs::path jobs_file(const fs::path& results) { return results / "slurm" / "jobs.txt"; }
@@ -136,7 +126,7 @@ SlurmPlan plan_slurm(const Sweep& sweep, const fs::path& results, const std::vec
   }
   plan.runs_per_task = sweep.slurm.runs_per_task;
   plan.tasks = static_cast<int>((plan.ids.size() + plan.runs_per_task - 1) / plan.runs_per_task);
-  const std::string name = stamp();
+  const std::string name = utc_now("%Y%m%d-%H%M%S");
   plan.ids_file = fs::absolute(results / "slurm" / (name + ".ids"));
   plan.script_file = fs::absolute(results / "slurm" / (name + ".sbatch"));
   plan.script = batch_script(sweep, plan, fs::absolute(results), forwarded_sets, lbbench);
@@ -245,7 +235,7 @@ void collect_slurm(const Sweep& sweep, const fs::path& results) {
                                   fmt::format("Slurm job {} ended without a record of this run (time limit, cancel "
                                               "or node failure?); see {}",
                                               job->job, out.string()),
-                                  tail_lines(out, 20), 0));
+                                  tail_lines(out, kErrorTailLines), 0));
       ++lost;
     }
     for (const auto& f : task_files) fs::remove(f);  // all merged above, and no task writes any more

@@ -18,7 +18,7 @@ namespace lbbench {
 struct SlurmPlan {
   std::vector<std::string> ids;  // runs to submit, in sweep order
   int runs_per_task = 1;
-  int tasks = 0;                 // array tasks
+  int tasks = 0;  // array tasks
   std::filesystem::path ids_file;
   std::filesystem::path script_file;
   std::string script;
