@@ -1,0 +1,98 @@
+// Pearce et al.'s diffusion simulator (Algorithm 2) and cost model (equations 5-11).
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "balancers/model/cost_model.hpp"
+#include "balancers/model/diffusion_sim.hpp"
+
+namespace lbbench {
+namespace {
+
+// Processes P0..P(n-1) in a line, each a neighbor of the next (Table 1's pattern).
+std::vector<std::vector<int>> line(int n) {
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(n));
+  for (int i = 0; i + 1 < n; ++i) {
+    out[static_cast<std::size_t>(i)].push_back(i + 1);
+    out[static_cast<std::size_t>(i + 1)].push_back(i);
+  }
+  return out;
+}
+
+DiffusionSimInput line_case(std::vector<double> loads) {
+  DiffusionSimInput in;
+  in.elements.assign(loads.size(), 100.0);
+  in.neighbors = line(static_cast<int>(loads.size()));
+  in.loads = std::move(loads);
+  in.iterations = 1;  // one diffusion iteration per step, as in Algorithm 2
+  in.threshold = 0.05;
+  in.steps = 400;
+  return in;
+}
+
+// Table 1, (c) and (d): the same loads, so the same lambda, sigma, g1 and g2 (checked in
+// test_model_metrics), but in (c) the overloaded process neighbors the idle one and in (d)
+// it sits at the other end of the line.
+TEST(DiffusionSim, TableOneCaseDTakesFarLongerThanCaseC) {
+  const auto c = simulate_diffusion(line_case({0, 2, 1, 1, 1, 1, 1, 1}));
+  const auto d = simulate_diffusion(line_case({0, 1, 1, 1, 1, 1, 1, 2}));
+  EXPECT_GT(c.convergence_steps, 0);
+  EXPECT_LT(c.convergence_steps, c.steps.size());  // (c) converges
+  EXPECT_GT(d.convergence_steps, 3 * c.convergence_steps) << c.convergence_steps << " vs " << d.convergence_steps;
+}
+
+TEST(DiffusionSim, ConservesLoadAndElementsAndLowersTheMaximum) {
+  DiffusionSimInput in = line_case({5, 1, 1, 1, 0, 3});
+  in.iterations = 5;
+  in.steps = 10;
+  const auto r = simulate_diffusion(in);
+  EXPECT_NEAR(std::accumulate(r.final_loads.begin(), r.final_loads.end(), 0.0), 11, 1e-12);
+  for (std::size_t s = 1; s < r.steps.size(); ++s) EXPECT_LE(r.steps[s].lmax, r.steps[s - 1].lmax + 1e-12);
+  EXPECT_LT(r.steps.back().lmax, 5);
+  EXPECT_GT(r.steps[0].elements_moved_max, 0);
+}
+
+TEST(DiffusionSim, OneIterationOnTwoProcessesMovesHalfTheDifference) {
+  DiffusionSimInput in;
+  in.loads = {4, 1};
+  in.elements = {40, 10};
+  in.neighbors = line(2);
+  in.iterations = 1;
+  in.threshold = 0;
+  in.steps = 1;
+  const auto r = simulate_diffusion(in);
+  // alpha = 1 / (1 + 1): half the difference of 3, so 1.5 moves and the loads are 2.5 each.
+  EXPECT_DOUBLE_EQ(r.final_loads[0], 2.5);
+  EXPECT_DOUBLE_EQ(r.steps[0].lmax, 2.5);
+  // Ten elements per unit of load on the sender: 15 elements.
+  EXPECT_DOUBLE_EQ(r.steps[0].elements_moved_max, 15);
+  EXPECT_EQ(r.convergence_steps, 1);
+}
+
+TEST(DiffusionSim, ABalancedLoadNeedsNoSteps) {
+  DiffusionSimInput in = line_case({1, 1, 1});
+  in.steps = 5;
+  const auto r = simulate_diffusion(in);
+  EXPECT_EQ(r.convergence_steps, 0);
+  EXPECT_DOUBLE_EQ(r.steps[0].elements_moved_max, 0);
+}
+
+TEST(CostModel, EquationsAgainstHandValues) {
+  const Platform p{.alpha_s = 1e-3, .beta_s_per_byte = 1e-9};
+  EXPECT_DOUBLE_EQ(data_movement_cost(p, 1000, 4096), 1e-3 + 1e-9 * 1000 * 4096);  // eq. 6
+  EXPECT_DOUBLE_EQ(data_movement_cost(p, 0, 4096), 0);                             // nothing moves
+  EXPECT_DOUBLE_EQ(balancing_cost(0.5, p, 1000, 4096), 0.5 + 1e-3 + 4.096e-3);     // eq. 5
+  EXPECT_DOUBLE_EQ(elements_moved_global(1000, 1.0, 4.0), 750);                    // eq. 7, corrected
+  EXPECT_DOUBLE_EQ(elements_moved_global(1000, 1.0, 1.0), 0);
+  EXPECT_DOUBLE_EQ(app_time_none(2.0, 10), 20);            // eq. 11
+  EXPECT_DOUBLE_EQ(app_time_global(0.3, 1.25, 10), 12.8);  // eq. 9
+  DiffusionSimResult sim;
+  sim.steps = {{.imbalance_before = 1, .lmax = 3, .elements_moved_max = 100},
+               {.imbalance_before = 0.5, .lmax = 2, .elements_moved_max = 0}};
+  // eq. 10: (0.1 + 1e-3 + 1e-9 * 100 * 1000) + 3, then 0.1 + 2; every 4 steps: 4 x L_max.
+  EXPECT_DOUBLE_EQ(app_time_diffusion(sim, 0.1, p, 1000), 0.1 + 1e-3 + 1e-4 + 3 + 0.1 + 2);
+  EXPECT_DOUBLE_EQ(app_time_diffusion(sim, 0.1, p, 1000, 4), 0.1 + 1e-3 + 1e-4 + 12 + 0.1 + 8);
+}
+
+}  // namespace
+}  // namespace lbbench
