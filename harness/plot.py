@@ -16,7 +16,8 @@ Time per step is the mean wall time of the steps after the first LB call; the LB
 own cost is in the records and in `lbbench report`.
   vector       Buch: objective (sum of per-phase maxima, after LB) against decision time
   predicted    predicted against measured total time, with the line y = x
-  imbalance    imbalance over the steps of one case (or of --run ID), LB steps marked
+  imbalance    imbalance over the steps of one case (or of --run ID), LB steps marked;
+               with phases, the sum of the phases' maxima over its perfect value
 
 A case is one scenario, engine, machine, rank count and set of sweep axis values other than
 the balancer; repetitions of a case are summarized by their median. Records of several
@@ -164,8 +165,9 @@ def plot_improvement(records, out, baseline, written, skipped):
                  if isinstance(r.get("prediction"), dict) and "chosen" in r["prediction"]]
         if picks and picks[0] in improvement:
             chosen.append(improvement[picks[0]])
-    if not curves:
-        skipped.append(f"improvement: no case has `{baseline}` and another balancer")
+    if len(best) < 2:
+        # One case is a bar chart, not a curve: see `bars`.
+        skipped.append(f"improvement: fewer than two cases with `{baseline}` and another balancer")
         return
     fig, ax = plt.subplots(figsize=(5.0, 3.4))
     for b in sorted(curves):
@@ -318,18 +320,26 @@ def plot_imbalance(records, out, baseline, run_id, written, skipped):
         title = case_title(key)
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
     lb_steps = set()
+    # With phases (a load vector) the step costs the sum of the phases' maxima, which the
+    # imbalance of each rank's summed time does not show.
+    vector = all(r.get("load_vector") for r in chosen)
     for r in chosen:
-        values = [100 * v for v in r["per_step"]["imbalance"]]
+        if vector:
+            lv = r["load_vector"]
+            values = [100 * (o / p - 1) for o, p in zip(lv["objective_per_step_s"], lv["perfect_per_step_s"])]
+        else:
+            values = [100 * v for v in r["per_step"]["imbalance"]]
         ax.plot(range(len(values)), values, linewidth=1.2, label=r["balancer"], color=color_of(r["balancer"]))
         lb_steps.update(lb["step"] for lb in r.get("lb", []))
     for step in sorted(lb_steps):
         ax.axvline(step + 0.5, color="grey", linestyle=":", linewidth=0.7)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_xlabel("step (dotted: LB after the step)")
-    ax.set_ylabel("imbalance, max/avg - 1 (%)")
+    ax.set_ylabel("sum of phase maxima / perfect - 1 (%)" if vector else "imbalance, max/avg - 1 (%)")
     ax.set_yscale("symlog", linthresh=10)
     ax.set_ylim(bottom=0)
     ax.set_title(title)
-    ax.legend(ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save(fig, out, "imbalance", written)
 
 

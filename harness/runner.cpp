@@ -131,7 +131,7 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
   cmd.insert(cmd.end(), {fs::proximate(options.lbbench).string(), "run", fs::proximate(run.scenario).string()});
   if (run.engine == "smpi") cmd.insert(cmd.end(), {"--engine", "smpi", "--ranks", ranks});
   for (const auto& o : run.overrides) cmd.insert(cmd.end(), {"--set", o});
-  cmd.insert(cmd.end(), {"--out", record_out.string()});
+  cmd.insert(cmd.end(), {"--out", fs::proximate(record_out).string()});
   return cmd;
 }
 
