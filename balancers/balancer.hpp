@@ -39,14 +39,15 @@ struct LoadView {
   // one component, vertex_load itself.
   int dims = 1;
   std::span<const Load> vertex_load_vec;
-  std::int64_t edge_bytes = 0;        // bytes per message of a unit-weight edge
-  std::int64_t element_bytes = 0;     // payload that moves with each vertex
+  std::int64_t edge_bytes = 0;     // bytes per message of a unit-weight edge
+  std::int64_t element_bytes = 0;  // payload that moves with each vertex
   const MachineInfo& machine;
   Rank rank{0};
   int nranks = 1;
   std::uint64_t seed = 0;  // scenario seed, for randomized strategies
   int invocation = 0;      // 0 for the first LB call of a run
   int step = 0;            // the step after which this LB runs
+  int period = 0;          // steps until the next LB call (the scenario's balancer.period)
   Load rank_load;          // sum of vertex_load on this rank
   Load total_load;         // over all ranks
   Load max_rank_load;      // over all ranks
@@ -74,6 +75,7 @@ struct ProtocolStats {
 struct MigrationPlan {
   std::vector<Move> moves;
   std::optional<ProtocolStats> protocol;
+  Json decision;  // on rank 0, from strategies that choose among others (`auto`); else null
 };
 
 class Balancer {

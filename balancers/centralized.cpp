@@ -23,7 +23,8 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
   std::vector<std::int64_t> degree(static_cast<std::size_t>(g.num_local()));
   std::vector<std::int64_t> bytes(g.adj.size());
   for (LocalIndex v = 0; v < g.num_local(); ++v) degree[static_cast<std::size_t>(v)] = g.degree(v);
-  for (std::size_t e = 0; e < bytes.size(); ++e) bytes[e] = view.edge_bytes * g.edge_weight(static_cast<std::int64_t>(e));
+  for (std::size_t e = 0; e < bytes.size(); ++e)
+    bytes[e] = view.edge_bytes * g.edge_weight(static_cast<std::int64_t>(e));
   const int local_edges = static_cast<int>(g.adj.size());
   std::vector<int> edge_counts(static_cast<std::size_t>(nranks), 0);
   MPI_Gather(&local_edges, 1, MPI_INT, edge_counts.data(), 1, MPI_INT, 0, comm);
@@ -35,20 +36,22 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
     neighbor.resize(static_cast<std::size_t>(edge_displs.back() + edge_counts.back()));
     problem.adj_bytes.resize(neighbor.size());
   }
-  MPI_Gatherv(degree.data(), g.num_local(), MPI_INT64_T, all_degree.data(), vertex_counts.data(),
-              vertex_displs.data(), MPI_INT64_T, 0, comm);
-  MPI_Gatherv(g.adj.data(), local_edges, mpi_type<VertexId>(), neighbor.data(), edge_counts.data(),
-              edge_displs.data(), mpi_type<VertexId>(), 0, comm);
-  MPI_Gatherv(bytes.data(), local_edges, MPI_INT64_T, problem.adj_bytes.data(), edge_counts.data(),
-              edge_displs.data(), MPI_INT64_T, 0, comm);
+  MPI_Gatherv(degree.data(), g.num_local(), MPI_INT64_T, all_degree.data(), vertex_counts.data(), vertex_displs.data(),
+              MPI_INT64_T, 0, comm);
+  MPI_Gatherv(g.adj.data(), local_edges, mpi_type<VertexId>(), neighbor.data(), edge_counts.data(), edge_displs.data(),
+              mpi_type<VertexId>(), 0, comm);
+  MPI_Gatherv(bytes.data(), local_edges, MPI_INT64_T, problem.adj_bytes.data(), edge_counts.data(), edge_displs.data(),
+              MPI_INT64_T, 0, comm);
   if (me != 0) return;
   // Ids are dense (0..n-1), so an array maps them to object indices.
   std::vector<std::int64_t> index_of(static_cast<std::size_t>(g.global_vertices), -1);
-  for (std::size_t i = 0; i < problem.size(); ++i) index_of[static_cast<std::size_t>(problem.id[i].value())] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    index_of[static_cast<std::size_t>(problem.id[i].value())] = static_cast<std::int64_t>(i);
   problem.xadj.assign(problem.size() + 1, 0);
   std::inclusive_scan(all_degree.begin(), all_degree.end(), problem.xadj.begin() + 1);
   problem.adjncy.resize(neighbor.size());
-  for (std::size_t e = 0; e < neighbor.size(); ++e) problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
+  for (std::size_t e = 0; e < neighbor.size(); ++e)
+    problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
 }
 
 // Gathers every object's load vector to rank 0; a scalar workload's vector is its load.
@@ -84,6 +87,10 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.load.resize(static_cast<std::size_t>(total));
     problem.rank_speed = view.machine.rank_speed;
     problem.rank_site = view.machine.rank_site;
+    problem.seed = view.seed;
+    problem.invocation = view.invocation;
+    problem.element_bytes = view.element_bytes;
+    problem.period = view.period;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);
@@ -95,14 +102,16 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   Assignment assignment;
   if (me == 0) {
     problem.owner.reserve(static_cast<std::size_t>(total));
-    for (int r = 0; r < nranks; ++r) problem.owner.insert(problem.owner.end(), static_cast<std::size_t>(counts[r]), Rank{r});
+    for (int r = 0; r < nranks; ++r)
+      problem.owner.insert(problem.owner.end(), static_cast<std::size_t>(counts[r]), Rank{r});
     assignment = solve(problem);
   }
   std::vector<Rank> mine(static_cast<std::size_t>(local));
-  MPI_Scatterv(assignment.data(), counts.data(), displs.data(), mpi_type<Rank>(), mine.data(), local,
-               mpi_type<Rank>(), 0, comm);
+  MPI_Scatterv(assignment.data(), counts.data(), displs.data(), mpi_type<Rank>(), mine.data(), local, mpi_type<Rank>(),
+               0, comm);
 
   MigrationPlan out;
+  if (me == 0) out.decision = decision();
   for (LocalIndex v = 0; v < local; ++v) {
     if (mine[static_cast<std::size_t>(v)] != view.rank) out.moves.push_back({v, mine[static_cast<std::size_t>(v)]});
   }
@@ -111,7 +120,8 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment) {
   std::vector<double> t(static_cast<std::size_t>(problem.nranks), 0.0);
-  for (std::size_t i = 0; i < problem.size(); ++i) t[static_cast<std::size_t>(assignment[i].value())] += problem.load[i].seconds();
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    t[static_cast<std::size_t>(assignment[i].value())] += problem.load[i].seconds();
   for (int r = 0; r < problem.nranks; ++r) t[static_cast<std::size_t>(r)] /= problem.speed(r);
   return t;
 }

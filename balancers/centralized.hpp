@@ -27,6 +27,13 @@ struct GlobalProblem {
   std::vector<std::int64_t> xadj;
   std::vector<std::int64_t> adjncy;
   std::vector<std::int64_t> adj_bytes;
+  // What a meta-balancer needs to predict the others: the run's seed and call number
+  // (randomized strategies), the payload of a moving object, and the steps until the next
+  // LB call.
+  std::uint64_t seed = 0;
+  int invocation = 0;
+  std::int64_t element_bytes = 0;
+  int period = 0;
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
   [[nodiscard]] bool has_graph() const { return !xadj.empty(); }
@@ -45,6 +52,9 @@ class CentralizedBalancer : public Balancer {
   [[nodiscard]] virtual bool needs_graph() const { return false; }
   // Vector strategies need each object's load vector, not only its sum.
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
+  // After solve(), on rank 0: what a strategy that chooses among others decided and why
+  // (null for the rest). It goes into the record's LB entry.
+  [[nodiscard]] virtual Json decision() const { return nullptr; }
 };
 
 // Per-rank load sums of an assignment, each divided by the rank's speed.

@@ -13,6 +13,7 @@
 #include "balancers/global/random.hpp"
 #include "balancers/global/refine.hpp"
 #include "balancers/global/zoltan.hpp"
+#include "balancers/model/auto.hpp"
 #include "balancers/gossip/gossip.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/tree.hpp"
@@ -97,6 +98,10 @@ constexpr std::array kTable{
     BalancerInfo{"vector-refine", Family::vector,
                  "move the fewest vertices until every rank is within tolerance of the average in every component",
                  &with_params<VectorRefineBalancer, VectorRefineParams>},
+    BalancerInfo{"auto", Family::model,
+                 "Pearce et al.'s Algorithm 1: predicts each candidate with the cost model at every call, applies the "
+                 "cheapest",
+                 &with_params<AutoBalancer, AutoParams>},
     BalancerInfo{"random", Family::global, "diagnostic: every vertex to a random rank (balances load, ignores locality)",
                  &with_params<RandomBalancer, RandomParams>},
 };

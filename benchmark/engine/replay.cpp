@@ -71,6 +71,7 @@ struct LbEvent {
   CommCensus after;
   std::optional<ProtocolStats> protocol;  // distributed strategies only
   std::optional<LoadMetrics> metrics;     // on rank 0
+  Json decision;                          // on rank 0: what `auto` predicted and chose
   // Vector workloads: Σ_k max_r of the balancer's per-component loads, before and as the
   // plan predicts.
   double model_objective_before = 0;
@@ -337,6 +338,7 @@ class Replay {
                         .seed = s_.seed,
                         .invocation = static_cast<int>(events_.size()),
                         .step = step,
+                        .period = s_.balancer.period,
                         .rank_load = rank_load,
                         .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, comm_)),
                         .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, comm_))};
@@ -377,6 +379,7 @@ class Replay {
     event.migration_s = allreduce(migration, MPI_MAX, comm_);
     event.protocol = plan.protocol;
     event.metrics = std::move(metrics);
+    event.decision = plan.decision;
     events_.push_back(event);
   }
 
@@ -472,6 +475,7 @@ class Replay {
 
   [[nodiscard]] Totals reduce_totals(double elapsed) const;
   [[nodiscard]] Json make_record(const Totals& t) const;
+  [[nodiscard]] Json run_prediction(const Totals& t) const;
   [[nodiscard]] Json load_vector_json(const Totals& t) const;
   [[nodiscard]] std::string make_summary(const Totals& t) const;
   [[nodiscard]] std::string make_steps_csv(const Totals& t) const;
@@ -573,6 +577,27 @@ Json Replay::load_vector_json(const Totals& t) const {
               {"phase_avg_s", phase_avg}};
 }
 
+// The whole run as `auto`'s first call predicted it, for each candidate: the measured
+// steps up to the call, then the paper's assumption (equations 9 and 11) that the loads
+// stay as they are, so the candidate's one call sets every later step's L_max. The report
+// scores these against the runs of each candidate.
+Json Replay::run_prediction(const Totals& t) const {
+  const auto first = std::find_if(events_.begin(), events_.end(), [](const LbEvent& e) { return !e.decision.is_null(); });
+  if (first == events_.end()) return nullptr;
+  const auto upto = static_cast<std::size_t>(first->step) + 1;
+  const double before = std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
+  const double steps_after = static_cast<double>(s_.steps) - static_cast<double>(upto);
+  const Json& d = first->decision;
+  Json candidates = Json::object();
+  for (const auto& [name, c] : d["candidates"].items()) {
+    const double rest = name == "none" ? steps_after * d["lmax_before_s"].get<double>()
+                                       : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
+                                             steps_after * c["lmax_after_s"].get<double>();
+    candidates[name] = Json{{"total_s", before + rest}};
+  }
+  return Json{{"chosen", d["chosen"]}, {"at_step", first->step}, {"candidates", candidates}};
+}
+
 Json Replay::make_record(const Totals& t) const {
   Json before = Json::array(), after = Json::array(), predicted = Json::array(), lb = Json::array();
   for (const auto& e : events_) {
@@ -592,6 +617,7 @@ Json Replay::make_record(const Totals& t) const {
                       {"before", to_json(e.before)},
                       {"after", to_json(e.after)}});
     if (e.protocol) call["protocol"] = e.protocol->to_json();
+    if (!e.decision.is_null()) call["prediction"] = e.decision;
     if (e.metrics) {
       call["metrics"] = Json{{"model", to_json(e.metrics->model)},
                              {"measured", to_json(e.metrics->measured)},
@@ -654,7 +680,7 @@ Json Replay::make_record(const Totals& t) const {
         {"peak_rss_mb", peak_rss_mb()}};
   }
   if (t.has_vectors()) r["load_vector"] = load_vector_json(t);
-  r["prediction"] = nullptr;
+  r["prediction"] = run_prediction(t);
   r["config"] = normalized(s_);
   int level = 0;
   MPI_Query_thread(&level);

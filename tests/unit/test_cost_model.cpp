@@ -1,10 +1,14 @@
-// Pearce et al.'s diffusion simulator (Algorithm 2) and cost model (equations 5-11).
+// Pearce et al.'s diffusion simulator (Algorithm 2), cost model (equations 5-11) and the
+// `auto` balancer that uses them (Algorithm 1).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <numeric>
 
+#include "balancers/model/auto.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
+#include "core/error.hpp"
 
 namespace lbbench {
 namespace {
@@ -92,6 +96,70 @@ TEST(CostModel, EquationsAgainstHandValues) {
   // eq. 10: (0.1 + 1e-3 + 1e-9 * 100 * 1000) + 3, then 0.1 + 2; every 4 steps: 4 x L_max.
   EXPECT_DOUBLE_EQ(app_time_diffusion(sim, 0.1, p, 1000), 0.1 + 1e-3 + 1e-4 + 3 + 0.1 + 2);
   EXPECT_DOUBLE_EQ(app_time_diffusion(sim, 0.1, p, 1000, 4), 0.1 + 1e-3 + 1e-4 + 12 + 0.1 + 8);
+}
+
+}  // namespace
+}  // namespace lbbench
+
+namespace lbbench {
+namespace {
+
+// A chain of `n` objects in blocks over `ranks` ranks, with the given per-object loads.
+GlobalProblem chain(int n, int ranks, const std::function<double(int)>& load) {
+  GlobalProblem p;
+  p.nranks = ranks;
+  p.element_bytes = 1024;
+  p.period = 10;
+  for (int i = 0; i < n; ++i) {
+    p.id.emplace_back(i);
+    p.load.emplace_back(load(i));
+    p.owner.emplace_back(i * ranks / n);
+  }
+  p.xadj.push_back(0);
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) p.adjncy.push_back(i - 1);
+    if (i + 1 < n) p.adjncy.push_back(i + 1);
+    p.xadj.push_back(static_cast<std::int64_t>(p.adjncy.size()));
+  }
+  p.adj_bytes.assign(p.adjncy.size(), 8);
+  return p;
+}
+
+double max_of_times(const GlobalProblem& p, const Assignment& a) {
+  const auto t = rank_times(p, a);
+  return *std::max_element(t.begin(), t.end());
+}
+
+AutoBalancer make_auto(const std::string& yaml) {
+  ConfigNode node(YAML::Load(yaml), "test");
+  return AutoBalancer(AutoParams::parse(node));
+}
+
+TEST(Auto, RebalancesAHotSpotAndKeepsABalancedLoad) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, diffusion, tree], alpha: 1.0e-6}");
+  const GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  const Assignment moved = a.solve(hot);
+  const Json d = a.decision();
+  EXPECT_NE(d["chosen"], "none");
+  EXPECT_EQ(d["horizon_steps"], 10);
+  EXPECT_LT(max_of_times(hot, moved), 0.5 * d["lmax_before_s"].get<double>());
+  for (const auto& name : {"none", "greedy", "diffusion", "tree"}) {
+    ASSERT_TRUE(d["candidates"].contains(name)) << name;
+    EXPECT_GE(d["candidates"][name]["interval_s"].get<double>(),
+              d["candidates"][d["chosen"].get<std::string>()]["interval_s"].get<double>());
+  }
+  EXPECT_TRUE(d["candidates"]["diffusion"].contains("paper"));
+  // No imbalance: every candidate costs its decision and gains nothing.
+  const GlobalProblem flat = chain(400, 8, [](int) { return 1e-4; });
+  const Assignment kept = a.solve(flat);
+  EXPECT_EQ(a.decision()["chosen"], "none");
+  EXPECT_EQ(kept, flat.owner);
+}
+
+TEST(Auto, NamesABadCandidate) {
+  EXPECT_THROW(make_auto("{candidates: [none, gredy]}"), InputError);
+  EXPECT_THROW(make_auto("{candidates: [auto]}"), InputError);
+  EXPECT_THROW(make_auto("{candidates: [{name: refine, params: {tolerence: 0.1}}]}"), InputError);
 }
 
 }  // namespace

@@ -1,0 +1,205 @@
+// `auto`: Pearce et al.'s Algorithm 1 (see auto.hpp).
+#include "balancers/model/auto.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <set>
+
+#include "balancers/model/cost_model.hpp"
+#include "balancers/model/diffusion_sim.hpp"
+#include "balancers/protocol.hpp"
+#include "balancers/registry.hpp"
+#include "core/error.hpp"
+
+namespace lbbench {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What one candidate would do now, from its serial reference.
+struct Outcome {
+  Assignment assignment;
+  double decision_s = 0;
+  double lmax_after = 0;
+  double elements_moved_max = 0;  // most objects arriving on one rank
+  int protocol_rounds = 0;
+};
+
+double most_arrivals(const GlobalProblem& problem, const Assignment& a) {
+  std::vector<double> arriving(static_cast<std::size_t>(problem.nranks), 0.0);
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    if (a[i] != problem.owner[i]) arriving[static_cast<std::size_t>(a[i].value())] += 1;
+  }
+  return *std::max_element(arriving.begin(), arriving.end());
+}
+
+double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+
+Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, double alpha) {
+  Outcome o;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&candidate)) {
+    o.assignment = c->solve(problem);
+    o.decision_s = seconds_since(t0);
+  } else if (const auto* d = dynamic_cast<const DistributedBalancer*>(&candidate)) {
+    ProtocolStats stats;
+    o.assignment =
+        d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
+    // Every rank runs its share at once; each round costs at least one message latency.
+    o.decision_s = seconds_since(t0) / problem.nranks + stats.rounds * alpha;
+    o.protocol_rounds = stats.rounds;
+  } else {
+    o.assignment = problem.owner;  // `none`: nothing to decide
+  }
+  o.lmax_after = max_of(rank_times(problem, o.assignment));
+  o.elements_moved_max = most_arrivals(problem, o.assignment);
+  return o;
+}
+
+// The rank graph of the current owners: ranks that share an edge are neighbors.
+std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem) {
+  std::vector<std::set<int>> sets(static_cast<std::size_t>(problem.nranks));
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const int a = problem.owner[i].value();
+    for (auto e = problem.xadj[i]; e < problem.xadj[i + 1]; ++e) {
+      const int b = problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])].value();
+      if (a != b) sets[static_cast<std::size_t>(a)].insert(b);
+    }
+  }
+  std::vector<std::vector<int>> out(sets.size());
+  for (std::size_t r = 0; r < sets.size(); ++r) out[r].assign(sets[r].begin(), sets[r].end());
+  return out;
+}
+
+// Algorithm 2 over `horizon` steps with the candidate's own gamma, iterations and threshold:
+// the paper's prediction for diffusion, recorded next to the reference's.
+Json paper_diffusion(const GlobalProblem& problem, const Json& params, const Platform& platform, int horizon,
+                     double decision_s) {
+  DiffusionSimInput in;
+  in.loads = rank_times(problem, problem.owner);
+  in.elements.assign(static_cast<std::size_t>(problem.nranks), 0.0);
+  for (const auto& o : problem.owner) in.elements[static_cast<std::size_t>(o.value())] += 1;
+  in.neighbors = rank_neighbors(problem);
+  in.gamma = params.value("gamma", 1.0);
+  in.iterations = params.value("iterations", 20);
+  in.threshold = params.value("threshold", 0.02);
+  in.steps = horizon;
+  const DiffusionSimResult sim = simulate_diffusion(in);
+  // One LB call per horizon in a run, so only the first simulated step moves load now;
+  // convergence_steps says how many calls diffusion would need.
+  DiffusionSimResult one_call;
+  one_call.steps = {sim.steps.front()};
+  return Json{{"convergence_steps", sim.convergence_steps},
+              {"interval_s", app_time_diffusion(one_call, decision_s, platform,
+                                                static_cast<double>(problem.element_bytes), horizon)}};
+}
+
+}  // namespace
+
+AutoParams AutoParams::parse(ConfigNode& node) {
+  AutoParams p;
+  if (auto list = node.find("candidates")) {
+    p.candidates.clear();
+    for (auto& item : list->elements("a list of balancer names or {name, params} mappings")) {
+      ConfigNode entry = item;
+      std::string name;
+      std::optional<ConfigNode> params;
+      if (entry.is_map()) {
+        name = entry.string("name");
+        params = entry.find("params");
+        entry.finish();
+      } else {
+        name = entry.as_string();
+      }
+      if (name == "auto") entry.fail("auto cannot be its own candidate");
+      const BalancerInfo& info = find_balancer(name, entry);
+      if (info.family == Family::reorder) entry.fail(fmt::format("{} is not a balancer of vertices", name));
+      const auto balancer = make_balancer(info, params ? params->unrecorded() : ConfigNode(YAML::Node(), entry.file()));
+      p.candidates.push_back(name);
+      p.candidate_params.push_back(balancer->params());
+    }
+    if (p.candidates.empty()) list->fail("expected at least one candidate");
+  } else {
+    for (const auto& name : p.candidates) {
+      p.candidate_params.push_back(
+          make_balancer(find_balancer(name, node), ConfigNode(YAML::Node(), node.file()))->params());
+    }
+  }
+  p.alpha = node.number("alpha", p.alpha, 0.0);
+  p.beta = node.number("beta", p.beta, 0.0);
+  p.horizon = static_cast<int>(node.integer("horizon", p.horizon, 0, 1 << 30));
+  node.finish();
+  return p;
+}
+
+Json AutoParams::to_json() const {
+  Json list = Json::array();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    list.push_back(Json{{"name", candidates[i]}, {"params", candidate_params[i]}});
+  }
+  return Json{{"candidates", list}, {"alpha", alpha}, {"beta", beta}, {"horizon", horizon}};
+}
+
+AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
+  for (std::size_t i = 0; i < params_.candidates.size(); ++i) {
+    const YAML::Node yaml = YAML::Load(params_.candidate_params[i].dump());
+    const BalancerInfo& info = find_balancer(params_.candidates[i], ConfigNode(YAML::Node(), "auto"));
+    candidates_.push_back(make_balancer(info, ConfigNode(yaml, "auto")));
+    if (const auto* c = dynamic_cast<const CentralizedBalancer*>(candidates_.back().get())) {
+      needs_vectors_ = needs_vectors_ || c->needs_vectors();
+    }
+  }
+}
+
+void AutoBalancer::check_dims(int dims) const {
+  for (const auto& c : candidates_) c->check_dims(dims);
+}
+
+Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
+  const Platform platform{.alpha_s = params_.alpha, .beta_s_per_byte = params_.beta};
+  const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, problem.period);
+  const std::vector<double> now = rank_times(problem, problem.owner);
+  const double lmax = max_of(now);
+  Json predictions = Json::object();
+  std::size_t best = 0;
+  double best_time = 0;
+  Assignment chosen;
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Outcome o = run_reference(*candidates_[i], problem, params_.alpha);
+    const double movement =
+        data_movement_cost(platform, o.elements_moved_max, static_cast<double>(problem.element_bytes));
+    const double interval = params_.candidates[i] == "none"
+                                ? app_time_none(lmax, horizon)
+                                : app_time_global(o.decision_s + movement, o.lmax_after, horizon);
+    Json p{{"interval_s", interval},
+           {"decision_s", o.decision_s},
+           {"migration_s", movement},
+           {"lmax_after_s", o.lmax_after},
+           {"elements_moved_max", o.elements_moved_max}};
+    if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) p["protocol_rounds"] = o.protocol_rounds;
+    if (params_.candidates[i] == "diffusion") {
+      p["paper"] = paper_diffusion(problem, params_.candidate_params[i], platform, horizon, o.decision_s);
+    }
+    predictions[params_.candidates[i]] = p;
+    if (i == 0 || interval < best_time) {
+      best = i;
+      best_time = interval;
+      chosen = o.assignment;
+    }
+  }
+  last_decision_ =
+      Json{{"chosen", params_.candidates[best]},
+           {"horizon_steps", horizon},
+           {"lmax_before_s", lmax},
+           {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
+           {"candidates", predictions}};
+  return chosen;
+}
+
+}  // namespace lbbench
