@@ -120,30 +120,60 @@ void add_speedups(ReportCase& c, const std::string& baseline, const ReportOption
   }
 }
 
-// The model's pick against the balancer measured fastest, and each candidate's predicted
-// total time against the measured median of that balancer in the same case.
+// The model's pick against the candidate measured fastest in the case, and each
+// candidate's predicted total time against the measured median of that balancer.
 void score_predictions(ReportCase& c, const std::vector<const Json*>& records,
                        std::map<std::string, std::vector<double>>& errors) {
   std::map<std::string, double> measured;
   for (const auto& row : c.rows) {
     if (row.runs > 0) measured[row.balancer] = row.median_total_s;
   }
-  if (measured.empty()) return;
-  c.fastest =
-      std::min_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  std::map<std::string, int> picks;
   for (const Json* r : records) {
     if (!is_run(*r) || !r->contains("prediction") || !(*r)["prediction"].is_object()) continue;
     const Json& p = (*r)["prediction"];
     if (!p.contains("chosen")) continue;
-    ++c.predictions;
-    if (p["chosen"].get<std::string>() == c.fastest) ++c.correct;
     const Json candidates = p.value("candidates", Json::object());
+    std::string fastest;
     for (const auto& [name, candidate] : candidates.items()) {
       const auto m = measured.find(name);
-      if (m == measured.end() || !candidate.contains("total_s") || m->second <= 0) continue;
-      errors[name].push_back(std::abs(candidate["total_s"].get<double>() - m->second) / m->second);
+      if (m == measured.end() || m->second <= 0) continue;
+      if (fastest.empty() || m->second < measured[fastest]) fastest = name;
+      if (candidate.contains("total_s")) {
+        errors[name].push_back(std::abs(candidate["total_s"].get<double>() - m->second) / m->second);
+      }
+    }
+    if (fastest.empty()) continue;  // no candidate was measured in this case
+    ++c.predictions;
+    c.fastest = fastest;
+    const std::string chosen = p["chosen"].get<std::string>();
+    ++picks[chosen];
+    if (chosen == fastest) ++c.correct;
+  }
+  // With repetitions, the case's pick is the one the model made most often.
+  for (const auto& [name, n] : picks) {
+    if (c.chosen.empty() || n > picks[c.chosen]) c.chosen = name;
+  }
+}
+
+// Following the model (the measured time of the balancer it chose) against always using
+// one balancer: the mean over cases of (T_always - T_chosen) / T_always.
+std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
+  std::map<std::string, std::pair<int, double>> sums;
+  for (const auto& c : cases) {
+    if (!c.predictions) continue;
+    const auto chosen = std::find_if(c.rows.begin(), c.rows.end(), [&](const auto& r) { return r.balancer == c.chosen; });
+    if (chosen == c.rows.end() || chosen->runs == 0) continue;
+    for (const auto& r : c.rows) {
+      if (r.runs == 0 || r.balancer == "auto" || r.median_total_s <= 0) continue;
+      auto& [n, sum] = sums[r.balancer];
+      ++n;
+      sum += (r.median_total_s - chosen->median_total_s) / r.median_total_s;
     }
   }
+  std::vector<ModelGain> out;
+  for (const auto& [b, ns] : sums) out.push_back({b, ns.first, ns.second / ns.first});
+  return out;
 }
 
 std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
@@ -215,6 +245,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     score_predictions(c, all, errors);
     report.cases.push_back(std::move(c));
   }
+  report.gains = model_gains(report.cases);
   for (const auto& [name, e] : errors) {
     report.prediction_errors.push_back(
         {name, static_cast<int>(e.size()), std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size())});
@@ -249,8 +280,8 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
                          r.imbalance_after ? fmt::format("{:.1f}%", 100 * *r.imbalance_after) : "–");
     }
     if (c.predictions) {
-      out += fmt::format("\nModel's pick: {} of {} correct (fastest measured: {}).\n", c.correct, c.predictions,
-                         c.fastest);
+      out += fmt::format("\nModel's pick: {}; {} of {} correct (fastest measured candidate: {}).\n", c.chosen,
+                         c.correct, c.predictions, c.fastest);
       predictions += c.predictions;
       correct += c.correct;
     }
@@ -263,6 +294,10 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
+    out += "\nFollowing the model (the measured time of the balancer it chose) against always using one "
+           "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"
+           "|---|---:|---:|\n";
+    for (const auto& g : report.gains) out += fmt::format("| {} | {} | {:.1f}% |\n", g.balancer, g.cases, 100 * g.gain);
   }
   if (!report.failures.empty()) {
     out += "\n## Failed runs\n\n| id | run | reason |\n|---|---|---|\n";

@@ -51,7 +51,14 @@ struct ReportCase {
   // From records with predictions: how many chose the balancer measured fastest here.
   int predictions = 0;
   int correct = 0;
-  std::string fastest;
+  std::string fastest;  // among the candidates the model predicted
+  std::string chosen;   // the model's pick
+};
+
+struct ModelGain {
+  std::string balancer;  // always using this one
+  int cases = 0;
+  double gain = 0;  // mean of (T_always - T_chosen) / T_always
 };
 
 struct PredictionError {
@@ -69,6 +76,7 @@ struct Failure {
 struct Report {
   std::vector<ReportCase> cases;
   std::vector<PredictionError> prediction_errors;
+  std::vector<ModelGain> gains;
   std::vector<Failure> failures;
   int records = 0;
   int duplicates = 0;

@@ -255,7 +255,8 @@ TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
   with_prediction["prediction"] = {{"chosen", "greedy"},
                                    {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}}}};
   Json wrong = run_record("auto", 6, "p2");
-  wrong["prediction"] = {{"chosen", "none"}, {"candidates", {{"none", {{"total_s", 12.0}}}}}};
+  wrong["prediction"] = {{"chosen", "none"},
+                         {"candidates", {{"none", {{"total_s", 12.0}}}, {"greedy", {{"total_s", 5.0}}}}}};
   const Report report = build_report(
       {run_record("none", 10, "n"), run_record("greedy", 5, "g"), with_prediction, wrong}, ReportOptions{});
   ASSERT_EQ(report.cases.size(), 1u);
@@ -269,9 +270,18 @@ TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
       EXPECT_DOUBLE_EQ(e.mean_relative_error, (0.1 + 0.2) / 2);
     } else {
       EXPECT_EQ(e.balancer, "greedy");
-      EXPECT_DOUBLE_EQ(e.mean_relative_error, 0.2);
+      EXPECT_EQ(e.samples, 2);
+      EXPECT_DOUBLE_EQ(e.mean_relative_error, (0.2 + 0.0) / 2);
     }
   }
+  // One pick each way: the tie goes to the first name, greedy (measured 5). Against always
+  // none (10): (10 - 5) / 10; against always greedy: 0. `auto` itself is not a baseline.
+  EXPECT_EQ(report.cases[0].chosen, "greedy");
+  ASSERT_EQ(report.gains.size(), 2u);
+  EXPECT_EQ(report.gains[0].balancer, "greedy");
+  EXPECT_DOUBLE_EQ(report.gains[0].gain, 0);
+  EXPECT_EQ(report.gains[1].balancer, "none");
+  EXPECT_DOUBLE_EQ(report.gains[1].gain, 0.5);
 }
 
 }  // namespace
