@@ -25,6 +25,9 @@ struct MachineInfo {
   std::vector<int> rank_site;      // site (cluster) of each rank, 0..sites-1
   std::vector<double> rank_speed;  // relative speed of each rank; 1 is nominal
   int sites = 1;
+  // The network as the machine preset describes it, for cost models (0: not known).
+  double link_latency_s = 0;
+  double link_bandwidth_Bps = 0;
 
   static MachineInfo uniform(int nranks);
 };

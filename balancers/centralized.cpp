@@ -91,6 +91,8 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.invocation = view.invocation;
     problem.element_bytes = view.element_bytes;
     problem.period = view.period;
+    problem.link_latency_s = view.machine.link_latency_s;
+    problem.link_bandwidth_Bps = view.machine.link_bandwidth_Bps;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);

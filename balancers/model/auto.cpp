@@ -100,6 +100,15 @@ Json paper_diffusion(const GlobalProblem& problem, const Json& params, const Pla
                                                 static_cast<double>(problem.element_bytes), horizon)}};
 }
 
+// alpha and beta: the params, else the machine preset's network, else the defaults.
+Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
+  Platform out;
+  out.alpha_s = p.alpha.value_or(problem.link_latency_s > 0 ? problem.link_latency_s : AutoParams::kDefaultAlpha);
+  out.beta_s_per_byte =
+      p.beta.value_or(problem.link_bandwidth_Bps > 0 ? 1.0 / problem.link_bandwidth_Bps : AutoParams::kDefaultBeta);
+  return out;
+}
+
 }  // namespace
 
 AutoParams AutoParams::parse(ConfigNode& node) {
@@ -131,8 +140,8 @@ AutoParams AutoParams::parse(ConfigNode& node) {
           make_balancer(find_balancer(name, node), ConfigNode(YAML::Node(), node.file()))->params());
     }
   }
-  p.alpha = node.number("alpha", p.alpha, 0.0);
-  p.beta = node.number("beta", p.beta, 0.0);
+  if (node.has("alpha")) p.alpha = node.number("alpha", std::nullopt, 0.0);
+  if (node.has("beta")) p.beta = node.number("beta", std::nullopt, 0.0);
   p.horizon = static_cast<int>(node.integer("horizon", p.horizon, 0, 1 << 30));
   node.finish();
   return p;
@@ -143,7 +152,8 @@ Json AutoParams::to_json() const {
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     list.push_back(Json{{"name", candidates[i]}, {"params", candidate_params[i]}});
   }
-  return Json{{"candidates", list}, {"alpha", alpha}, {"beta", beta}, {"horizon", horizon}};
+  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  return Json{{"candidates", list}, {"alpha", optional(alpha)}, {"beta", optional(beta)}, {"horizon", horizon}};
 }
 
 AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
@@ -162,7 +172,7 @@ void AutoBalancer::check_dims(int dims) const {
 }
 
 Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
-  const Platform platform{.alpha_s = params_.alpha, .beta_s_per_byte = params_.beta};
+  const Platform platform = platform_of(params_, problem);
   const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, problem.period);
   const std::vector<double> now = rank_times(problem, problem.owner);
   const double lmax = max_of(now);
@@ -171,7 +181,7 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   double best_time = 0;
   Assignment chosen;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Outcome o = run_reference(*candidates_[i], problem, params_.alpha);
+    const Outcome o = run_reference(*candidates_[i], problem, platform.alpha_s);
     const double movement =
         data_movement_cost(platform, o.elements_moved_max, static_cast<double>(problem.element_bytes));
     const double interval = params_.candidates[i] == "none"
@@ -196,6 +206,8 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   last_decision_ =
       Json{{"chosen", params_.candidates[best]},
            {"horizon_steps", horizon},
+           {"alpha_s", platform.alpha_s},
+           {"beta_s_per_byte", platform.beta_s_per_byte},
            {"lmax_before_s", lmax},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
            {"candidates", predictions}};

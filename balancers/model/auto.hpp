@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,13 @@ namespace lbbench {
 struct AutoParams {
   std::vector<std::string> candidates{"none", "greedy", "metis", "diffusion", "tree"};
   std::vector<Json> candidate_params;  // one per candidate, validated and normalized
-  double alpha = 5e-6;                 // s per migration message
-  double beta = 1e-9;                  // s per byte
-  int horizon = 0;                     // steps until the next call; 0: the LB period
+  // Seconds per migration message and per byte; unset: the machine preset's link latency
+  // and 1/bandwidth, or kDefaultAlpha and kDefaultBeta without a preset.
+  std::optional<double> alpha;
+  std::optional<double> beta;
+  static constexpr double kDefaultAlpha = 5e-6;
+  static constexpr double kDefaultBeta = 1e-9;
+  int horizon = 0;  // steps until the next call; 0: the LB period
 
   static AutoParams parse(ConfigNode& node);
   [[nodiscard]] Json to_json() const;

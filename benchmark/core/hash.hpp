@@ -49,6 +49,7 @@ enum class Stream : std::uint64_t {
   test_plan,
   balancer_random,
   protocol_random,
+  model_error,
 };
 
 constexpr std::uint64_t tag(Stream s) { return static_cast<std::uint64_t>(s); }

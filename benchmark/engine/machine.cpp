@@ -31,12 +31,15 @@ unsigned cores_available_to(MPI_Comm node) {
 void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info) {
   if (spec.site_groups > 0) {
     if (spec.site_groups > nranks) {
-      throw AgreedInputError(fmt::format("machine.sites is {}, but the job has only {} ranks", spec.site_groups, nranks));
+      throw AgreedInputError(
+          fmt::format("machine.sites is {}, but the job has only {} ranks", spec.site_groups, nranks));
     }
-    for (int r = 0; r < nranks; ++r) info.rank_site[static_cast<std::size_t>(r)] = block_owner(r, nranks, spec.site_groups);
+    for (int r = 0; r < nranks; ++r)
+      info.rank_site[static_cast<std::size_t>(r)] = block_owner(r, nranks, spec.site_groups);
   } else if (!spec.sites.empty()) {
     if (static_cast<int>(spec.sites.size()) != nranks) {
-      throw AgreedInputError(fmt::format("machine.sites lists {} ranks, but the job has {}", spec.sites.size(), nranks));
+      throw AgreedInputError(
+          fmt::format("machine.sites lists {} ranks, but the job has {}", spec.sites.size(), nranks));
     }
     info.rank_site = spec.sites;
   }
@@ -50,10 +53,18 @@ void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info)
   if (spec.speeds.size() == 1) info.rank_speed.assign(static_cast<std::size_t>(nranks), spec.speeds.front());
   if (spec.speeds.size() > 1) {
     if (static_cast<int>(spec.speeds.size()) != nranks) {
-      throw AgreedInputError(fmt::format("machine.speeds lists {} ranks, but the job has {}", spec.speeds.size(), nranks));
+      throw AgreedInputError(
+          fmt::format("machine.speeds lists {} ranks, but the job has {}", spec.speeds.size(), nranks));
     }
     info.rank_speed = spec.speeds;
   }
+}
+
+// What a cost model should assume of one migration message: the preset's link latency and
+// bandwidth (a message between nodes; hops and contention are left to the simulation).
+void set_network(const MachinePreset& preset, MachineInfo& info) {
+  info.link_latency_s = preset.link_latency;
+  info.link_bandwidth_Bps = preset.link_bandwidth;
 }
 
 }  // namespace
@@ -70,6 +81,7 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
     out.info.rank_node = layout.rank_host;
     out.info.rank_site = layout.rank_site;
     out.info.sites = spec.definition->sites;
+    set_network(spec.effective_preset(), out.info);
     out.nodes = layout.rank_host.empty() ? 0 : layout.rank_host.back() + 1;
     out.ranks_on_my_node = spec.definition->cores;
     out.cores_on_my_node = static_cast<unsigned>(spec.definition->cores);
@@ -97,6 +109,7 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
     out.info.rank_node = layout.rank_host;
     out.info.rank_site = layout.rank_site;
     out.info.sites = spec.definition->sites;
+    set_network(spec.effective_preset(), out.info);
   } else {
     apply_inline_layout(spec, nranks, out.info);
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "balancers/registry.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/mpi.hpp"
 #include "core/version.hpp"
 #include "engine/distribution.hpp"
@@ -303,12 +305,33 @@ class Replay {
     const auto n = static_cast<std::size_t>(graph_.num_local());
     std::vector<Load> loads(n * dims);
     for (std::size_t v = 0; v < n; ++v) {
-      for (std::size_t k = 0; k < dims; ++k) {
-        loads[v * dims + k] = s_.model == AppModel::measured ? Load(phase_time_[k][v] / steps_since_lb_)
-                                                             : Load(weights_[k][v] * s_.workload.unit_seconds);
-      }
+      const double error = model_error_factor(graph_.gid[v]);
+      for (std::size_t k = 0; k < dims; ++k) loads[v * dims + k] = Load(error * modeled_load(v, k));
     }
     return loads;
+  }
+
+  double modeled_load(std::size_t v, std::size_t k) const {
+    switch (s_.model) {
+      case AppModel::measured: return phase_time_[k][v] / steps_since_lb_;
+      case AppModel::weights: return weights_[k][v] * s_.workload.unit_seconds;
+      case AppModel::counts: return s_.workload.unit_seconds / static_cast<double>(field_->dims());
+    }
+    return 0;
+  }
+
+  // The scenario's `model_error` for one vertex at this LB call: 0 for a vertex the model
+  // leaves out, else mean-one log-normal noise. A pure function of (seed, vertex, call),
+  // so it does not depend on where the vertex lives.
+  double model_error_factor(VertexId v) const {
+    const ModelError& e = s_.model_error;
+    if (!e.any()) return 1.0;
+    const auto id = static_cast<std::uint64_t>(v.value());
+    if (e.omit > 0 && uniform01({s_.seed, tag(Stream::model_error), id}) < e.omit) return 0.0;
+    if (e.noise <= 0) return 1.0;
+    const auto call = static_cast<std::uint64_t>(events_.size());
+    const double z = standard_normal(hash_of({s_.seed, tag(Stream::model_error), id, call + 1}));
+    return std::exp(e.noise * z - 0.5 * e.noise * e.noise);
   }
 
   std::vector<Load> summed(const std::vector<Load>& vectors) const {

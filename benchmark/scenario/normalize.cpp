@@ -11,56 +11,66 @@ namespace lbbench {
 namespace {
 
 Json mesh_json(const MeshSpec& mesh) {
-  return std::visit(
-      Overloaded{
-          [](const GridSpec& g) {
-            Json j{{"generator", g.dim == 2 ? "grid2d" : "grid3d"}, {"nx", g.size[0]}, {"ny", g.size[1]}};
-            if (g.dim == 3) j["nz"] = g.size[2];
-            return j;
-          },
-          [](const GeometricSpec& g) {
-            return Json{{"generator", "geometric"}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
-          },
-          [](const DropletsSpec& d) {
-            return Json{{"generator", "droplets"}, {"n", d.n},           {"dim", d.dim},
-                        {"radius", d.radius},      {"droplets", d.droplets}, {"droplet_radius", d.droplet_radius},
-                        {"fraction", d.fraction}};
-          },
-          [](const MeshFileSpec& f) {
-            Json j{{"file", f.path}, {"format", to_string(f.format)}};
-            if (!f.coords.empty()) j["coords"] = f.coords;
-            return j;
-          },
-      },
-      mesh);
+  return std::visit(Overloaded{
+                        [](const GridSpec& g) {
+                          Json j{{"generator", g.dim == 2 ? "grid2d" : "grid3d"}, {"nx", g.size[0]}, {"ny", g.size[1]}};
+                          if (g.dim == 3) j["nz"] = g.size[2];
+                          return j;
+                        },
+                        [](const GeometricSpec& g) {
+                          return Json{{"generator", "geometric"}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
+                        },
+                        [](const DropletsSpec& d) {
+                          return Json{{"generator", "droplets"},
+                                      {"n", d.n},
+                                      {"dim", d.dim},
+                                      {"radius", d.radius},
+                                      {"droplets", d.droplets},
+                                      {"droplet_radius", d.droplet_radius},
+                                      {"fraction", d.fraction}};
+                        },
+                        [](const MeshFileSpec& f) {
+                          Json j{{"file", f.path}, {"format", to_string(f.format)}};
+                          if (!f.coords.empty()) j["coords"] = f.coords;
+                          return j;
+                        },
+                    },
+                    mesh);
 }
 
 Json weights_json(const WeightModel& w) {
-  return std::visit(
-      Overloaded{
-          [](const UniformWeights& u) { return Json{{"model", "uniform"}, {"min", u.min}, {"max", u.max}}; },
-          [](const LognormalWeights& l) { return Json{{"model", "lognormal"}, {"mu", l.mu}, {"sigma", l.sigma}}; },
-          [](const HotspotWeights& h) {
-            Json j{{"model", "hotspot"}, {"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
-            if (!h.center.empty()) j["center"] = h.center;
-            return j;
-          },
-          [](const GradientWeights& g) {
-            return Json{{"model", "gradient"}, {"axis", g.axis}, {"from", g.from}, {"to", g.to}};
-          },
-          [](const FileWeights& f) {
-            return Json{{"model", "from-file"}, {"component", f.component}, {"scale", f.scale}};
-          },
-      },
-      w);
+  return std::visit(Overloaded{
+                        [](const UniformWeights& u) {
+                          return Json{{"model", "uniform"}, {"min", u.min}, {"max", u.max}};
+                        },
+                        [](const LognormalWeights& l) {
+                          return Json{{"model", "lognormal"}, {"mu", l.mu}, {"sigma", l.sigma}};
+                        },
+                        [](const HotspotWeights& h) {
+                          Json j{{"model", "hotspot"}, {"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
+                          if (!h.center.empty()) j["center"] = h.center;
+                          return j;
+                        },
+                        [](const GradientWeights& g) {
+                          return Json{{"model", "gradient"}, {"axis", g.axis}, {"from", g.from}, {"to", g.to}};
+                        },
+                        [](const FileWeights& f) {
+                          return Json{{"model", "from-file"}, {"component", f.component}, {"scale", f.scale}};
+                        },
+                    },
+                    w);
 }
 
 Json evolution_json(const Evolution& e) {
   return std::visit(Overloaded{
-                        [](const StaticEvolution&) { return Json{{"kind", "static"}}; },
-                        [](const DriftEvolution& d) { return Json{{"kind", "drift"}, {"velocity", d.velocity}}; },
+                        [](const StaticEvolution&) {
+                          return Json{{"kind", "static"}};
+                        },
+                        [](const DriftEvolution& d) {
+                          return Json{{"kind", "drift"}, {"velocity", d.velocity}};
+                        },
                         [](const AmrEvolution& a) {
-                          return Json{{"kind", "amr"},       {"period", a.period}, {"regions", a.regions},
+                          return Json{{"kind", "amr"},      {"period", a.period}, {"regions", a.regions},
                                       {"radius", a.radius}, {"factor", a.factor}, {"levels", a.levels}};
                         },
                         [](const PhasesEvolution& p) {
@@ -96,7 +106,14 @@ std::string_view to_string(DistributionKind k) {
 
 std::string_view to_string(MessageMode m) { return m == MessageMode::per_edge ? "per-edge" : "per-neighbor"; }
 std::string_view to_string(Schedule s) { return s == Schedule::bulk ? "bulk" : "message-driven"; }
-std::string_view to_string(AppModel m) { return m == AppModel::measured ? "measured" : "weights"; }
+std::string_view to_string(AppModel m) {
+  switch (m) {
+    case AppModel::measured: return "measured";
+    case AppModel::weights: return "weights";
+    case AppModel::counts: return "counts";
+  }
+  return "?";
+}
 
 std::string_view weight_model_name(const WeightModel& w) {
   static constexpr std::array<std::string_view, 5> names{"uniform", "lognormal", "hotspot", "gradient", "from-file"};
@@ -144,6 +161,8 @@ Json normalized(const Scenario& s) {
   if (s.machine.speeds.size() > 1) machine["speeds"] = s.machine.speeds;
   j["machine"] = machine;
   j["model"] = to_string(s.model);
+  // Only when set, so scenarios (and sweep run ids) without it normalize as before.
+  if (s.model_error.any()) j["model_error"] = Json{{"noise", s.model_error.noise}, {"omit", s.model_error.omit}};
   if (s.cores) j["cores"] = s.cores->per_core.empty() ? Json(s.cores->count) : Json(s.cores->per_core);
   if (s.reorder) j["reorder"] = Json{{"method", s.reorder->method}, {"t", s.reorder->levels}};
   return j;

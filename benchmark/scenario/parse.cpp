@@ -23,7 +23,7 @@ const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
 const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
 const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
 const std::vector<std::string> kSchedules{"bulk", "message-driven"};
-const std::vector<std::string> kModels{"measured", "weights"};
+const std::vector<std::string> kModels{"measured", "weights", "counts"};
 
 std::string resolve_path(const std::string& scenario_file, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute()) return path;
@@ -76,7 +76,9 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
     f.path = mesh.string("file");
     f.resolved = resolve_path(file, f.path);
     const std::string format = mesh.choice("format", kFormats, std::string("metis"));
-    f.format = format == "metis" ? MeshFormat::metis : format == "chaco" ? MeshFormat::chaco : MeshFormat::matrix_market;
+    f.format = format == "metis"   ? MeshFormat::metis
+               : format == "chaco" ? MeshFormat::chaco
+                                   : MeshFormat::matrix_market;
     f.coords = mesh.string("coords", std::string());
     f.coords_resolved = resolve_path(file, f.coords);
     out = f;
@@ -117,7 +119,8 @@ WeightModel parse_weights(ConfigNode w, int dim) {
   } else if (model == "gradient") {
     GradientWeights g;
     g.axis = static_cast<int>(w.integer("axis", g.axis, 0, 2));
-    if (dim > 0 && g.axis >= dim) w.at("axis", "").fail(fmt::format("axis {} does not exist in a {}-D mesh", g.axis, dim));
+    if (dim > 0 && g.axis >= dim)
+      w.at("axis", "").fail(fmt::format("axis {} does not exist in a {}-D mesh", g.axis, dim));
     g.from = w.number("from", g.from, 0.0);
     g.to = w.number("to", g.to, 0.0);
     out = g;
@@ -195,7 +198,8 @@ std::vector<LoadComponent> parse_components(ConfigNode list, int dim) {
     if (auto node = c.find("weights")) weights = parse_weights(*node, dim);
     if (auto e = c.find("evolution")) comp.evolution = parse_evolution(*e, dim, weights);
     if (const auto* phases = std::get_if<PhasesEvolution>(&comp.evolution)) {
-      if (weights) c.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights; leave weights out");
+      if (weights)
+        c.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights; leave weights out");
       weights = phases->phases.front().weights;
     }
     comp.weights = weights ? *weights : parse_weights(c.at("weights", "a weight model"), dim);
@@ -224,7 +228,8 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
   out.element_bytes = w.integer("element_bytes", out.element_bytes, 0, std::int64_t{1} << 30);
   const std::string mode = w.choice("messages", kMessageModes, std::string("per-edge"));
   out.messages = mode == "per-edge" ? MessageMode::per_edge : MessageMode::per_neighbor;
-  out.schedule = w.choice("schedule", kSchedules, std::string("bulk")) == "bulk" ? Schedule::bulk : Schedule::message_driven;
+  out.schedule =
+      w.choice("schedule", kSchedules, std::string("bulk")) == "bulk" ? Schedule::bulk : Schedule::message_driven;
   if (auto list = w.find("components")) {
     for (const char* scalar_key : {"weights", "evolution"}) {
       if (w.has(scalar_key)) {
@@ -233,7 +238,8 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
     }
     out.components = parse_components(*list, dim);
     if (out.schedule == Schedule::message_driven) {
-      w.at("schedule", "").fail("message-driven runs one phase per step; load components run their phases in bulk order");
+      w.at("schedule", "")
+          .fail("message-driven runs one phase per step; load components run their phases in bulk order");
     }
   }
   w.finish();
@@ -317,16 +323,20 @@ MachineSpec parse_machine(ConfigNode m) {
   if (out.preset != "local") {
     resolve_preset(out, *m.find("preset"));
     if (auto wan = m.find("wan_latency")) {
-      if (out.definition->sites < 2) wan->fail(fmt::format("preset {} has a single site and no wide-area link", out.preset));
+      if (out.definition->sites < 2)
+        wan->fail(fmt::format("preset {} has a single site and no wide-area link", out.preset));
       out.wan_latency = wan->as_number(0.0, 100.0);
     }
     for (const char* key : {"sites", "speeds"}) {
-      if (m.has(key)) m.at(key, "").fail(fmt::format("{} are declared inline only for machine local; preset {} defines its own", key, out.preset));
+      if (m.has(key))
+        m.at(key, "").fail(
+            fmt::format("{} are declared inline only for machine local; preset {} defines its own", key, out.preset));
     }
     m.finish();
     return out;
   }
-  if (m.has("wan_latency")) m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
+  if (m.has("wan_latency"))
+    m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
   if (auto sites = m.find("sites")) {
     if (sites->is_scalar()) {
       out.site_groups = static_cast<int>(sites->as_integer(1, 1 << 20));
@@ -380,6 +390,15 @@ ReorderSpec parse_reorder(ConfigNode r) {
   return out;
 }
 
+ModelError parse_model_error(ConfigNode e) {
+  e.expect_map("the model error (noise, omit)");
+  ModelError out;
+  out.noise = e.number("noise", 0.0, 0.0, 10.0);
+  out.omit = e.number("omit", 0.0, 0.0, 0.99);
+  e.finish();
+  return out;
+}
+
 }  // namespace
 
 Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, SchemaRecorder* recorder) {
@@ -399,7 +418,8 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
   const std::string model = root.choice("model", kModels, std::string("measured"));
-  s.model = model == "measured" ? AppModel::measured : AppModel::weights;
+  s.model = model == "measured" ? AppModel::measured : model == "weights" ? AppModel::weights : AppModel::counts;
+  if (auto e = root.find("model_error")) s.model_error = parse_model_error(*e);
   if (auto c = root.find("cores")) s.cores = parse_cores(*c);
   if (auto r = root.find("reorder")) s.reorder = parse_reorder(*r);
   root.finish();

@@ -146,8 +146,18 @@ struct ReorderSpec {
   int levels = 16;  // dist: the paper's t
 };
 
-// What the balancer is told a vertex costs.
-enum class AppModel { measured, weights };
+// What the balancer is told a vertex costs: its measured time, its weight (the
+// application's estimate), or one unit each (counts only, Pearce et al.'s "Molecules").
+enum class AppModel { measured, weights, counts };
+
+// A wrong application model on purpose (Pearce et al., Section 7.1): each vertex's modeled
+// load is multiplied by mean-one log-normal noise of this sigma, and a share of the
+// vertices, drawn at random, is left out of the model altogether.
+struct ModelError {
+  double noise = 0;
+  double omit = 0;
+  [[nodiscard]] bool any() const { return noise > 0 || omit > 0; }
+};
 
 struct Scenario {
   std::string name;
@@ -160,6 +170,7 @@ struct Scenario {
   BalancerSpec balancer;
   MachineSpec machine;
   AppModel model = AppModel::measured;
+  ModelError model_error;
   std::optional<CoresSpec> cores;
   std::optional<ReorderSpec> reorder;
   std::string source;  // file it was read from

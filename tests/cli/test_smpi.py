@@ -83,6 +83,24 @@ class SimulatedMachines(unittest.TestCase):
         self.assertGreater(first["model"]["imbalance_pct"], 100)
         self.assertGreater(first["model"]["skewness"], 0.3)  # few ranks above the mean
 
+    def test_wrong_application_models_show_in_the_metrics(self):
+        # Counts only: on a block distribution every rank holds as many vertices, so the model
+        # sees no imbalance while the hot spot makes one rank far slower.
+        simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "16", "--set", "model=counts",
+                 "--set", "balancer.name=greedy", "--set", "balancer.period=4", "--out", str(self.out))
+        # Heavy noise and a third of the vertices left out of the weights.
+        simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "16", "--set", "model=weights",
+                 "--set", "model_error={noise: 2, omit: 0.3}", "--set", "balancer.name=greedy",
+                 "--set", "balancer.period=4", "--out", str(self.out))
+        counts, noisy = self.records()
+        self.assertEqual(counts["model"], "counts")
+        first = counts["lb"][0]["metrics"]
+        self.assertLess(first["model"]["imbalance_pct"], 1)
+        self.assertGreater(first["measured"]["imbalance_pct"], 100)
+        self.assertEqual(noisy["config"]["model_error"], {"noise": 2.0, "omit": 0.3})
+        first = noisy["lb"][0]["metrics"]
+        self.assertGreater(abs(first["model"]["sigma"] / first["measured"]["sigma"] - 1), 0.05)
+
     def test_the_launcher_says_what_is_missing(self):
         no_machine = simulate(str(SCENARIOS / "hotspot.yaml"), "--ranks", "4", check=False)
         self.assertEqual(no_machine.returncode, 2)

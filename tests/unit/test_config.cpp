@@ -50,7 +50,7 @@ TEST(ScenarioErrors, MisspelledTopLevelKey) {
             "100000000])");
   EXPECT_EQ(error_of(replace(kValid, "seed:", "sede:")),
             "s.yaml:2:1: sede: unknown key 'sede'. Did you mean 'seed'? Expected one of: balancer, cores, "
-            "distribution, machine, mesh, model, name, ranks, reorder, seed, steps, workload.");
+            "distribution, machine, mesh, model, model_error, name, ranks, reorder, seed, steps, workload.");
 }
 
 TEST(ScenarioErrors, MisspelledNestedKey) {

@@ -127,6 +127,12 @@ steps: 2
 mesh: {file: x.graph, format: chaco, coords: x.coords}
 machine: {preset: grid-2site, wan_latency: 0.01}
 )",
+    R"(name: f
+steps: 2
+mesh: {generator: grid2d, nx: 4, ny: 4}
+model: counts
+model_error: {noise: 0.3, omit: 0.15}
+)",
 };
 
 // Key paths documented in a reference table's first column: rows starting "| `key` |".
