@@ -28,6 +28,9 @@ struct MachineInfo {
   // The network as the machine preset describes it, for cost models (0: not known).
   double link_latency_s = 0;
   double link_bandwidth_Bps = 0;
+  // Simulated seconds per second of real code on this host: 1 on real machines; under SMPI
+  // the simulated core's clock against the host's, which SimGrid applies to all real code.
+  double code_time_scale = 1.0;
 
   static MachineInfo uniform(int nranks);
 };

@@ -36,6 +36,7 @@ struct GlobalProblem {
   int period = 0;
   double link_latency_s = 0;     // from the machine preset; 0 when not known
   double link_bandwidth_Bps = 0;
+  double code_time_scale = 1.0;  // MachineInfo::code_time_scale
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
   [[nodiscard]] bool has_graph() const { return !xadj.empty(); }

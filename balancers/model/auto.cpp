@@ -44,15 +44,17 @@ double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max
 Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, double alpha) {
   Outcome o;
   const auto t0 = std::chrono::steady_clock::now();
+  // Host seconds become the machine's: under SMPI, what the simulated core would take.
+  auto code_seconds = [&] { return seconds_since(t0) * problem.code_time_scale; };
   if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&candidate)) {
     o.assignment = c->solve(problem);
-    o.decision_s = seconds_since(t0);
+    o.decision_s = code_seconds();
   } else if (const auto* d = dynamic_cast<const DistributedBalancer*>(&candidate)) {
     ProtocolStats stats;
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
     // Every rank runs its share at once; each round costs at least one message latency.
-    o.decision_s = seconds_since(t0) / problem.nranks + stats.rounds * alpha;
+    o.decision_s = code_seconds() / problem.nranks + stats.rounds * alpha;
     o.protocol_rounds = stats.rounds;
   } else {
     o.assignment = problem.owner;  // `none`: nothing to decide

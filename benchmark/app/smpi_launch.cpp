@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "engine/machine.hpp"
 #include "scenario/scenario.hpp"
 
 extern char** environ;
@@ -128,7 +129,11 @@ int launch_smpi(const SmpiLaunch& launch) {
 
   std::vector<std::string> args{"smpirun",         "-np",       std::to_string(ranks), "-platform",
                                 platform.string(), "-hostfile", hosts.string()};
-  for (const auto& flag : smpi_flags(preset, measure_host_ghz())) args.push_back(flag);
+  const double host_ghz = measure_host_ghz();
+  for (const auto& flag : smpi_flags(preset, host_ghz)) args.push_back(flag);
+  // How SimGrid will charge real code (balancers, the framework): a host second costs
+  // host_ghz / core_ghz simulated seconds. Cost models that time code need the same scale.
+  ::setenv(kCodeTimeScaleEnv, fmt::format("{:.9g}", host_ghz / preset.core_ghz).c_str(), 1);
   for (const auto& setting : launch.cfg) {
     if (setting.find(':') == std::string::npos) {
       throw InputError(

@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <thread>
 
@@ -82,6 +83,7 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
     out.info.rank_site = layout.rank_site;
     out.info.sites = spec.definition->sites;
     set_network(spec.effective_preset(), out.info);
+    if (const char* scale = std::getenv(kCodeTimeScaleEnv)) out.info.code_time_scale = std::atof(scale);
     out.nodes = layout.rank_host.empty() ? 0 : layout.rank_host.back() + 1;
     out.ranks_on_my_node = spec.definition->cores;
     out.cores_on_my_node = static_cast<unsigned>(spec.definition->cores);

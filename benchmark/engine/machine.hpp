@@ -21,4 +21,8 @@ struct MachineLayout {
 // Collective.
 MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm);
 
+// Set by `lbbench run --engine smpi` for the simulated ranks: simulated seconds per host
+// second of real code (MachineInfo::code_time_scale).
+inline constexpr const char* kCodeTimeScaleEnv = "LBBENCH_SMPI_CODE_TIME_SCALE";
+
 }  // namespace lbbench
