@@ -174,7 +174,10 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
   Progress progress(todo.size(), options.bar);
   RunnerSummary summary;
   for (const SweepRun* run : todo) {
-    if (stop_requested()) break;
+    if (stop_requested()) {  // between two runs: nothing is lost, the rest waits for a resume
+      summary.interrupted = true;
+      break;
+    }
     const fs::path out = scratch / (run->id + ".record");  // not *.jsonl: reports read those
     const fs::path log = logs / (run->id + ".log");
     fs::remove(out);
