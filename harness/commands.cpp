@@ -40,6 +40,17 @@ void set_records_aside(const fs::path& results) {
   fmt::print(stderr, "lbbench sweep: earlier records moved to {}\n", aside.string());
 }
 
+RunnerOptions runner_options(const Sweep& sweep, const fs::path& results, const fs::path& records,
+                             const std::string& launcher) {
+  RunnerOptions options;
+  options.results = results;
+  options.records = records;
+  options.launcher = launcher;
+  options.srun_mpi = sweep.slurm.mpi;
+  options.lbbench = self_binary();
+  return options;
+}
+
 int list_runs(const Sweep& sweep, const fs::path& results) {
   const auto statuses = recorded_statuses(results);
   for (const auto& r : sweep.runs) {
@@ -63,12 +74,8 @@ int run_task(const Sweep& sweep, const SweepCommand& cmd, const fs::path& result
     const auto s = statuses.find(id);
     if (s == statuses.end() || s->second != "ok") todo.push_back(&*run);
   }
-  RunnerOptions options;
-  options.results = results;
-  options.records = task_records_file(results, cmd.ids_file, *cmd.task);
-  options.launcher = "srun";
-  options.srun_mpi = sweep.slurm.mpi;
-  options.lbbench = self_binary();
+  const RunnerOptions options =
+      runner_options(sweep, results, task_records_file(results, cmd.ids_file, *cmd.task), "srun");
   const RunnerSummary s = run_runs(sweep, todo, options);
   fmt::print("task {}: {} runs recorded, {} failed\n", *cmd.task, s.ok, s.failed);
   return s.interrupted ? 130 : 0;
@@ -92,12 +99,8 @@ int run_locally(const Sweep& sweep, const SweepCommand& cmd, const fs::path& res
   fmt::print(stderr, "lbbench sweep {}: {} runs, {} already recorded, {} to run{} -> {}\n", sweep.name,
              sweep.runs.size(), done, todo.size(), retried ? fmt::format(" ({} failed before)", retried) : "",
              (results / "runs.jsonl").string());
-  RunnerOptions options;
-  options.results = results;
-  options.records = results / "runs.jsonl";
-  options.launcher = cmd.launcher.empty() ? sweep.launcher : cmd.launcher;
-  options.srun_mpi = sweep.slurm.mpi;
-  options.lbbench = self_binary();
+  RunnerOptions options =
+      runner_options(sweep, results, results / "runs.jsonl", cmd.launcher.empty() ? sweep.launcher : cmd.launcher);
   options.bar = ::isatty(STDERR_FILENO) != 0;
   const RunnerSummary s = run_runs(sweep, todo, options);
   if (s.interrupted) {

@@ -162,7 +162,8 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
   std::map<std::string, std::pair<int, double>> sums;
   for (const auto& c : cases) {
     if (!c.predictions) continue;
-    const auto chosen = std::find_if(c.rows.begin(), c.rows.end(), [&](const auto& r) { return r.balancer == c.chosen; });
+    const auto chosen =
+        std::find_if(c.rows.begin(), c.rows.end(), [&](const auto& r) { return r.balancer == c.chosen; });
     if (chosen == c.rows.end() || chosen->runs == 0) continue;
     for (const auto& r : c.rows) {
       if (r.runs == 0 || r.balancer == "auto" || r.median_total_s <= 0) continue;
@@ -294,9 +295,10 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
-    out += "\nFollowing the model (the measured time of the balancer it chose) against always using one "
-           "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"
-           "|---|---:|---:|\n";
+    out +=
+        "\nFollowing the model (the measured time of the balancer it chose) against always using one "
+        "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"
+        "|---|---:|---:|\n";
     for (const auto& g : report.gains) out += fmt::format("| {} | {} | {:.1f}% |\n", g.balancer, g.cases, 100 * g.gain);
   }
   if (!report.failures.empty()) {

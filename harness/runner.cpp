@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "harness/process.hpp"
 #include "harness/store.hpp"
@@ -108,7 +109,7 @@ void write_log_header(const fs::path& log, const std::vector<std::string>& comma
   std::ofstream out(log, std::ios::app);
   std::string joined;
   for (const auto& a : command) joined += (joined.empty() ? "" : " ") + a;
-  out << "=== " << utc_now() << " " << joined << "\n";
+  out << "=== " << utc_timestamp() << " " << joined << "\n";
 }
 
 }  // namespace
@@ -154,7 +155,7 @@ Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, cons
   r["reason"] = reason;
   r["error_tail"] = error_tail;
   r["elapsed_s"] = seconds;
-  r["time"] = utc_now();
+  r["time"] = utc_timestamp();
   r["config"] = c;
   r["sweep"] = sweep_field(sweep, run, "failed");
   return r;

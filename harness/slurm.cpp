@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "harness/process.hpp"
 #include "harness/runner.hpp"
@@ -126,7 +127,7 @@ SlurmPlan plan_slurm(const Sweep& sweep, const fs::path& results, const std::vec
   }
   plan.runs_per_task = sweep.slurm.runs_per_task;
   plan.tasks = static_cast<int>((plan.ids.size() + plan.runs_per_task - 1) / plan.runs_per_task);
-  const std::string name = utc_now("%Y%m%d-%H%M%S");
+  const std::string name = utc_timestamp("%Y%m%d-%H%M%S");
   plan.ids_file = fs::absolute(results / "slurm" / (name + ".ids"));
   plan.script_file = fs::absolute(results / "slurm" / (name + ".sbatch"));
   plan.script = batch_script(sweep, plan, fs::absolute(results), forwarded_sets, lbbench);

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <deque>
 #include <fstream>
 
@@ -122,15 +121,6 @@ std::map<std::string, std::string> run_statuses(const std::vector<Json>& records
 std::map<std::string, std::string> recorded_statuses(const fs::path& results) {
   if (!fs::exists(results)) return {};
   return run_statuses(read_records(results).records);
-}
-
-std::string utc_now(const char* format) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
 }
 
 std::vector<std::string> tail_lines(const fs::path& file, std::size_t lines) {

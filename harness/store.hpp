@@ -45,9 +45,6 @@ std::map<std::string, std::string> run_statuses(const std::vector<Json>& records
 // run_statuses of every record under a sweep's results folder; empty if it does not exist.
 std::map<std::string, std::string> recorded_statuses(const std::filesystem::path& results);
 
-// The current UTC time in strftime's `format`; the default is ISO 8601.
-std::string utc_now(const char* format = "%Y-%m-%dT%H:%M:%SZ");
-
 // The last `lines` lines of a text file (for failure records).
 std::vector<std::string> tail_lines(const std::filesystem::path& file, std::size_t lines);
 

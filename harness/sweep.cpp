@@ -314,11 +314,12 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
     }
   }
   const auto configurations = product(fixed, axes);
+  std::vector<std::optional<int>> base_ranks;  // each base scenario's own `ranks`, read once
+  for (const auto& scenario : sweep.scenarios) base_ranks.push_back(load_scenario(scenario.string()).ranks);
   for (int rep = 0; rep < sweep.repetitions; ++rep) {
-    for (const auto& scenario : sweep.scenarios) {
-      const std::optional<int> base_ranks = load_scenario(scenario.string()).ranks;
+    for (std::size_t k = 0; k < sweep.scenarios.size(); ++k) {
       for (const auto& c : configurations) {
-        SweepRun run = expand_one(scenario, c, rep, axes, base_ranks);
+        SweepRun run = expand_one(sweep.scenarios[k], c, rep, axes, base_ranks[k]);
         run.index = static_cast<int>(sweep.runs.size());
         sweep.runs.push_back(std::move(run));
       }

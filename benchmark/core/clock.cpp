@@ -19,12 +19,12 @@ double now_seconds() {
 #endif
 }
 
-std::string utc_timestamp() {
+std::string utc_timestamp(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
-  std::array<char, 32> buffer{};
-  std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::array<char, 64> buffer{};
+  std::strftime(buffer.data(), buffer.size(), format, &tm);
   return buffer.data();
 }
 

@@ -9,8 +9,8 @@ namespace lbbench {
 // Under SMPI, the simulated clock; otherwise the monotonic wall clock.
 double now_seconds();
 
-// "2026-11-21T20:59:00Z"
-std::string utc_timestamp();
+// The current UTC time in strftime's `format`; by default ISO 8601, "2026-11-21T20:59:00Z".
+std::string utc_timestamp(const char* format = "%Y-%m-%dT%H:%M:%SZ");
 std::string host_name();
 
 }  // namespace lbbench
