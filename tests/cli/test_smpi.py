@@ -79,7 +79,9 @@ class SimulatedMachines(unittest.TestCase):
         first = record["lb"][0]["metrics"]
         for key in ("imbalance_pct", "sigma", "skewness", "kurtosis"):
             self.assertAlmostEqual(first["model"][key] / first["measured"][key], 1, delta=0.01, msg=key)
-        self.assertGreater(first["rank_correlation"], 0.99)  # ties in the model, broken by that noise
+        # Ranks far from the hot spot carry nearly equal loads, so that noise may swap a pair
+        # of them (one swap among 16 ranks costs about 0.01); a wrong model falls far lower.
+        self.assertGreater(first["rank_correlation"], 0.95)
         self.assertGreater(first["model"]["imbalance_pct"], 100)
         self.assertGreater(first["model"]["skewness"], 0.3)  # few ranks above the mean
 
@@ -97,6 +99,7 @@ class SimulatedMachines(unittest.TestCase):
         first = counts["lb"][0]["metrics"]
         self.assertLess(first["model"]["imbalance_pct"], 1)
         self.assertGreater(first["measured"]["imbalance_pct"], 100)
+        self.assertIsNone(first["rank_correlation"])  # equal counts order no ranks
         self.assertEqual(noisy["config"]["model_error"], {"noise": 2.0, "omit": 0.3})
         first = noisy["lb"][0]["metrics"]
         self.assertGreater(abs(first["model"]["sigma"] / first["measured"]["sigma"] - 1), 0.05)
