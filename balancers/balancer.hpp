@@ -28,6 +28,14 @@ struct MachineInfo {
   // The network as the machine preset describes it, for cost models (0: not known).
   double link_latency_s = 0;
   double link_bandwidth_Bps = 0;
+  // What a model assumes where the network is not known: a commodity cluster's 5 µs and
+  // 1 GB/s.
+  static constexpr double kAssumedLatency_s = 5e-6;
+  static constexpr double kAssumedSecondsPerByte = 1e-9;
+  [[nodiscard]] double message_latency_s() const { return link_latency_s > 0 ? link_latency_s : kAssumedLatency_s; }
+  [[nodiscard]] double seconds_per_byte() const {
+    return link_bandwidth_Bps > 0 ? 1.0 / link_bandwidth_Bps : kAssumedSecondsPerByte;
+  }
   // Simulated seconds per second of real code on this host: 1 on real machines; under SMPI
   // the simulated core's clock against the host's, which SimGrid applies to all real code.
   double code_time_scale = 1.0;

@@ -36,8 +36,8 @@ struct AutoParams {
   // and 1/bandwidth, or kDefaultAlpha and kDefaultBeta without a preset.
   std::optional<double> alpha;
   std::optional<double> beta;
-  static constexpr double kDefaultAlpha = 5e-6;
-  static constexpr double kDefaultBeta = 1e-9;
+  static constexpr double kDefaultAlpha = MachineInfo::kAssumedLatency_s;
+  static constexpr double kDefaultBeta = MachineInfo::kAssumedSecondsPerByte;
   int horizon = 0;  // steps until the next call; 0: the LB period
 
   static AutoParams parse(ConfigNode& node);

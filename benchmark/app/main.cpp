@@ -26,6 +26,7 @@
 #include "scenario/scenario.hpp"
 #include "work/calibration.hpp"
 #include "work/compute.hpp"
+#include "work/network.hpp"
 
 namespace lbbench {
 namespace {
@@ -129,11 +130,40 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
   }
 }
 
-int calibrate(int argc, char** argv, bool quick, bool no_cache) {
+// α and β of the network between two ranks, for the cost model and the `weights` model.
+int calibrate_network(int argc, char** argv, bool quick) {
+  MpiSession mpi(&argc, &argv);
+  if (comm_size(MPI_COMM_WORLD) < 2) {
+    std::fprintf(stderr, "lbbench: error: a ping-pong needs two ranks: mpirun -np 2 lbbench calibrate --network\n");
+    return kExitInput;
+  }
+  const NetworkCalibration c = measure_network(MPI_COMM_WORLD, quick);
+  if (comm_rank(MPI_COMM_WORLD) != 0) return 0;
+  fmt::print("network calibration: ping-pong between rank 0 and rank {} ({})\n", c.peer,
+             c.same_node ? "same node: shared memory" : "another node");
+  fmt::print("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "one-way", "bandwidth", "trips");
+  for (const auto& p : c.points) {
+    fmt::print("  {:>10}  {:>9.3f} us  {:>7.3f} GB/s  {:>8}\n", p.bytes, p.one_way_s * 1e6,
+               static_cast<double>(p.bytes) / p.one_way_s / 1e9, p.round_trips);
+  }
+  fmt::print("  fit t = alpha + bytes * beta: alpha = {:.3f} us, 1/beta = {:.3f} GB/s (worst point off by {:.1f}%)\n",
+             c.fit.latency_s * 1e6, c.fit.bandwidth_Bps / 1e9, 100 * c.fit.max_relative_residual);
+  fmt::print("  for a scenario: machine: {{latency: {:.4g}, bandwidth: {:.4g}}}\n", c.fit.latency_s, c.fit.bandwidth_Bps);
+  fmt::print("  or: --set machine.latency={:.4g} --set machine.bandwidth={:.4g}\n", c.fit.latency_s, c.fit.bandwidth_Bps);
+  return 0;
+}
+
+int calibrate(int argc, char** argv, bool quick, bool no_cache, bool network) {
   if (std::string(engine_name()) == "smpi") {
+    if (network) {
+      std::fprintf(stderr, "lbbench: error: under the smpi engine the network is the preset's (machine.latency, "
+                           "machine.bandwidth); there is nothing to calibrate\n");
+      return kExitInput;
+    }
     std::fprintf(stderr, "lbbench: error: the smpi engine simulates do_work; there is nothing to calibrate\n");
     return kExitInput;
   }
+  if (network) return calibrate_network(argc, argv, quick);
   MpiSession mpi(&argc, &argv);
   const int me = comm_rank(MPI_COMM_WORLD);
   WorkKernel kernel(default_work_array_bytes());
@@ -270,10 +300,14 @@ int main_impl(int argc, char** argv) {
 
   bool quick = false;
   bool no_cache = false;
-  auto* calibrate_cmd =
-      app.add_subcommand("calibrate", "Measure do_work on this host, cache it, and report its accuracy");
+  bool network = false;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure do_work on this host, cache it, and report its accuracy; or, with --network, the network");
   calibrate_cmd->add_flag("--quick", quick, "Short measurement; accuracy only up to 10 ms");
   calibrate_cmd->add_flag("--no-cache", no_cache, "Do not write the calibration cache");
+  calibrate_cmd->add_flag("--network", network,
+                          "Ping-pong between two ranks (mpirun -np 2): latency and bandwidth for machine.latency and "
+                          "machine.bandwidth");
 
   ReorderRequest reorder;
   auto* reorder_cmd = app.add_subcommand("reorder", "Plan a rank reorder for n processes on p cores (Keller et al.)");
@@ -310,7 +344,7 @@ int main_impl(int argc, char** argv) {
     std::fprintf(stderr, "lbbench: error: %s\n", e.what());
     return kExitRun;
   }
-  if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache);
+  if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache, network);
   if (!set_file.empty()) {
     try {
       const auto from_file = read_set_file(set_file);

@@ -114,6 +114,8 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
     set_network(spec.effective_preset(), out.info);
   } else {
     apply_inline_layout(spec, nranks, out.info);
+    if (spec.latency) out.info.link_latency_s = *spec.latency;
+    if (spec.bandwidth) out.info.link_bandwidth_Bps = *spec.bandwidth;
   }
   return out;
 }

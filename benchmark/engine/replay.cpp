@@ -56,7 +56,7 @@ struct LoadMetrics {
 
 Json to_json(const LoadMoments& m) {
   auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"imbalance_pct", m.imbalance_pct}, {"max_over_avg", m.max_over_avg}, {"sigma", m.sigma},
+  return Json{{"mean_s", m.mean}, {"imbalance_pct", m.imbalance_pct}, {"max_over_avg", m.max_over_avg}, {"sigma", m.sigma},
               {"skewness", optional(m.skewness)}, {"kurtosis", optional(m.kurtosis)}};
 }
 
@@ -304,17 +304,49 @@ class Replay {
     const auto dims = static_cast<std::size_t>(field_->dims());
     const auto n = static_cast<std::size_t>(graph_.num_local());
     std::vector<Load> loads(n * dims);
+    const std::vector<double> messages =
+        s_.model == AppModel::weights ? message_cost_estimates() : std::vector<double>(n, 0.0);
     for (std::size_t v = 0; v < n; ++v) {
       const double error = model_error_factor(graph_.gid[v]);
       for (std::size_t k = 0; k < dims; ++k) loads[v * dims + k] = Load(error * modeled_load(v, k));
+      // The halo exchange completes after the step's last phase.
+      loads[v * dims + dims - 1] += Load(error * messages[v]);
     }
     return loads;
+  }
+
+  // The `weights` model's estimate of what each local vertex's messages cost per step, as
+  // an application would reckon its halo exchange: α + β·bytes for every message the vertex
+  // sends to another rank (its receives overlap them). A per-neighbor message shares its α
+  // among the edges it carries. α and β are the machine's (see MachineInfo).
+  std::vector<double> message_cost_estimates() const {
+    const double alpha = machine_.info.message_latency_s();
+    const double beta = machine_.info.seconds_per_byte();
+    const bool per_neighbor = s_.workload.messages == MessageMode::per_neighbor;
+    std::unordered_map<int, std::int64_t> edges_to;  // remote edges per neighbor rank
+    if (per_neighbor) {
+      for (const Rank owner : graph_.adj_owner) {
+        if (owner != Rank{me_}) ++edges_to[owner.value()];
+      }
+    }
+    std::vector<double> cost(static_cast<std::size_t>(graph_.num_local()), 0.0);
+    for (LocalIndex v = 0; v < graph_.num_local(); ++v) {
+      for (std::int64_t e = graph_.xadj[v]; e < graph_.xadj[v + 1]; ++e) {
+        const Rank owner = graph_.adj_owner[static_cast<std::size_t>(e)];
+        if (owner == Rank{me_}) continue;
+        const auto bytes = static_cast<double>(s_.workload.edge_bytes * graph_.edge_weight(e));
+        const double start_up = per_neighbor ? alpha / static_cast<double>(edges_to.at(owner.value())) : alpha;
+        cost[static_cast<std::size_t>(v)] += start_up + beta * bytes;
+      }
+    }
+    return cost;
   }
 
   double modeled_load(std::size_t v, std::size_t k) const {
     switch (s_.model) {
       case AppModel::measured: return phase_time_[k][v] / steps_since_lb_;
-      case AppModel::weights: return weights_[k][v] * s_.workload.unit_seconds;
+      case AppModel::weights:
+      case AppModel::weights_no_comm: return weights_[k][v] * s_.workload.unit_seconds;
       case AppModel::counts: return s_.workload.unit_seconds / static_cast<double>(field_->dims());
     }
     return 0;

@@ -110,6 +110,7 @@ std::string_view to_string(AppModel m) {
   switch (m) {
     case AppModel::measured: return "measured";
     case AppModel::weights: return "weights";
+    case AppModel::weights_no_comm: return "weights-no-comm";
     case AppModel::counts: return "counts";
   }
   return "?";
@@ -155,6 +156,8 @@ Json normalized(const Scenario& s) {
   j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
   Json machine{{"preset", s.machine.preset}};
   if (s.machine.wan_latency) machine["wan_latency"] = *s.machine.wan_latency;
+  if (s.machine.latency) machine["latency"] = *s.machine.latency;
+  if (s.machine.bandwidth) machine["bandwidth"] = *s.machine.bandwidth;
   if (s.machine.site_groups > 0) machine["sites"] = s.machine.site_groups;
   if (!s.machine.sites.empty()) machine["sites"] = s.machine.sites;
   if (s.machine.speeds.size() == 1) machine["speeds"] = s.machine.speeds.front();

@@ -23,7 +23,7 @@ const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
 const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
 const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
 const std::vector<std::string> kSchedules{"bulk", "message-driven"};
-const std::vector<std::string> kModels{"measured", "weights", "counts"};
+const std::vector<std::string> kModels{"measured", "weights", "weights-no-comm", "counts"};
 
 std::string resolve_path(const std::string& scenario_file, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute()) return path;
@@ -310,6 +310,12 @@ void resolve_preset(MachineSpec& out, const ConfigNode& where) {
   }
 }
 
+// `latency` and `bandwidth`, which every machine may give.
+void parse_network(ConfigNode& m, MachineSpec& out) {
+  if (auto latency = m.find("latency")) out.latency = latency->as_number(0.0, 10.0);
+  if (auto bandwidth = m.find("bandwidth")) out.bandwidth = bandwidth->as_number(1.0, 1e15);
+}
+
 MachineSpec parse_machine(ConfigNode m) {
   MachineSpec out;
   const std::vector<std::string> presets = machine_preset_names(m.file());
@@ -320,6 +326,7 @@ MachineSpec parse_machine(ConfigNode m) {
   }
   m.expect_map("a machine (a preset name, and options)");
   out.preset = m.choice("preset", presets, std::string("local"));
+  parse_network(m, out);
   if (out.preset != "local") {
     resolve_preset(out, *m.find("preset"));
     if (auto wan = m.find("wan_latency")) {
@@ -418,7 +425,10 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
   const std::string model = root.choice("model", kModels, std::string("measured"));
-  s.model = model == "measured" ? AppModel::measured : model == "weights" ? AppModel::weights : AppModel::counts;
+  s.model = model == "measured"          ? AppModel::measured
+            : model == "weights"         ? AppModel::weights
+            : model == "weights-no-comm" ? AppModel::weights_no_comm
+                                         : AppModel::counts;
   if (auto e = root.find("model_error")) s.model_error = parse_model_error(*e);
   if (auto c = root.find("cores")) s.cores = parse_cores(*c);
   if (auto r = root.find("reorder")) s.reorder = parse_reorder(*r);

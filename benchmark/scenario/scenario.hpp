@@ -119,6 +119,10 @@ struct MachineSpec {
   std::string preset = "local";
   std::optional<MachinePreset> definition;  // the preset, read and checked (not for local)
   std::optional<double> wan_latency;        // override for presets with sites
+  // The network a cost model assumes (α, 1/β): measured by `lbbench calibrate --network`
+  // for the local machine; for a preset, an override of its links (simulated and modeled).
+  std::optional<double> latency;
+  std::optional<double> bandwidth;
   int site_groups = 0;                      // `sites: k`; 0 when not given this way
   std::vector<int> sites;                   // `sites: [..]`, one per rank
   std::vector<double> speeds;               // one per rank, or a single value for all
@@ -127,6 +131,8 @@ struct MachineSpec {
   [[nodiscard]] MachinePreset effective_preset() const {
     MachinePreset p = *definition;
     if (wan_latency) p.wan_latency = *wan_latency;
+    if (latency) p.link_latency = *latency;
+    if (bandwidth) p.link_bandwidth = *bandwidth;
     return p;
   }
 };
@@ -148,7 +154,7 @@ struct ReorderSpec {
 
 // What the balancer is told a vertex costs: its measured time, its weight (the
 // application's estimate), or one unit each (counts only, Pearce et al.'s "Molecules").
-enum class AppModel { measured, weights, counts };
+enum class AppModel { measured, weights, weights_no_comm, counts };
 
 // A wrong application model on purpose (Pearce et al., Section 7.1): each vertex's modeled
 // load is multiplied by mean-one log-normal noise of this sigma, and a share of the

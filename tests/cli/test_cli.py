@@ -84,6 +84,38 @@ class RunCommand(unittest.TestCase):
         self.assertLess(after, before / 2)
         self.assertGreater(record["migrations"], 0)
 
+    def test_the_weights_model_adds_each_message_at_the_machines_alpha_and_beta(self):
+        # A slow network, so the messages dwarf rounding: α = 0.1 ms, β = 1 µs per byte.
+        network = ["--set", "machine.latency=1e-4", "--set", "machine.bandwidth=1e6", "--set", "steps=6"]
+        for messages in ("per-neighbor", "per-edge"):
+            for model in ("weights", "weights-no-comm"):
+                mpirun(2, "run", str(SCENARIOS / "hotspot.yaml"), *network, "--set", f"model={model}",
+                       "--set", f"workload.messages={messages}", "--out", str(self.out))
+        records = self.records()
+        self.assertEqual([r["config"]["model"] for r in records], ["weights", "weights-no-comm"] * 2)
+        self.assertEqual(records[0]["config"]["machine"], {"preset": "local", "latency": 1e-4, "bandwidth": 1e6})
+        for with_comm, without in (records[0:2], records[2:4]):
+            before = with_comm["lb"][0]["before"]
+            total = lambda r: r["ranks"] * r["lb"][0]["metrics"]["model"]["mean_s"]
+            # Every message costs α once, and every cut edge's bytes travel both ways.
+            expected = before["messages_per_step"] * 1e-4 + 2 * before["edge_cut_bytes"] * 1e-6
+            self.assertGreater(expected, 0)
+            self.assertAlmostEqual(total(with_comm) - total(without), expected, delta=1e-9 * expected)
+
+    def test_the_network_calibration_gives_alpha_and_beta_for_a_scenario(self):
+        result = mpirun(2, "calibrate", "--network", "--quick")
+        self.assertIn("ping-pong between rank 0 and rank 1", result.stdout)
+        sets = re.search(r"or: (--set machine.latency=(\S+) --set machine.bandwidth=(\S+))", result.stdout)
+        self.assertIsNotNone(sets, result.stdout)
+        self.assertGreaterEqual(float(sets.group(2)), 0)
+        self.assertGreater(float(sets.group(3)), 0)
+        normalized = subprocess.run([LBBENCH, "validate", str(SCENARIOS / "hotspot.yaml"), *sets.group(1).split()],
+                                    capture_output=True, text=True, check=True).stdout
+        self.assertIn(f"latency: {sets.group(2)}", normalized)
+        alone = subprocess.run([LBBENCH, "calibrate", "--network"], capture_output=True, text=True)
+        self.assertEqual(alone.returncode, 2)
+        self.assertIn("a ping-pong needs two ranks", alone.stderr)
+
     def test_per_step_table(self):
         csv = Path(self.tmp.name) / "steps.csv"
         mpirun(1, "run", str(SCENARIOS / "hotspot.yaml"), "--steps-csv", str(csv), "--set", "steps=3")

@@ -28,7 +28,7 @@ workload:
   edge_bytes: 32
   element_bytes: 100
 balancer: {name: greedy, period: 3}
-model: weights
+model: weights-no-comm
 )";
 
 RunOutcome run(const Scenario& s) {

@@ -83,7 +83,7 @@ workload:
   element_bytes: 100
 distribution: {kind: strips, axis: 0}
 balancer: {name: norm, period: 3}
-model: weights
+model: weights-no-comm
 )";
 
 Scenario vector_scenario(const std::string& balancer) {

@@ -9,6 +9,7 @@
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "core/error.hpp"
+#include "work/network.hpp"
 
 namespace lbbench {
 namespace {
@@ -160,6 +161,41 @@ TEST(Auto, NamesABadCandidate) {
   EXPECT_THROW(make_auto("{candidates: [none, gredy]}"), InputError);
   EXPECT_THROW(make_auto("{candidates: [auto]}"), InputError);
   EXPECT_THROW(make_auto("{candidates: [{name: refine, params: {tolerence: 0.1}}]}"), InputError);
+}
+
+}  // namespace
+}  // namespace lbbench
+
+namespace lbbench {
+namespace {
+
+TEST(NetworkFit, RecoversAlphaAndBetaFromExactPoints) {
+  // 2 µs and 4 GB/s.
+  std::vector<PingPongPoint> points;
+  for (std::int64_t b = 8; b <= (1 << 22); b *= 8) points.push_back({b, 2e-6 + static_cast<double>(b) / 4e9, 1});
+  const NetworkFit fit = fit_network(points);
+  EXPECT_NEAR(fit.latency_s, 2e-6, 1e-12);
+  EXPECT_NEAR(fit.bandwidth_Bps, 4e9, 1e-3 * 4e9);
+  EXPECT_LT(fit.max_relative_residual, 1e-9);
+}
+
+TEST(NetworkFit, WeighsSmallMessagesAsMuchAsLargeOnes) {
+  // 1 µs and 1 GB/s, with the large messages 5% off either way: in plain least squares
+  // their absolute errors would set the intercept (to −7 µs here); on relative errors α
+  // stays near the small messages' 1 µs.
+  const std::vector<PingPongPoint> points{{8, 1e-6 + 8e-9, 1},
+                                          {64, 1e-6 + 64e-9, 1},
+                                          {262144, 0.95 * (1e-6 + 262144e-9), 1},
+                                          {2097152, 1.05 * (1e-6 + 2097152e-9), 1}};
+  const NetworkFit fit = fit_network(points);
+  EXPECT_NEAR(fit.latency_s, 1e-6, 0.05e-6);
+  EXPECT_NEAR(fit.bandwidth_Bps, 1e9, 0.05e9);
+  EXPECT_NEAR(fit.max_relative_residual, 0.05, 0.01);
+}
+
+TEST(NetworkFit, NeedsTwoSizes) {
+  EXPECT_THROW(fit_network({{64, 1e-6, 1}, {64, 2e-6, 1}}), std::invalid_argument);
+  EXPECT_THROW(fit_network({{64, 0.0, 1}, {128, 1e-6, 1}}), std::invalid_argument);
 }
 
 }  // namespace
