@@ -247,6 +247,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     report.cases.push_back(std::move(c));
   }
   report.gains = model_gains(report.cases);
+  report.decision_costs = fit_decision_costs(unique);
   for (const auto& [name, e] : errors) {
     report.prediction_errors.push_back(
         {name, static_cast<int>(e.size()), std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size())});
@@ -300,6 +301,18 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
         "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"
         "|---|---:|---:|\n";
     for (const auto& g : report.gains) out += fmt::format("| {} | {} | {:.1f}% |\n", g.balancer, g.cases, 100 * g.gain);
+  }
+  if (!report.decision_costs.empty()) {
+    out +=
+        "\n## Decision cost\n\nC_LbDecision fitted to every LB call: seconds ≈ c0 + cv·V + ce·E + cp·P "
+        "(vertices, edges, ranks; coefficients ≥ 0, least squares on relative errors). A term that does not "
+        "vary among the calls is folded into c0.\n\n| balancer | platform | calls | sizes | c0 (s) | cv (s) | "
+        "ce (s) | cp (s) | mean fit error |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& f : report.decision_costs) {
+      out += fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.3g} | {:.1f}% |\n", f.balancer,
+                         f.platform, f.samples, f.sizes, f.coefficients[0], f.coefficients[1], f.coefficients[2],
+                         f.coefficients[3], 100 * f.mean_relative_error);
+    }
   }
   if (!report.failures.empty()) {
     out += "\n## Failed runs\n\n| id | run | reason |\n|---|---|---|\n";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/json_yaml.hpp"
+#include "harness/decision_model.hpp"
 
 namespace lbbench {
 
@@ -75,6 +76,7 @@ struct Failure {
 
 struct Report {
   std::vector<ReportCase> cases;
+  std::vector<DecisionFit> decision_costs;
   std::vector<PredictionError> prediction_errors;
   std::vector<ModelGain> gains;
   std::vector<Failure> failures;

@@ -284,5 +284,56 @@ TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
   EXPECT_DOUBLE_EQ(report.gains[1].gain, 0.5);
 }
 
+TEST(DecisionCost, RecoversTheCoefficientsOfExactTimes) {
+  // 1 ms + 20 ns per vertex + 5 ns per edge + 30 µs per rank, on varied sizes.
+  std::vector<DecisionSample> samples;
+  for (const double v : {1e3, 4e3, 16e3, 64e3}) {
+    for (const double p : {2.0, 16.0, 128.0}) {
+      const double e = v * (p < 10 ? 2 : 3);
+      samples.push_back({v, e, p, 1e-3 + 20e-9 * v + 5e-9 * e + 30e-6 * p});
+    }
+  }
+  const DecisionFit fit = fit_decision_cost(samples);
+  EXPECT_NEAR(fit.coefficients[0], 1e-3, 1e-9);
+  EXPECT_NEAR(fit.coefficients[1], 20e-9, 1e-13);
+  EXPECT_NEAR(fit.coefficients[2], 5e-9, 1e-13);
+  EXPECT_NEAR(fit.coefficients[3], 30e-6, 1e-10);
+  EXPECT_LT(fit.mean_relative_error, 1e-9);
+  EXPECT_EQ(fit.sizes, 12);
+}
+
+TEST(DecisionCost, KeepsCoefficientsNonNegativeAndFoldsAConstantTermIntoC0) {
+  // Time falls slightly with size (noise, say): no negative per-vertex cost; one rank
+  // count, so the per-rank term cannot be told from c0.
+  const std::vector<DecisionSample> samples{{1e3, 2e3, 4, 1.00e-3}, {2e3, 4e3, 4, 0.99e-3}, {4e3, 8e3, 4, 0.98e-3}};
+  const DecisionFit fit = fit_decision_cost(samples);
+  for (const double c : fit.coefficients) EXPECT_GE(c, 0);
+  EXPECT_NEAR(fit.predict(2e3, 4e3, 4), 0.99e-3, 0.02e-3);
+  EXPECT_GT(fit.mean_relative_error, 0);
+}
+
+TEST(DecisionCost, FitsEachBalancerOnEachPlatformFromRecords) {
+  auto record = [](const char* balancer, const char* engine, double v, std::vector<double> decisions) {
+    Json lb = Json::array();
+    for (const double d : decisions) lb.push_back(Json{{"decision_s", d}});
+    return Json{{"schema", "lbbench.run/1"}, {"balancer", balancer}, {"engine", engine}, {"machine", "local"},
+                {"vertices", v}, {"edges", 2 * v}, {"ranks", 2}, {"lb", lb}};
+  };
+  const std::vector<Json> records{record("greedy", "mpi", 1000, {1e-3, 1e-3}), record("greedy", "mpi", 2000, {2e-3}),
+                                  record("greedy", "smpi", 1000, {5e-3}), record("metis", "mpi", 1000, {4e-3}),
+                                  record("none", "mpi", 1000, {})};
+  std::vector<const Json*> pointers;
+  for (const auto& r : records) pointers.push_back(&r);
+  const auto fits = fit_decision_costs(pointers);
+  ASSERT_EQ(fits.size(), 3U);
+  EXPECT_EQ(fits[0].balancer, "greedy");
+  EXPECT_EQ(fits[0].platform, "mpi · local");
+  EXPECT_EQ(fits[0].samples, 3);
+  EXPECT_EQ(fits[0].sizes, 2);
+  EXPECT_NEAR(fits[0].predict(1500, 3000, 2), 1.5e-3, 1e-9);
+  EXPECT_EQ(fits[1].platform, "smpi · local");
+  EXPECT_EQ(fits[2].balancer, "metis");
+}
+
 }  // namespace
 }  // namespace lbbench

@@ -1,0 +1,161 @@
+// Regression of LB decision time on input size (see decision_model.hpp).
+#include "harness/decision_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace lbbench {
+
+namespace {
+
+constexpr int kTerms = 4;
+
+std::array<double, kTerms> terms_of(const DecisionSample& s) { return {1.0, s.vertices, s.edges, s.ranks}; }
+
+// Solves the small dense system a·x = b by Gaussian elimination with partial pivoting;
+// empty when it is singular (relative to the largest pivot seen).
+std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
+  const std::size_t n = b.size();
+  double largest = 0;
+  for (std::size_t col = 0; col < n; ++col) {
+    std::size_t pivot = col;
+    for (std::size_t row = col + 1; row < n; ++row) {
+      if (std::abs(a[row][col]) > std::abs(a[pivot][col])) pivot = row;
+    }
+    largest = std::max(largest, std::abs(a[pivot][col]));
+    if (std::abs(a[pivot][col]) <= 1e-12 * largest || a[pivot][col] == 0) return std::nullopt;
+    std::swap(a[col], a[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (std::size_t row = col + 1; row < n; ++row) {
+      const double f = a[row][col] / a[col][col];
+      for (std::size_t k = col; k < n; ++k) a[row][k] -= f * a[col][k];
+      b[row] -= f * b[col];
+    }
+  }
+  std::vector<double> x(n);
+  for (std::size_t i = n; i-- > 0;) {
+    double sum = b[i];
+    for (std::size_t k = i + 1; k < n; ++k) sum -= a[i][k] * x[k];
+    x[i] = sum / a[i][i];
+  }
+  return x;
+}
+
+// Weighted least squares of the samples on the chosen terms, each column scaled to a
+// largest value of 1 so that vertices and ranks condition alike. Empty when singular.
+std::optional<std::array<double, kTerms>> fit_terms(const std::vector<DecisionSample>& samples,
+                                                    const std::vector<int>& chosen) {
+  std::array<double, kTerms> scale{};
+  for (const auto& s : samples) {
+    const auto t = terms_of(s);
+    for (int k = 0; k < kTerms; ++k) scale[k] = std::max(scale[k], std::abs(t[k]));
+  }
+  const std::size_t m = chosen.size();
+  std::vector<std::vector<double>> normal(m, std::vector<double>(m, 0.0));
+  std::vector<double> rhs(m, 0.0);
+  for (const auto& s : samples) {
+    const auto t = terms_of(s);
+    const double w = 1 / (s.seconds * s.seconds);
+    for (std::size_t i = 0; i < m; ++i) {
+      const double xi = t[chosen[i]] / scale[chosen[i]];
+      rhs[i] += w * xi * s.seconds;
+      for (std::size_t j = 0; j < m; ++j) normal[i][j] += w * xi * t[chosen[j]] / scale[chosen[j]];
+    }
+  }
+  const auto x = solve(normal, rhs);
+  if (!x) return std::nullopt;
+  std::array<double, kTerms> c{};
+  for (std::size_t i = 0; i < m; ++i) c[chosen[i]] = (*x)[i] / scale[chosen[i]];
+  return c;
+}
+
+std::string fmt_platform(const Json& r) { return r.value("engine", "") + " · " + r.value("machine", ""); }
+
+double relative_sse(const std::vector<DecisionSample>& samples, const std::array<double, kTerms>& c) {
+  double sse = 0;
+  for (const auto& s : samples) {
+    const auto t = terms_of(s);
+    double fit = 0;
+    for (int k = 0; k < kTerms; ++k) fit += c[k] * t[k];
+    sse += (fit - s.seconds) * (fit - s.seconds) / (s.seconds * s.seconds);
+  }
+  return sse;
+}
+
+}  // namespace
+
+double DecisionFit::predict(double vertices, double edges, double ranks) const {
+  return coefficients[0] + coefficients[1] * vertices + coefficients[2] * edges + coefficients[3] * ranks;
+}
+
+DecisionFit fit_decision_cost(const std::vector<DecisionSample>& samples) {
+  DecisionFit best;
+  best.samples = static_cast<int>(samples.size());
+  std::vector<DecisionSample> usable;
+  std::set<std::tuple<double, double, double>> sizes;
+  for (const auto& s : samples) {
+    if (s.seconds <= 0) continue;  // a call timed at 0 has no relative error to weigh
+    usable.push_back(s);
+    sizes.insert({s.vertices, s.edges, s.ranks});
+  }
+  best.sizes = static_cast<int>(sizes.size());
+  if (usable.empty()) throw std::invalid_argument("fit_decision_cost: no LB call with a positive decision time");
+  double best_sse = INFINITY;
+  for (int subset = 1; subset < (1 << kTerms); ++subset) {
+    std::vector<int> chosen;
+    for (int k = 0; k < kTerms; ++k) {
+      if (subset & (1 << k)) chosen.push_back(k);
+    }
+    const auto c = fit_terms(usable, chosen);
+    if (!c || std::any_of(c->begin(), c->end(), [](double v) { return v < 0; })) continue;
+    const double sse = relative_sse(usable, *c);
+    // Fewer terms win ties: among equal fits, the simpler model.
+    if (sse < best_sse * (1 - 1e-9)) {
+      best_sse = sse;
+      best.coefficients = *c;
+    }
+  }
+  double error = 0;
+  for (const auto& s : usable) error += std::abs(best.predict(s.vertices, s.edges, s.ranks) - s.seconds) / s.seconds;
+  best.mean_relative_error = error / static_cast<double>(usable.size());
+  return best;
+}
+
+std::vector<DecisionFit> fit_decision_costs(const std::vector<const Json*>& records) {
+  std::map<std::pair<std::string, std::string>, std::vector<DecisionSample>> groups;
+  for (const Json* r : records) {
+    if (r->value("schema", "") != "lbbench.run/1" || !r->contains("lb")) continue;
+    const std::string platform = fmt_platform(*r);
+    for (const auto& call : (*r)["lb"]) {
+      groups[{r->value("balancer", ""), platform}].push_back(
+          {r->value("vertices", 0.0), r->value("edges", 0.0), r->value("ranks", 0.0), call.value("decision_s", 0.0)});
+    }
+  }
+  std::vector<DecisionFit> fits;
+  for (const auto& [key, samples] : groups) {
+    if (std::none_of(samples.begin(), samples.end(), [](const auto& s) { return s.seconds > 0; })) continue;
+    DecisionFit fit = fit_decision_cost(samples);
+    std::tie(fit.balancer, fit.platform) = key;
+    fits.push_back(std::move(fit));
+  }
+  return fits;
+}
+
+Json to_json(const DecisionFit& fit) {
+  return Json{{"balancer", fit.balancer},
+              {"platform", fit.platform},
+              {"samples", fit.samples},
+              {"sizes", fit.sizes},
+              {"seconds", fit.coefficients[0]},
+              {"seconds_per_vertex", fit.coefficients[1]},
+              {"seconds_per_edge", fit.coefficients[2]},
+              {"seconds_per_rank", fit.coefficients[3]},
+              {"mean_relative_error", fit.mean_relative_error}};
+}
+
+}  // namespace lbbench
