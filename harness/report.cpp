@@ -149,6 +149,8 @@ void score_predictions(ReportCase& c, const std::vector<const Json*>& records,
     const std::string chosen = p["chosen"].get<std::string>();
     ++picks[chosen];
     if (chosen == fastest) ++c.correct;
+    const auto at = measured.find(chosen);
+    if (at != measured.end() && at->second <= (1 + ReportCase::kNearBest) * measured[fastest]) ++c.near_best;
   }
   // With repetitions, the case's pick is the one the model made most often.
   for (const auto& [name, n] : picks) {
@@ -263,6 +265,7 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
   if (report.duplicates) out += fmt::format("{} duplicate records were read once.\n", report.duplicates);
   int predictions = 0;
   int correct = 0;
+  int near_best = 0;
   for (const auto& c : report.cases) {
     out += fmt::format("\n## {} · {} · {} · {} ranks{}\n\n", c.scenario, c.engine, c.machine, c.ranks,
                        c.axes.empty() ? "" : " · " + c.axes);
@@ -286,13 +289,15 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
                          c.correct, c.predictions, c.fastest);
       predictions += c.predictions;
       correct += c.correct;
+      near_best += c.near_best;
     }
   }
   if (predictions) {
     out += fmt::format(
-        "\n## Prediction accuracy\n\nCorrect selection: {} of {} ({:.0f}%).\n\n| balancer | samples | "
-        "mean abs. relative error |\n|---|---:|---:|\n",
-        correct, predictions, 100.0 * correct / predictions);
+        "\n## Prediction accuracy\n\nCorrect selection: {} of {} ({:.0f}%). Within {:.0f}% of the fastest: {} "
+        "({:.0f}%).\n\n| balancer | samples | mean abs. relative error |\n|---|---:|---:|\n",
+        correct, predictions, 100.0 * correct / predictions, 100 * ReportCase::kNearBest, near_best,
+        100.0 * near_best / predictions);
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }

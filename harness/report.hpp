@@ -52,6 +52,10 @@ struct ReportCase {
   // From records with predictions: how many chose the balancer measured fastest here.
   int predictions = 0;
   int correct = 0;
+  // Picks whose measured median is within kNearBest of the fastest: where candidates tie
+  // within run-to-run noise, which of them is "fastest" is a coin toss.
+  int near_best = 0;
+  static constexpr double kNearBest = 0.05;
   std::string fastest;  // among the candidates the model predicted
   std::string chosen;   // the model's pick
 };

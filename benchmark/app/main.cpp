@@ -148,16 +148,19 @@ int calibrate_network(int argc, char** argv, bool quick) {
   }
   fmt::print("  fit t = alpha + bytes * beta: alpha = {:.3f} us, 1/beta = {:.3f} GB/s (worst point off by {:.1f}%)\n",
              c.fit.latency_s * 1e6, c.fit.bandwidth_Bps / 1e9, 100 * c.fit.max_relative_residual);
-  fmt::print("  for a scenario: machine: {{latency: {:.4g}, bandwidth: {:.4g}}}\n", c.fit.latency_s, c.fit.bandwidth_Bps);
-  fmt::print("  or: --set machine.latency={:.4g} --set machine.bandwidth={:.4g}\n", c.fit.latency_s, c.fit.bandwidth_Bps);
+  fmt::print("  for a scenario: machine: {{latency: {:.4g}, bandwidth: {:.4g}}}\n", c.fit.latency_s,
+             c.fit.bandwidth_Bps);
+  fmt::print("  or: --set machine.latency={:.4g} --set machine.bandwidth={:.4g}\n", c.fit.latency_s,
+             c.fit.bandwidth_Bps);
   return 0;
 }
 
 int calibrate(int argc, char** argv, bool quick, bool no_cache, bool network) {
   if (std::string(engine_name()) == "smpi") {
     if (network) {
-      std::fprintf(stderr, "lbbench: error: under the smpi engine the network is the preset's (machine.latency, "
-                           "machine.bandwidth); there is nothing to calibrate\n");
+      std::fprintf(stderr,
+                   "lbbench: error: under the smpi engine the network is the preset's (machine.latency, "
+                   "machine.bandwidth); there is nothing to calibrate\n");
       return kExitInput;
     }
     std::fprintf(stderr, "lbbench: error: the smpi engine simulates do_work; there is nothing to calibrate\n");

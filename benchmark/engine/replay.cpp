@@ -56,8 +56,8 @@ struct LoadMetrics {
 
 Json to_json(const LoadMoments& m) {
   auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"mean_s", m.mean}, {"imbalance_pct", m.imbalance_pct}, {"max_over_avg", m.max_over_avg}, {"sigma", m.sigma},
-              {"skewness", optional(m.skewness)}, {"kurtosis", optional(m.kurtosis)}};
+  return Json{{"mean_s", m.mean}, {"imbalance_pct", m.imbalance_pct}, {"max_over_avg", m.max_over_avg},
+              {"sigma", m.sigma}, {"skewness", optional(m.skewness)}, {"kurtosis", optional(m.kurtosis)}};
 }
 
 // What happened at one LB point, reduced over ranks.

@@ -123,9 +123,9 @@ struct MachineSpec {
   // for the local machine; for a preset, an override of its links (simulated and modeled).
   std::optional<double> latency;
   std::optional<double> bandwidth;
-  int site_groups = 0;                      // `sites: k`; 0 when not given this way
-  std::vector<int> sites;                   // `sites: [..]`, one per rank
-  std::vector<double> speeds;               // one per rank, or a single value for all
+  int site_groups = 0;         // `sites: k`; 0 when not given this way
+  std::vector<int> sites;      // `sites: [..]`, one per rank
+  std::vector<double> speeds;  // one per rank, or a single value for all
 
   // The preset with the scenario's overrides applied (wan_latency).
   [[nodiscard]] MachinePreset effective_preset() const {

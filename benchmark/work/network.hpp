@@ -27,8 +27,8 @@ struct NetworkFit {
 NetworkFit fit_network(const std::vector<PingPongPoint>& points);
 
 struct NetworkCalibration {
-  int peer = 1;            // the rank that answered rank 0
-  bool same_node = true;   // no rank on another node: α and β are shared memory's
+  int peer = 1;           // the rank that answered rank 0
+  bool same_node = true;  // no rank on another node: α and β are shared memory's
   std::vector<PingPongPoint> points;
   NetworkFit fit;
 };

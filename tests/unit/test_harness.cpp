@@ -284,6 +284,26 @@ TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
   EXPECT_DOUBLE_EQ(report.gains[1].gain, 0.5);
 }
 
+TEST(Report, CountsPicksWithinNoiseOfTheFastest) {
+  // tree is 4% slower than greedy: not the fastest, but within 5% of it; none is not.
+  auto pick = [](const char* chosen, const char* id) {
+    Json r = run_record("auto", 6, id);
+    r["prediction"] = {
+        {"chosen", chosen},
+        {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}, {"tree", {{"total_s", 6.0}}}}}};
+    return r;
+  };
+  const Report report =
+      build_report({run_record("none", 10, "n"), run_record("greedy", 5, "g"), run_record("tree", 5.2, "t"),
+                    pick("tree", "p1"), pick("none", "p2"), pick("greedy", "p3")},
+                   ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 1u);
+  EXPECT_EQ(report.cases[0].predictions, 3);
+  EXPECT_EQ(report.cases[0].correct, 1);
+  EXPECT_EQ(report.cases[0].near_best, 2);
+  EXPECT_NE(report_markdown(report, ReportOptions{}).find("Within 5% of the fastest: 2 (67%)"), std::string::npos);
+}
+
 TEST(DecisionCost, RecoversTheCoefficientsOfExactTimes) {
   // 1 ms + 20 ns per vertex + 5 ns per edge + 30 µs per rank, on varied sizes.
   std::vector<DecisionSample> samples;
@@ -316,8 +336,14 @@ TEST(DecisionCost, FitsEachBalancerOnEachPlatformFromRecords) {
   auto record = [](const char* balancer, const char* engine, double v, std::vector<double> decisions) {
     Json lb = Json::array();
     for (const double d : decisions) lb.push_back(Json{{"decision_s", d}});
-    return Json{{"schema", "lbbench.run/1"}, {"balancer", balancer}, {"engine", engine}, {"machine", "local"},
-                {"vertices", v}, {"edges", 2 * v}, {"ranks", 2}, {"lb", lb}};
+    return Json{{"schema", "lbbench.run/1"},
+                {"balancer", balancer},
+                {"engine", engine},
+                {"machine", "local"},
+                {"vertices", v},
+                {"edges", 2 * v},
+                {"ranks", 2},
+                {"lb", lb}};
   };
   const std::vector<Json> records{record("greedy", "mpi", 1000, {1e-3, 1e-3}), record("greedy", "mpi", 2000, {2e-3}),
                                   record("greedy", "smpi", 1000, {5e-3}), record("metis", "mpi", 1000, {4e-3}),
