@@ -181,6 +181,21 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
 
 std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
 
+std::string cost_fit_table(const char* title, const char* model, const std::vector<CostFit>& fits) {
+  if (fits.empty()) return {};
+  std::string out = fmt::format(
+      "\n## {}\n\n{}; coefficients ≥ 0, least squares on relative errors. A term that does not vary among the "
+      "calls is folded into c0.\n\n| balancer | platform | calls | sizes | c0 (s) | c1 (s) | c2 (s) | c3 (s) | "
+      "mean fit error |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+      title, model);
+  for (const auto& f : fits) {
+    out += fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.3g} | {:.1f}% |\n", f.balancer, f.platform,
+                       f.samples, f.sizes, f.coefficients[0], f.coefficients[1], f.coefficients[2], f.coefficients[3],
+                       100 * f.mean_relative_error);
+  }
+  return out;
+}
+
 }  // namespace
 
 double median(std::vector<double> values) {
@@ -250,6 +265,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
   }
   report.gains = model_gains(report.cases);
   report.decision_costs = fit_decision_costs(unique);
+  report.migration_costs = fit_migration_costs(unique);
   for (const auto& [name, e] : errors) {
     report.prediction_errors.push_back(
         {name, static_cast<int>(e.size()), std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size())});
@@ -307,18 +323,14 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
         "|---|---:|---:|\n";
     for (const auto& g : report.gains) out += fmt::format("| {} | {} | {:.1f}% |\n", g.balancer, g.cases, 100 * g.gain);
   }
-  if (!report.decision_costs.empty()) {
-    out +=
-        "\n## Decision cost\n\nC_LbDecision fitted to every LB call: seconds ≈ c0 + cv·V + ce·E + cp·P "
-        "(vertices, edges, ranks; coefficients ≥ 0, least squares on relative errors). A term that does not "
-        "vary among the calls is folded into c0.\n\n| balancer | platform | calls | sizes | c0 (s) | cv (s) | "
-        "ce (s) | cp (s) | mean fit error |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& f : report.decision_costs) {
-      out += fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.3g} | {:.1f}% |\n", f.balancer,
-                         f.platform, f.samples, f.sizes, f.coefficients[0], f.coefficients[1], f.coefficients[2],
-                         f.coefficients[3], 100 * f.mean_relative_error);
-    }
-  }
+  out += cost_fit_table("Decision cost",
+                         "C_LbDecision fitted to every LB call: seconds ≈ c0 + c1·V + c2·E + c3·P (vertices, edges, "
+                         "ranks)",
+                         report.decision_costs);
+  out += cost_fit_table("Migration cost",
+                        "C_DataMvmt fitted to every LB call that moved vertices: seconds ≈ c0 + c1·M + c2·B + c3·P "
+                        "(vertices moved, bytes moved, ranks)",
+                        report.migration_costs);
   if (!report.failures.empty()) {
     out += "\n## Failed runs\n\n| id | run | reason |\n|---|---|---|\n";
     for (const auto& f : report.failures) out += fmt::format("| {} | {} | {} |\n", f.id, f.label, f.reason);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/json_yaml.hpp"
-#include "harness/decision_model.hpp"
+#include "harness/cost_fits.hpp"
 
 namespace lbbench {
 
@@ -80,7 +80,8 @@ struct Failure {
 
 struct Report {
   std::vector<ReportCase> cases;
-  std::vector<DecisionFit> decision_costs;
+  std::vector<CostFit> decision_costs;   // C_LbDecision
+  std::vector<CostFit> migration_costs;  // C_DataMvmt
   std::vector<PredictionError> prediction_errors;
   std::vector<ModelGain> gains;
   std::vector<Failure> failures;

@@ -304,16 +304,16 @@ TEST(Report, CountsPicksWithinNoiseOfTheFastest) {
   EXPECT_NE(report_markdown(report, ReportOptions{}).find("Within 5% of the fastest: 2 (67%)"), std::string::npos);
 }
 
-TEST(DecisionCost, RecoversTheCoefficientsOfExactTimes) {
+TEST(CostFits, RecoversTheCoefficientsOfExactTimes) {
   // 1 ms + 20 ns per vertex + 5 ns per edge + 30 µs per rank, on varied sizes.
-  std::vector<DecisionSample> samples;
+  std::vector<CostSample> samples;
   for (const double v : {1e3, 4e3, 16e3, 64e3}) {
     for (const double p : {2.0, 16.0, 128.0}) {
       const double e = v * (p < 10 ? 2 : 3);
-      samples.push_back({v, e, p, 1e-3 + 20e-9 * v + 5e-9 * e + 30e-6 * p});
+      samples.push_back({{v, e, p}, 1e-3 + 20e-9 * v + 5e-9 * e + 30e-6 * p});
     }
   }
-  const DecisionFit fit = fit_decision_cost(samples);
+  const CostFit fit = fit_linear_cost(samples);
   EXPECT_NEAR(fit.coefficients[0], 1e-3, 1e-9);
   EXPECT_NEAR(fit.coefficients[1], 20e-9, 1e-13);
   EXPECT_NEAR(fit.coefficients[2], 5e-9, 1e-13);
@@ -322,17 +322,17 @@ TEST(DecisionCost, RecoversTheCoefficientsOfExactTimes) {
   EXPECT_EQ(fit.sizes, 12);
 }
 
-TEST(DecisionCost, KeepsCoefficientsNonNegativeAndFoldsAConstantTermIntoC0) {
+TEST(CostFits, KeepsCoefficientsNonNegativeAndFoldsAConstantTermIntoC0) {
   // Time falls slightly with size (noise, say): no negative per-vertex cost; one rank
   // count, so the per-rank term cannot be told from c0.
-  const std::vector<DecisionSample> samples{{1e3, 2e3, 4, 1.00e-3}, {2e3, 4e3, 4, 0.99e-3}, {4e3, 8e3, 4, 0.98e-3}};
-  const DecisionFit fit = fit_decision_cost(samples);
+  const std::vector<CostSample> samples{{{1e3, 2e3, 4}, 1.00e-3}, {{2e3, 4e3, 4}, 0.99e-3}, {{4e3, 8e3, 4}, 0.98e-3}};
+  const CostFit fit = fit_linear_cost(samples);
   for (const double c : fit.coefficients) EXPECT_GE(c, 0);
-  EXPECT_NEAR(fit.predict(2e3, 4e3, 4), 0.99e-3, 0.02e-3);
+  EXPECT_NEAR(fit.predict({2e3, 4e3, 4}), 0.99e-3, 0.02e-3);
   EXPECT_GT(fit.mean_relative_error, 0);
 }
 
-TEST(DecisionCost, FitsEachBalancerOnEachPlatformFromRecords) {
+TEST(CostFits, FitsEachBalancerOnEachPlatformFromRecords) {
   auto record = [](const char* balancer, const char* engine, double v, std::vector<double> decisions) {
     Json lb = Json::array();
     for (const double d : decisions) lb.push_back(Json{{"decision_s", d}});
@@ -356,9 +356,32 @@ TEST(DecisionCost, FitsEachBalancerOnEachPlatformFromRecords) {
   EXPECT_EQ(fits[0].platform, "mpi · local");
   EXPECT_EQ(fits[0].samples, 3);
   EXPECT_EQ(fits[0].sizes, 2);
-  EXPECT_NEAR(fits[0].predict(1500, 3000, 2), 1.5e-3, 1e-9);
+  EXPECT_NEAR(fits[0].predict({1500, 3000, 2}), 1.5e-3, 1e-9);
   EXPECT_EQ(fits[1].platform, "smpi · local");
   EXPECT_EQ(fits[2].balancer, "metis");
+}
+
+TEST(CostFits, FitsMigrationOnTheCallsThatMovedSomething) {
+  // 0.5 ms per call plus 1 µs per vertex and 1 ns per byte; a call that moved nothing
+  // (here timed at 0.2 ms, its agreement that nothing moves) stays out of the fit.
+  Json lb = Json::array();
+  for (const double m : {10.0, 100.0, 1000.0, 0.0}) {
+    const double bytes = m * (m > 50 ? 4096 : 1024);
+    lb.push_back(Json{{"decision_s", 1e-3},
+                      {"migrations", m},
+                      {"migrated_bytes", bytes},
+                      {"migration_s", m > 0 ? 5e-4 + 1e-6 * m + 1e-9 * bytes : 2e-4}});
+  }
+  const Json record{{"schema", "lbbench.run/1"}, {"balancer", "greedy"}, {"engine", "smpi"}, {"machine", "bgq"},
+                    {"vertices", 1000},         {"edges", 2000},         {"ranks", 32},       {"lb", lb}};
+  const auto fits = fit_migration_costs({&record});
+  ASSERT_EQ(fits.size(), 1U);
+  EXPECT_EQ(fits[0].samples, 3);
+  EXPECT_EQ(fits[0].sizes, 3);
+  EXPECT_NEAR(fits[0].coefficients[0], 5e-4, 1e-9);
+  EXPECT_NEAR(fits[0].coefficients[1], 1e-6, 1e-11);
+  EXPECT_NEAR(fits[0].coefficients[2], 1e-9, 1e-14);
+  EXPECT_LT(fits[0].mean_relative_error, 1e-9);
 }
 
 }  // namespace

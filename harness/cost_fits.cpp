@@ -1,5 +1,5 @@
-// Regression of LB decision time on input size (see decision_model.hpp).
-#include "harness/decision_model.hpp"
+// Regressions of LB decision and migration time on sizes (see cost_fits.hpp).
+#include "harness/cost_fits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kTerms = 4;
 
-std::array<double, kTerms> terms_of(const DecisionSample& s) { return {1.0, s.vertices, s.edges, s.ranks}; }
+std::array<double, kTerms> terms_of(const CostSample& s) { return {1.0, s.sizes[0], s.sizes[1], s.sizes[2]}; }
 
 // Solves the small dense system a·x = b by Gaussian elimination with partial pivoting;
 // empty when it is singular (relative to the largest pivot seen).
@@ -48,7 +48,7 @@ std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a, std
 
 // Weighted least squares of the samples on the chosen terms, each column scaled to a
 // largest value of 1 so that vertices and ranks condition alike. Empty when singular.
-std::optional<std::array<double, kTerms>> fit_terms(const std::vector<DecisionSample>& samples,
+std::optional<std::array<double, kTerms>> fit_terms(const std::vector<CostSample>& samples,
                                                     const std::vector<int>& chosen) {
   std::array<double, kTerms> scale{};
   for (const auto& s : samples) {
@@ -76,7 +76,7 @@ std::optional<std::array<double, kTerms>> fit_terms(const std::vector<DecisionSa
 
 std::string fmt_platform(const Json& r) { return r.value("engine", "") + " · " + r.value("machine", ""); }
 
-double relative_sse(const std::vector<DecisionSample>& samples, const std::array<double, kTerms>& c) {
+double relative_sse(const std::vector<CostSample>& samples, const std::array<double, kTerms>& c) {
   double sse = 0;
   for (const auto& s : samples) {
     const auto t = terms_of(s);
@@ -89,22 +89,22 @@ double relative_sse(const std::vector<DecisionSample>& samples, const std::array
 
 }  // namespace
 
-double DecisionFit::predict(double vertices, double edges, double ranks) const {
-  return coefficients[0] + coefficients[1] * vertices + coefficients[2] * edges + coefficients[3] * ranks;
+double CostFit::predict(const std::array<double, 3>& sizes) const {
+  return coefficients[0] + coefficients[1] * sizes[0] + coefficients[2] * sizes[1] + coefficients[3] * sizes[2];
 }
 
-DecisionFit fit_decision_cost(const std::vector<DecisionSample>& samples) {
-  DecisionFit best;
-  best.samples = static_cast<int>(samples.size());
-  std::vector<DecisionSample> usable;
+CostFit fit_linear_cost(const std::vector<CostSample>& samples) {
+  CostFit best;
+  std::vector<CostSample> usable;
   std::set<std::tuple<double, double, double>> sizes;
   for (const auto& s : samples) {
     if (s.seconds <= 0) continue;  // a call timed at 0 has no relative error to weigh
     usable.push_back(s);
-    sizes.insert({s.vertices, s.edges, s.ranks});
+    sizes.insert({s.sizes[0], s.sizes[1], s.sizes[2]});
   }
+  best.samples = static_cast<int>(usable.size());
   best.sizes = static_cast<int>(sizes.size());
-  if (usable.empty()) throw std::invalid_argument("fit_decision_cost: no LB call with a positive decision time");
+  if (usable.empty()) throw std::invalid_argument("fit_linear_cost: no sample of positive time");
   double best_sse = INFINITY;
   for (int subset = 1; subset < (1 << kTerms); ++subset) {
     std::vector<int> chosen;
@@ -121,41 +121,47 @@ DecisionFit fit_decision_cost(const std::vector<DecisionSample>& samples) {
     }
   }
   double error = 0;
-  for (const auto& s : usable) error += std::abs(best.predict(s.vertices, s.edges, s.ranks) - s.seconds) / s.seconds;
+  for (const auto& s : usable) error += std::abs(best.predict(s.sizes) - s.seconds) / s.seconds;
   best.mean_relative_error = error / static_cast<double>(usable.size());
   return best;
 }
 
-std::vector<DecisionFit> fit_decision_costs(const std::vector<const Json*>& records) {
-  std::map<std::pair<std::string, std::string>, std::vector<DecisionSample>> groups;
+namespace {
+
+// Groups the LB calls of run records by balancer and platform, as `sample` makes them.
+template <typename MakeSample>
+std::vector<CostFit> fit_per_balancer(const std::vector<const Json*>& records, MakeSample sample) {
+  std::map<std::pair<std::string, std::string>, std::vector<CostSample>> groups;
   for (const Json* r : records) {
     if (r->value("schema", "") != "lbbench.run/1" || !r->contains("lb")) continue;
-    const std::string platform = fmt_platform(*r);
-    for (const auto& call : (*r)["lb"]) {
-      groups[{r->value("balancer", ""), platform}].push_back(
-          {r->value("vertices", 0.0), r->value("edges", 0.0), r->value("ranks", 0.0), call.value("decision_s", 0.0)});
-    }
+    for (const auto& call : (*r)["lb"]) groups[{r->value("balancer", ""), fmt_platform(*r)}].push_back(sample(*r, call));
   }
-  std::vector<DecisionFit> fits;
+  std::vector<CostFit> fits;
   for (const auto& [key, samples] : groups) {
     if (std::none_of(samples.begin(), samples.end(), [](const auto& s) { return s.seconds > 0; })) continue;
-    DecisionFit fit = fit_decision_cost(samples);
+    CostFit fit = fit_linear_cost(samples);
     std::tie(fit.balancer, fit.platform) = key;
     fits.push_back(std::move(fit));
   }
   return fits;
 }
 
-Json to_json(const DecisionFit& fit) {
-  return Json{{"balancer", fit.balancer},
-              {"platform", fit.platform},
-              {"samples", fit.samples},
-              {"sizes", fit.sizes},
-              {"seconds", fit.coefficients[0]},
-              {"seconds_per_vertex", fit.coefficients[1]},
-              {"seconds_per_edge", fit.coefficients[2]},
-              {"seconds_per_rank", fit.coefficients[3]},
-              {"mean_relative_error", fit.mean_relative_error}};
+}  // namespace
+
+std::vector<CostFit> fit_decision_costs(const std::vector<const Json*>& records) {
+  return fit_per_balancer(records, [](const Json& r, const Json& call) {
+    return CostSample{{r.value("vertices", 0.0), r.value("edges", 0.0), r.value("ranks", 0.0)},
+                      call.value("decision_s", 0.0)};
+  });
+}
+
+std::vector<CostFit> fit_migration_costs(const std::vector<const Json*>& records) {
+  // A call that moved nothing costs its agreement that nothing moves, not data movement.
+  return fit_per_balancer(records, [](const Json& r, const Json& call) {
+    const double moved = call.value("migrations", 0.0);
+    return CostSample{{moved, call.value("migrated_bytes", 0.0), r.value("ranks", 0.0)},
+                      moved > 0 ? call.value("migration_s", 0.0) : 0.0};
+  });
 }
 
 }  // namespace lbbench
