@@ -5,11 +5,13 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "balancers/fitted_costs.hpp"
 #include "core/json_yaml.hpp"
 #include "core/types.hpp"
 #include "meshes/local_graph.hpp"
@@ -39,6 +41,9 @@ struct MachineInfo {
   // Simulated seconds per second of real code on this host: 1 on real machines; under SMPI
   // the simulated core's clock against the host's, which SimGrid applies to all real code.
   double code_time_scale = 1.0;
+  // Decision and migration costs fitted from recorded runs on this platform (the
+  // scenario's machine.costs); null when none were given.
+  std::shared_ptr<const FittedCosts> fitted_costs;
 
   static MachineInfo uniform(int nranks);
 };

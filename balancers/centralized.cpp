@@ -94,6 +94,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.link_latency_s = view.machine.link_latency_s;
     problem.link_bandwidth_Bps = view.machine.link_bandwidth_Bps;
     problem.code_time_scale = view.machine.code_time_scale;
+    problem.fitted_costs = view.machine.fitted_costs;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);

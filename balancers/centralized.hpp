@@ -34,9 +34,10 @@ struct GlobalProblem {
   int invocation = 0;
   std::int64_t element_bytes = 0;
   int period = 0;
-  double link_latency_s = 0;     // from the machine preset; 0 when not known
+  double link_latency_s = 0;  // from the machine preset; 0 when not known
   double link_bandwidth_Bps = 0;
-  double code_time_scale = 1.0;  // MachineInfo::code_time_scale
+  double code_time_scale = 1.0;                     // MachineInfo::code_time_scale
+  std::shared_ptr<const FittedCosts> fitted_costs;  // MachineInfo::fitted_costs
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
   [[nodiscard]] bool has_graph() const { return !xadj.empty(); }

@@ -159,6 +159,14 @@ int report_command(const ReportCommand& cmd) {
     out << csv;
     if (!out) throw InputError(fmt::format("{}: cannot write the CSV table", cmd.csv_file));
   }
+  if (!cmd.costs_file.empty()) {
+    if (report.decision_costs.empty() && report.migration_costs.empty()) {
+      throw InputError(fmt::format("{}: no LB call to fit costs on", cmd.results));
+    }
+    std::ofstream out(cmd.costs_file);
+    out << costs_file_json(report.decision_costs, report.migration_costs).dump(2) << '\n';
+    if (!out) throw InputError(fmt::format("{}: cannot write the costs file", cmd.costs_file));
+  }
   fmt::print("{}", cmd.csv ? csv : report_markdown(report, cmd.options));
   return 0;
 }

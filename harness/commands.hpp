@@ -33,8 +33,9 @@ int sweep_command(const SweepCommand& cmd);
 struct ReportCommand {
   std::string results;
   ReportOptions options;
-  std::string csv_file;  // also write the CSV table here
-  bool csv = false;      // print CSV instead of markdown
+  std::string csv_file;    // also write the CSV table here
+  std::string costs_file;  // write the fitted platform costs here, for machine.costs
+  bool csv = false;        // print CSV instead of markdown
 };
 
 int report_command(const ReportCommand& cmd);

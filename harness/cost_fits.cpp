@@ -6,8 +6,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <tuple>
+
+#include "balancers/fitted_costs.hpp"
 
 namespace lbbench {
 
@@ -74,8 +77,6 @@ std::optional<std::array<double, kTerms>> fit_terms(const std::vector<CostSample
   return c;
 }
 
-std::string fmt_platform(const Json& r) { return r.value("engine", "") + " · " + r.value("machine", ""); }
-
 double relative_sse(const std::vector<CostSample>& samples, const std::array<double, kTerms>& c) {
   double sse = 0;
   for (const auto& s : samples) {
@@ -128,40 +129,71 @@ CostFit fit_linear_cost(const std::vector<CostSample>& samples) {
 
 namespace {
 
-// Groups the LB calls of run records by balancer and platform, as `sample` makes them.
+// Groups the LB calls of run records by `group` (balancer and platform, or platform), as
+// `sample` makes them; a call `sample` declines (nullopt) stays out.
 template <typename MakeSample>
-std::vector<CostFit> fit_per_balancer(const std::vector<const Json*>& records, MakeSample sample) {
-  std::map<std::pair<std::string, std::string>, std::vector<CostSample>> groups;
+std::vector<CostFit> fit_groups(const std::vector<const Json*>& records, bool per_balancer, MakeSample sample) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<CostSample>> groups;
   for (const Json* r : records) {
     if (r->value("schema", "") != "lbbench.run/1" || !r->contains("lb")) continue;
-    for (const auto& call : (*r)["lb"]) groups[{r->value("balancer", ""), fmt_platform(*r)}].push_back(sample(*r, call));
+    const std::tuple key{per_balancer ? r->value("balancer", "") : std::string(), r->value("engine", ""),
+                         r->value("machine", "")};
+    for (const auto& call : (*r)["lb"]) {
+      if (auto s = sample(*r, call)) groups[key].push_back(*s);
+    }
   }
   std::vector<CostFit> fits;
   for (const auto& [key, samples] : groups) {
     if (std::none_of(samples.begin(), samples.end(), [](const auto& s) { return s.seconds > 0; })) continue;
     CostFit fit = fit_linear_cost(samples);
-    std::tie(fit.balancer, fit.platform) = key;
+    std::tie(fit.balancer, fit.engine, fit.machine) = key;
     fits.push_back(std::move(fit));
   }
   return fits;
 }
 
+Json fit_json(const CostFit& f, std::span<const std::string_view> terms) {
+  Json names = Json::array();
+  for (const auto& t : terms) names.push_back(std::string(t));
+  return Json{{"terms", names},
+              {"coefficients", f.coefficients},
+              {"calls", f.samples},
+              {"mean_relative_error", f.mean_relative_error}};
+}
+
 }  // namespace
 
 std::vector<CostFit> fit_decision_costs(const std::vector<const Json*>& records) {
-  return fit_per_balancer(records, [](const Json& r, const Json& call) {
+  return fit_groups(records, true, [](const Json& r, const Json& call) -> std::optional<CostSample> {
     return CostSample{{r.value("vertices", 0.0), r.value("edges", 0.0), r.value("ranks", 0.0)},
                       call.value("decision_s", 0.0)};
   });
 }
 
 std::vector<CostFit> fit_migration_costs(const std::vector<const Json*>& records) {
-  // A call that moved nothing costs its agreement that nothing moves, not data movement.
-  return fit_per_balancer(records, [](const Json& r, const Json& call) {
-    const double moved = call.value("migrations", 0.0);
-    return CostSample{{moved, call.value("migrated_bytes", 0.0), r.value("ranks", 0.0)},
-                      moved > 0 ? call.value("migration_s", 0.0) : 0.0};
+  return fit_groups(records, false, [](const Json& r, const Json& call) -> std::optional<CostSample> {
+    // Records made before the busiest receiver was recorded cannot say what moved where.
+    if (!call.contains("elements_moved_max")) return std::nullopt;
+    const double arriving = call["elements_moved_max"].get<double>();
+    const double element_bytes = r.contains("config") ? r["config"]["workload"].value("element_bytes", 0.0) : 0.0;
+    const double ranks = std::max(1.0, r.value("ranks", 1.0));
+    return CostSample{{r.value("vertices", 0.0) / ranks, arriving, arriving * element_bytes},
+                      call.value("migration_s", 0.0)};
   });
+}
+
+Json costs_file_json(const std::vector<CostFit>& decision, const std::vector<CostFit>& migration) {
+  std::map<std::pair<std::string, std::string>, Json> platforms;
+  auto entry = [&](const CostFit& f) -> Json& {
+    Json& p = platforms[{f.engine, f.machine}];
+    if (p.is_null()) p = Json{{"engine", f.engine}, {"machine", f.machine}, {"decision", Json::object()}};
+    return p;
+  };
+  for (const auto& f : decision) entry(f)["decision"][f.balancer] = fit_json(f, kDecisionTerms);
+  for (const auto& f : migration) entry(f)["migration"] = fit_json(f, kMigrationTerms);
+  Json list = Json::array();
+  for (auto& [key, p] : platforms) list.push_back(std::move(p));
+  return Json{{"schema", std::string(kCostsSchema)}, {"platforms", list}};
 }
 
 }  // namespace lbbench

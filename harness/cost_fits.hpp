@@ -1,9 +1,13 @@
-// The platform costs of Pearce et al.'s cost model, modeled from recorded runs, for each
-// balancer on each platform (engine and machine), as linear functions of sizes:
-// - C_LbDecision (equations 9-11): decision seconds ≈ c0 + c1·V + c2·E + c3·P over the
-//   graph's vertices V and edges E and the ranks P, fitted to every LB call;
-// - C_DataMvmt (equation 8): migration seconds ≈ c0 + c1·M + c2·B + c3·P over the vertices
-//   M and bytes B that the call moved, fitted to every call that moved something.
+// The platform costs of Pearce et al.'s cost model, modeled from recorded runs on each
+// platform (engine and machine), as linear functions of sizes:
+// - C_LbDecision (equations 9-11), per balancer: decision seconds ≈ c0 + c1·V + c2·E + c3·P
+//   over the graph's vertices V and edges E and the ranks P, fitted to every LB call;
+// - C_DataMvmt (equation 6), one per platform, since every balancer's plan goes through the
+//   same migration engine: migration seconds ≈ c0 + c1·V/P + c2·M + c3·B over the vertices
+//   per rank (the engine's fixed work at every call: conservation checks, rebuilt halo
+//   exchanges), and the vertices M arriving at the busiest receiver and their payload
+//   bytes B, fitted to every LB call that recorded M.
+// A costs file (`lbbench report --costs-out`) carries the fits to a scenario's machine.costs.
 #pragma once
 
 #include <array>
@@ -20,15 +24,17 @@ struct CostSample {
 };
 
 struct CostFit {
-  std::string balancer;
-  std::string platform;  // engine and machine: costs differ between them
+  std::string balancer;  // empty for the migration fit, which is every balancer's
+  std::string engine;    // costs differ between engines and machines
+  std::string machine;
   int samples = 0;  // the samples fitted: those of positive time
-  int sizes = 0;  // distinct size triples among the samples
+  int sizes = 0;    // distinct size triples among the samples
   // c0 (s) and seconds per unit of each size term; all ≥ 0.
   std::array<double, 4> coefficients{};
   double mean_relative_error = 0;  // mean |fit − measured| / measured over the samples
 
   [[nodiscard]] double predict(const std::array<double, 3>& sizes) const;
+  [[nodiscard]] std::string platform() const { return engine + " · " + machine; }
 };
 
 // Least squares on relative errors (costs span orders of magnitude, and a large case's
@@ -38,8 +44,13 @@ struct CostFit {
 // seconds are skipped; throws when none is left.
 CostFit fit_linear_cost(const std::vector<CostSample>& samples);
 
-// One fit per balancer and platform, from the LB calls of run records (others ignored).
+// From the LB calls of run records (other records are ignored): one decision fit per
+// balancer and platform, one migration fit per platform.
 std::vector<CostFit> fit_decision_costs(const std::vector<const Json*>& records);
 std::vector<CostFit> fit_migration_costs(const std::vector<const Json*>& records);
+
+// The costs file: schema lbbench.costs/1, one entry per platform with its decision fits by
+// balancer and its migration fit, each with its terms (balancers/fitted_costs.hpp).
+Json costs_file_json(const std::vector<CostFit>& decision, const std::vector<CostFit>& migration);
 
 }  // namespace lbbench

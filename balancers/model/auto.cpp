@@ -173,6 +173,46 @@ void AutoBalancer::check_dims(int dims) const {
   for (const auto& c : candidates_) c->check_dims(dims);
 }
 
+namespace {
+
+// C_LbDecision and C_DataMvmt of one candidate's call, from the platform's fits where the
+// scenario gave them (machine.costs), else as the paper models them: the decision timed
+// on the candidate's reference, and alpha + beta x ElementsMoved_max x elementsize.
+struct CallCost {
+  double decision_s = 0;
+  double migration_s = 0;
+  double repeat_s = 0;  // a later call on loads that stay as they are: nothing moves
+  bool fitted_decision = false;
+  bool fitted_migration = false;
+};
+
+CallCost call_cost(const std::string& name, const Outcome& o, const GlobalProblem& problem, const Platform& platform) {
+  CallCost c;
+  if (name == "none") return c;
+  const auto element_bytes = static_cast<double>(problem.element_bytes);
+  c.decision_s = o.decision_s;
+  c.migration_s = data_movement_cost(platform, o.elements_moved_max, element_bytes);
+  const FittedCosts* fits = problem.fitted_costs.get();
+  if (const FittedCost* d = fits ? fits->decision_of(name) : nullptr) {
+    const auto vertices = static_cast<double>(problem.size());
+    const auto edges = static_cast<double>(problem.adjncy.size()) / 2;
+    c.decision_s = d->seconds(vertices, edges, problem.nranks);
+    c.fitted_decision = true;
+  }
+  double idle_migration = 0;
+  if (fits && fits->migration) {
+    // The migration engine runs at every call, moving something or not.
+    const double per_rank = static_cast<double>(problem.size()) / problem.nranks;
+    c.migration_s = fits->migration_s(per_rank, o.elements_moved_max, element_bytes);
+    idle_migration = fits->migration_s(per_rank, 0, element_bytes);
+    c.fitted_migration = true;
+  }
+  c.repeat_s = c.decision_s + idle_migration;
+  return c;
+}
+
+}  // namespace
+
 Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   const Platform platform = platform_of(params_, problem);
   const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, problem.period);
@@ -184,19 +224,19 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   Assignment chosen;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Outcome o = run_reference(*candidates_[i], problem, platform.alpha_s);
-    const double movement =
-        data_movement_cost(platform, o.elements_moved_max, static_cast<double>(problem.element_bytes));
+    const CallCost cost = call_cost(params_.candidates[i], o, problem, platform);
     const double interval = params_.candidates[i] == "none"
                                 ? app_time_none(lmax, horizon)
-                                : app_time_global(o.decision_s + movement, o.lmax_after, horizon);
-    Json p{{"interval_s", interval},
-           {"decision_s", o.decision_s},
-           {"migration_s", movement},
-           {"lmax_after_s", o.lmax_after},
-           {"elements_moved_max", o.elements_moved_max}};
+                                : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
+    Json p{{"interval_s", interval},    {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
+           {"repeat_s", cost.repeat_s}, {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
+    if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
+    if (cost.fitted_decision || cost.fitted_migration) {
+      p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
+    }
     if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) p["protocol_rounds"] = o.protocol_rounds;
     if (params_.candidates[i] == "diffusion") {
-      p["paper"] = paper_diffusion(problem, params_.candidate_params[i], platform, horizon, o.decision_s);
+      p["paper"] = paper_diffusion(problem, params_.candidate_params[i], platform, horizon, cost.decision_s);
     }
     predictions[params_.candidates[i]] = p;
     if (i == 0 || interval < best_time) {

@@ -17,6 +17,13 @@
 // the candidate's serial solve on rank 0 for centralized candidates (what they do in a
 // run, without the gather), and for distributed ones that time divided by the ranks plus
 // one alpha per protocol round.
+//
+// Beyond the paper: where the scenario gives the platform's fitted costs (machine.costs,
+// from `lbbench report --costs-out` over earlier runs), C_LbDecision is the candidate's
+// regression on vertices, edges and ranks, and C_DataMvmt the migration engine's on
+// vertices per rank and arriving vertices and bytes. Fitted from whole runs, they include
+// what the reference and alpha + beta x bytes leave out: the gather and scatter, and the
+// migration engine's checks and rebuilt exchanges, which it pays at every call.
 #pragma once
 
 #include <memory>

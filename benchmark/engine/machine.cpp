@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "work/compute.hpp"
 
 namespace lbbench {
 
@@ -68,9 +69,24 @@ void set_network(const MachinePreset& preset, MachineInfo& info) {
   info.link_bandwidth_Bps = preset.link_bandwidth;
 }
 
-}  // namespace
+// The fits of the platform this run is on, from the scenario's costs file; a file without
+// them is an error rather than a silent fallback to the paper's alpha and beta.
+void attach_fitted_costs(const MachineSpec& spec, MachineInfo& info) {
+  if (spec.costs_file.empty()) return;
+  const auto it = spec.costs.find({engine_name(), spec.preset});
+  if (it == spec.costs.end()) {
+    std::string listed;
+    for (const auto& [platform, fits] : spec.costs) listed += fmt::format(" {} · {};", platform.first, platform.second);
+    throw AgreedInputError(
+        fmt::format("machine.costs: {} has no fits for {} · {} (it has:{}); fit them with `lbbench "
+                    "report --costs-out` over runs on this platform",
+                    spec.costs_file_resolved, engine_name(), spec.preset,
+                    listed.empty() ? " none" : listed.substr(0, listed.size() - 1)));
+  }
+  info.fitted_costs = std::make_shared<const FittedCosts>(it->second);
+}
 
-MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
+MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
   out.info = MachineInfo::uniform(nranks);
@@ -117,6 +133,14 @@ MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
     if (spec.latency) out.info.link_latency_s = *spec.latency;
     if (spec.bandwidth) out.info.link_bandwidth_Bps = *spec.bandwidth;
   }
+  return out;
+}
+
+}  // namespace
+
+MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
+  MachineLayout out = describe_layout(spec, comm);
+  attach_fitted_costs(spec, out.info);
   return out;
 }
 

@@ -158,6 +158,7 @@ Json normalized(const Scenario& s) {
   if (s.machine.wan_latency) machine["wan_latency"] = *s.machine.wan_latency;
   if (s.machine.latency) machine["latency"] = *s.machine.latency;
   if (s.machine.bandwidth) machine["bandwidth"] = *s.machine.bandwidth;
+  if (!s.machine.costs_file.empty()) machine["costs"] = s.machine.costs_file;
   if (s.machine.site_groups > 0) machine["sites"] = s.machine.site_groups;
   if (!s.machine.sites.empty()) machine["sites"] = s.machine.sites;
   if (s.machine.speeds.size() == 1) machine["speeds"] = s.machine.speeds.front();

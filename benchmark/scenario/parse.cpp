@@ -8,6 +8,7 @@
 #include "balancers/reorder/reorder.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "scenario/costs_file.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
@@ -310,10 +311,21 @@ void resolve_preset(MachineSpec& out, const ConfigNode& where) {
   }
 }
 
-// `latency` and `bandwidth`, which every machine may give.
+// `latency`, `bandwidth` and `costs`, which every machine may give. A costs file named in
+// the scenario is found next to it; one given with --set, from the working folder (where
+// `lbbench report --costs-out` wrote it).
 void parse_network(ConfigNode& m, MachineSpec& out) {
   if (auto latency = m.find("latency")) out.latency = latency->as_number(0.0, 10.0);
   if (auto bandwidth = m.find("bandwidth")) out.bandwidth = bandwidth->as_number(1.0, 1e15);
+  if (auto costs = m.find("costs")) {
+    out.costs_file = costs->as_string();
+    out.costs_file_resolved = costs->yaml().Mark().is_null() ? out.costs_file : resolve_path(m.file(), out.costs_file);
+    try {
+      out.costs = read_costs_file(out.costs_file_resolved);
+    } catch (const InputError& e) {
+      costs->fail(e.what());
+    }
+  }
 }
 
 MachineSpec parse_machine(ConfigNode m) {

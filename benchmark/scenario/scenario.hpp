@@ -14,9 +14,9 @@
 #include "core/json_yaml.hpp"
 #include "machine/preset.hpp"
 #include "meshes/mesh_spec.hpp"
+#include "scenario/costs_file.hpp"
 
 namespace lbbench {
-
 
 // --- workload --------------------------------------------------------------------------------
 struct UniformWeights {
@@ -98,8 +98,8 @@ struct WorkloadSpec {
 enum class DistributionKind { block, cyclic, random, strips, file };
 struct DistributionSpec {
   DistributionKind kind = DistributionKind::block;
-  int axis = 0;                // strips
-  std::string file;            // file: as written
+  int axis = 0;      // strips
+  std::string file;  // file: as written
   std::string file_resolved;
 };
 
@@ -123,6 +123,11 @@ struct MachineSpec {
   // for the local machine; for a preset, an override of its links (simulated and modeled).
   std::optional<double> latency;
   std::optional<double> bandwidth;
+  // `costs`: the decision and migration costs fitted from recorded runs (a file written by
+  // `lbbench report --costs-out`), as written and as read; the run takes its platform's.
+  std::string costs_file;
+  std::string costs_file_resolved;
+  CostsByPlatform costs;
   int site_groups = 0;         // `sites: k`; 0 when not given this way
   std::vector<int> sites;      // `sites: [..]`, one per rank
   std::vector<double> speeds;  // one per rank, or a single value for all
@@ -196,7 +201,6 @@ void apply_override(YAML::Node& root, const std::string& assignment);
 Json normalized(const Scenario& s);
 // sha256 of the normalized scenario's compact JSON.
 std::string scenario_sha256(const Scenario& s);
-
 
 std::string_view to_string(DistributionKind k);
 std::string_view to_string(MessageMode m);

@@ -116,6 +116,44 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(alone.returncode, 2)
         self.assertIn("a ping-pong needs two ranks", alone.stderr)
 
+    def test_costs_fitted_from_runs_feed_the_auto_balancers_predictions(self):
+        # Two balancers on two sizes, then their fits as a costs file, then `auto` on it.
+        small = ["--set", "steps=5", "--set", "balancer.period=2", "--set", "workload.unit_seconds=1e-6"]
+        for balancer in ("greedy", "tree"):
+            for n in (32, 48):
+                mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), *small, "--set", f"balancer.name={balancer}",
+                       "--set", f"mesh.nx={n}", "--set", f"mesh.ny={n}", "--out", str(self.out))
+        costs = Path(self.tmp.name) / "costs.json"
+        report = lbbench("report", str(self.out), "--costs-out", str(costs))
+        self.assertEqual(report.returncode, 0, report.stderr)
+        self.assertIn("## Migration cost", report.stdout)
+        fitted = json.loads(costs.read_text())
+        self.assertEqual(fitted["schema"], "lbbench.costs/1")
+        [platform] = fitted["platforms"]
+        self.assertEqual((platform["engine"], platform["machine"]), ("mpi", "local"))
+        self.assertEqual(sorted(platform["decision"]), ["greedy", "tree"])
+        self.assertEqual(platform["migration"]["calls"], 8)
+        auto = Path(self.tmp.name) / "auto.jsonl"
+        mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), *small, "--set", "balancer.name=auto",
+               "--set", f"machine.costs={costs}", "--out", str(auto))
+        record = json.loads(auto.read_text())
+        self.assertEqual(record["config"]["machine"]["costs"], str(costs))
+        candidates = record["lb"][0]["prediction"]["candidates"]
+        greedy = platform["decision"]["greedy"]["coefficients"]
+        expected = greedy[0] + greedy[1] * record["vertices"] + greedy[2] * record["edges"] + greedy[3] * 2
+        self.assertAlmostEqual(candidates["greedy"]["decision_s"], expected, delta=1e-12)
+        self.assertEqual(candidates["greedy"]["fitted"], {"decision": True, "migration": True})
+        self.assertEqual(candidates["diffusion"]["fitted"], {"decision": False, "migration": True})
+        # Later calls of a run repeat the decision and the migration engine's fixed work.
+        self.assertEqual(record["prediction"]["later_calls"], 1)
+        self.assertGreater(candidates["greedy"]["repeat_s"], candidates["greedy"]["decision_s"])
+        # Under another engine the file has no fits: a clear error, not a silent fallback.
+        if (Path(LBBENCH).parent / "lbbench-smpi").exists():
+            other = lbbench("run", str(SCENARIOS / "quickstart.yaml"), "--engine", "smpi", "--machine", "bgq",
+                            "--ranks", "4", *small, "--set", f"machine.costs={costs}")
+            self.assertNotEqual(other.returncode, 0)
+            self.assertIn("has no fits for smpi · bgq (it has: mpi · local)", other.stderr + other.stdout)
+
     def test_per_step_table(self):
         csv = Path(self.tmp.name) / "steps.csv"
         mpirun(1, "run", str(SCENARIOS / "hotspot.yaml"), "--steps-csv", str(csv), "--set", "steps=3")

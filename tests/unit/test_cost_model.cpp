@@ -201,6 +201,37 @@ TEST(DiffusionSim, PredictsTheDiffusionBalancerCallByCall) {
   }
 }
 
+TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  hot.element_bytes = 1000;
+  // Greedy's decision fitted at 2 ms + 1 µs per vertex; migration at 1 ms per call + 1 µs
+  // per vertex per rank + 10 µs per arriving vertex + 1 ns per byte; tree's decision not fitted.
+  auto fits = std::make_shared<FittedCosts>();
+  fits->decision["greedy"] = FittedCost{{2e-3, 1e-6, 0, 0}};
+  fits->migration = FittedCost{{1e-3, 1e-6, 1e-5, 1e-9}};
+  hot.fitted_costs = fits;
+  (void)a.solve(hot);
+  const Json d = a.decision();
+  const Json& greedy = d["candidates"]["greedy"];
+  EXPECT_NEAR(greedy["decision_s"].get<double>(), 2e-3 + 400e-6, 1e-12);
+  EXPECT_TRUE(greedy.contains("decision_reference_s"));
+  const double arriving = greedy["elements_moved_max"].get<double>();
+  EXPECT_GT(arriving, 0);
+  EXPECT_NEAR(greedy["migration_s"].get<double>(), 1e-3 + 50e-6 + 1e-5 * arriving + 1e-9 * 1000 * arriving, 1e-12);
+  EXPECT_NEAR(greedy["repeat_s"].get<double>(), 2e-3 + 400e-6 + 1e-3 + 50e-6, 1e-12);
+  EXPECT_EQ(greedy["fitted"], (Json{{"decision", true}, {"migration", true}}));
+  const Json& tree = d["candidates"]["tree"];
+  EXPECT_FALSE(tree.contains("decision_reference_s"));
+  EXPECT_EQ(tree["fitted"], (Json{{"decision", false}, {"migration", true}}));
+  EXPECT_EQ(d["candidates"]["none"]["migration_s"], 0.0);
+
+  // A platform where every migration costs a second: balancing no longer pays off.
+  fits->migration = FittedCost{{1.0, 0, 0, 0}};
+  (void)a.solve(hot);
+  EXPECT_EQ(a.decision()["chosen"], "none");
+}
+
 TEST(Auto, NamesABadCandidate) {
   EXPECT_THROW(make_auto("{candidates: [none, gredy]}"), InputError);
   EXPECT_THROW(make_auto("{candidates: [auto]}"), InputError);

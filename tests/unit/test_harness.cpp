@@ -1,4 +1,5 @@
 // Sweep expansion and ids, the record store's crash repair, and report arithmetic.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "harness/report.hpp"
 #include "harness/store.hpp"
 #include "harness/sweep.hpp"
+#include "scenario/costs_file.hpp"
 
 namespace lbbench {
 namespace {
@@ -353,35 +355,105 @@ TEST(CostFits, FitsEachBalancerOnEachPlatformFromRecords) {
   const auto fits = fit_decision_costs(pointers);
   ASSERT_EQ(fits.size(), 3U);
   EXPECT_EQ(fits[0].balancer, "greedy");
-  EXPECT_EQ(fits[0].platform, "mpi · local");
+  EXPECT_EQ(fits[0].platform(), "mpi · local");
   EXPECT_EQ(fits[0].samples, 3);
   EXPECT_EQ(fits[0].sizes, 2);
   EXPECT_NEAR(fits[0].predict({1500, 3000, 2}), 1.5e-3, 1e-9);
-  EXPECT_EQ(fits[1].platform, "smpi · local");
+  EXPECT_EQ(fits[1].platform(), "smpi · local");
   EXPECT_EQ(fits[2].balancer, "metis");
 }
 
-TEST(CostFits, FitsMigrationOnTheCallsThatMovedSomething) {
-  // 0.5 ms per call plus 1 µs per vertex and 1 ns per byte; a call that moved nothing
-  // (here timed at 0.2 ms, its agreement that nothing moves) stays out of the fit.
+// A run record whose LB calls took 0.5 ms + 2 µs per vertex per rank + 1 µs per arriving
+// vertex + 1 ns per arriving payload byte to migrate, for `arriving` vertices per call.
+Json migration_record(const char* balancer, double vertices, double ranks, double element_bytes,
+                      const std::vector<double>& arriving) {
   Json lb = Json::array();
-  for (const double m : {10.0, 100.0, 1000.0, 0.0}) {
-    const double bytes = m * (m > 50 ? 4096 : 1024);
+  for (const double m : arriving) {
     lb.push_back(Json{{"decision_s", 1e-3},
-                      {"migrations", m},
-                      {"migrated_bytes", bytes},
-                      {"migration_s", m > 0 ? 5e-4 + 1e-6 * m + 1e-9 * bytes : 2e-4}});
+                      {"elements_moved_max", m},
+                      {"migration_s", 5e-4 + 2e-6 * vertices / ranks + 1e-6 * m + 1e-9 * m * element_bytes}});
   }
-  const Json record{{"schema", "lbbench.run/1"}, {"balancer", "greedy"}, {"engine", "smpi"}, {"machine", "bgq"},
-                    {"vertices", 1000},         {"edges", 2000},         {"ranks", 32},       {"lb", lb}};
-  const auto fits = fit_migration_costs({&record});
+  return Json{{"schema", "lbbench.run/1"},
+              {"balancer", balancer},
+              {"engine", "smpi"},
+              {"machine", "bgq"},
+              {"vertices", vertices},
+              {"edges", 2 * vertices},
+              {"ranks", ranks},
+              {"config", Json{{"workload", Json{{"element_bytes", element_bytes}}}}},
+              {"lb", lb}};
+}
+
+TEST(CostFits, FitsOneMigrationCostPerPlatformOverEveryBalancersCalls) {
+  // Calls that move nothing still pay the engine's fixed work, so they count too; calls of
+  // records made before elements_moved_max was recorded cannot, and stay out.
+  const std::vector<Json> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
+                                  migration_record("tree", 16384, 32, 4096, {5, 1000}),
+                                  migration_record("metis", 8192, 16, 2048, {300, 0})};
+  Json old = migration_record("greedy", 4096, 16, 1024, {50});
+  old["lb"][0].erase("elements_moved_max");
+  std::vector<const Json*> pointers{&old};
+  for (const auto& r : records) pointers.push_back(&r);
+  const auto fits = fit_migration_costs(pointers);
   ASSERT_EQ(fits.size(), 1U);
-  EXPECT_EQ(fits[0].samples, 3);
-  EXPECT_EQ(fits[0].sizes, 3);
+  EXPECT_EQ(fits[0].balancer, "");
+  EXPECT_EQ(fits[0].platform(), "smpi · bgq");
+  EXPECT_EQ(fits[0].samples, 7);
   EXPECT_NEAR(fits[0].coefficients[0], 5e-4, 1e-9);
-  EXPECT_NEAR(fits[0].coefficients[1], 1e-6, 1e-11);
-  EXPECT_NEAR(fits[0].coefficients[2], 1e-9, 1e-14);
+  EXPECT_NEAR(fits[0].coefficients[1], 2e-6, 1e-11);
+  EXPECT_NEAR(fits[0].coefficients[2], 1e-6, 1e-11);
+  EXPECT_NEAR(fits[0].coefficients[3], 1e-9, 1e-14);
   EXPECT_LT(fits[0].mean_relative_error, 1e-9);
+}
+
+TEST(CostFits, TheCostsFileReadsBackAsTheFitsOfEachPlatform) {
+  const std::vector<Json> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
+                                  migration_record("tree", 16384, 32, 4096, {5, 1000}),
+                                  migration_record("metis", 8192, 16, 2048, {300, 0})};
+  std::vector<const Json*> pointers;
+  for (const auto& r : records) pointers.push_back(&r);
+  const auto decision = fit_decision_costs(pointers);
+  const auto migration = fit_migration_costs(pointers);
+  const auto path = std::filesystem::temp_directory_path() / "lbbench_test_costs.json";
+  std::ofstream(path) << costs_file_json(decision, migration).dump(2);
+  const CostsByPlatform read = read_costs_file(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(read.size(), 1U);
+  const FittedCosts& costs = read.at({"smpi", "bgq"});
+  ASSERT_TRUE(costs.migration.has_value());
+  EXPECT_NEAR(costs.migration_s(512, 100, 2048), 5e-4 + 2e-6 * 512 + 1e-6 * 100 + 1e-9 * 100 * 2048, 1e-9);
+  ASSERT_NE(costs.decision_of("tree"), nullptr);
+  EXPECT_NEAR(costs.decision_of("tree")->seconds(16384, 32768, 32), 1e-3, 1e-9);
+  EXPECT_EQ(costs.decision_of("refine"), nullptr);
+}
+
+TEST(CostFits, AMalformedCostsFileIsRefusedWithItsLineAndKey) {
+  const auto path = std::filesystem::temp_directory_path() / "lbbench_test_bad_costs.json";
+  auto error_of = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    try {
+      (void)read_costs_file(path.string());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string fit = R"({"terms": ["call", "vertices", "edges", "ranks"], "coefficients": [1e-3, 0, 0, 0], )"
+                          R"("calls": 3, "mean_relative_error": 0.1})";
+  EXPECT_THAT(error_of(R"({"schema": "lbbench.costs/2", "platforms": []})"),
+              ::testing::HasSubstr("expected schema lbbench.costs/1"));
+  EXPECT_THAT(error_of("{\"schema\": \"lbbench.costs/1\",\n \"platforms\": [{\"engine\": \"mpi\", \"machine\": "
+                       "\"local\", \"decison\": {}}]}"),
+              ::testing::AllOf(::testing::HasSubstr(":2:"), ::testing::HasSubstr("Did you mean 'decision'")));
+  EXPECT_THAT(error_of(R"({"schema": "lbbench.costs/1", "platforms": [{"engine": "mpi", "machine": "local", )"
+                       R"("migration": )" +
+                       fit + "}]}"),
+              ::testing::HasSubstr("expected the terms [call, local_vertices, elements_moved_max, bytes_moved_max]"));
+  EXPECT_THAT(error_of(R"({"schema": "lbbench.costs/1", "platforms": [{"engine": "mpi", "machine": "local", )"
+                       R"("decision": {"greedy": {"terms": ["call", "vertices", "edges", "ranks"], )"
+                       R"("coefficients": [1e-3, -1, 0, 0], "calls": 3, "mean_relative_error": 0.1}}}]})"),
+              ::testing::HasSubstr("coefficients"));
+  std::filesystem::remove(path);
 }
 
 }  // namespace
