@@ -134,7 +134,7 @@ int run_on_slurm(const Sweep& sweep, const SweepCommand& cmd, const fs::path& re
 }  // namespace
 
 int sweep_command(const SweepCommand& cmd) {
-  Sweep sweep = load_sweep(cmd.file, cmd.sets);
+  Sweep sweep = load_sweep(cmd.file, cmd.sets, cmd.repetitions);
   apply_slurm_overrides(sweep.slurm, cmd.slurm_overrides);
   const fs::path results = cmd.results.empty() ? fs::path("results") / sweep.name : fs::path(cmd.results);
   if (cmd.list) return list_runs(sweep, results);

@@ -17,6 +17,7 @@ struct SweepCommand {
   bool list = false;              // print the runs and their state, run nothing
   bool fresh = false;             // set earlier records aside and start over
   std::string launcher;           // overrides the sweep's `launcher`
+  int repetitions = 0;            // > 0: overrides the sweep's `repetitions`
   // Slurm
   bool slurm = false;
   bool dry_run = false;

@@ -38,6 +38,7 @@ sweep cost-calibration cost-calibration/smpi-bgq-32 "${smpi[@]}"
 
 costs=(--set "machine.costs=$out/cost-calibration/costs.json")
 sweep model-accuracy model-accuracy-2ranks "${costs[@]}"
-sweep model-accuracy model-accuracy-smpi "${smpi[@]}" "${costs[@]}"
-sweep model-accuracy model-accuracy-smpi-long "${smpi[@]}" --set workload.unit_seconds=2.0e-4 "${costs[@]}"
+# Simulated runs repeat: one repetition each.
+sweep model-accuracy model-accuracy-smpi --repetitions 1 "${smpi[@]}" "${costs[@]}"
+sweep model-accuracy model-accuracy-smpi-long --repetitions 1 "${smpi[@]}" --set workload.unit_seconds=2.0e-4 "${costs[@]}"
 for folder in model-accuracy-2ranks model-accuracy-smpi model-accuracy-smpi-long; do plot "$folder"; done

@@ -280,7 +280,7 @@ std::string run_id(const Json& normalized_scenario, const std::string& engine, i
   return sha256_hex(text).substr(0, 12);
 }
 
-Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_sets) {
+Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_sets, int repetitions) {
   const std::string path = file.string();
   const YAML::Node yaml = load_yaml_file(path);
   if (!yaml.IsDefined() || yaml.IsNull()) throw InputError(fmt::format("{}: the sweep is empty", path));
@@ -291,6 +291,7 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
   sweep.name = checked_name(root, file);
   sweep.scenarios = read_scenarios(root.at("scenario", "the base scenario's file, relative to the sweep file"), file);
   sweep.repetitions = static_cast<int>(root.integer("repetitions", 1, 1, 10000));
+  if (repetitions > 0) sweep.repetitions = repetitions;
   sweep.timeout_s = root.number("timeout", sweep.timeout_s, 1);
   sweep.launcher = root.choice("launcher", kLaunchers, sweep.launcher);
   std::vector<Setting> fixed;

@@ -50,7 +50,10 @@ struct Sweep {
 
 // Reads, expands and validates a sweep. `extra_sets` are "key.path=value" settings from the
 // command line, applied after the file's. Errors name the file, line and column.
-Sweep load_sweep(const std::filesystem::path& file, const std::vector<std::string>& extra_sets = {});
+// `repetitions` > 0 replaces the sweep file's count; the runs kept are the first ones, with
+// the ids they have in the full sweep (a deterministic engine needs only one).
+Sweep load_sweep(const std::filesystem::path& file, const std::vector<std::string>& extra_sets = {},
+                 int repetitions = 0);
 
 // The stable id of a run: the same scenario, engine and repetition give the same id.
 std::string run_id(const Json& normalized_scenario, const std::string& engine, int repetition);

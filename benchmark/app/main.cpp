@@ -241,6 +241,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
   cmd->add_option("--results", c.results, "Folder of the sweep's records (default results/<sweep name>)");
   cmd->add_flag("--list", c.list, "Print every run with its id and state; run nothing");
   cmd->add_flag("--fresh", c.fresh, "Move earlier records aside (never deleted) and run everything again");
+  cmd->add_option("--repetitions", c.repetitions,
+                  "Run the first N repetitions instead of the sweep's count (their ids are unchanged)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--launcher", c.launcher, "How mpi-engine runs start locally: mpirun or srun")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   auto* slurm = cmd->add_flag("--slurm", c.slurm, "Submit the runs not yet recorded as one Slurm job array");

@@ -85,6 +85,11 @@ TEST(Sweep, IdsAreStableAndDependOnlyOnTheRun) {
   ASSERT_EQ(a.runs.size(), b.runs.size());
   for (std::size_t i = 0; i < a.runs.size(); ++i) EXPECT_EQ(a.runs[i].id, b.runs[i].id);
   EXPECT_NE(a.runs[0].id, a.runs[2].id);  // the same configuration, another repetition
+  // Fewer repetitions from the command line keep the first ones, with the same ids.
+  const Sweep once = load_sweep(dir.write("once.yaml", body), {}, 1);
+  ASSERT_EQ(once.runs.size(), 2u);
+  EXPECT_EQ(once.runs[0].id, a.runs[0].id);
+  EXPECT_EQ(once.runs[1].id, a.runs[1].id);
   // A setting the run did not have before makes another run.
   const Sweep c = load_sweep(dir.write("c.yaml", sweep_text("set: {ranks: 2, steps: 5}\naxes: {balancer: [none]}\n")));
   EXPECT_NE(c.runs[0].id, a.runs[0].id);
