@@ -217,10 +217,17 @@ def plot_latency(records, out, written, skipped):
         save(fig, out, "latency" if i == 0 else f"latency-{i + 1}", written)
 
 
+MAX_BAR_CASES = 12
+
+
 def plot_bars(records, out, baseline, written, skipped):
     by_case = {k: v for k, v in cases(records).items() if len(v) >= 2 and latency_of(next(iter(v.values()))[0]) is None}
     if not by_case:
         skipped.append("bars: no case with two or more balancers")
+        return
+    if len(by_case) > MAX_BAR_CASES:
+        # A row of bars per case stops being readable; the improvement curve covers them.
+        skipped.append(f"bars: {len(by_case)} cases, more than {MAX_BAR_CASES} for one row of bars")
         return
     keys = sorted(by_case)
     names = balancer_order({b for per in by_case.values() for b in per}, baseline)

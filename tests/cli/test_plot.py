@@ -85,6 +85,13 @@ class Plots(unittest.TestCase):
         self.assertFalse((out / "predicted.png").exists())
         self.assert_drawn(out / "latency.png")
 
+    def test_too_many_cases_for_bars_leave_them_to_the_improvement_curve(self):
+        rs = [record(f"case-{k}", b, t) for k in range(13) for b, t in (("none", 2.0), ("greedy", 1.5 + 0.01 * k))]
+        out, printed = self.draw(rs)
+        self.assertIn("skipped bars: 13 cases, more than 12 for one row of bars", printed)
+        self.assertFalse((out / "bars.png").exists())
+        self.assert_drawn(out / "improvement.png")
+
     def test_no_records_is_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             result = subprocess.run([sys.executable, str(PLOT), tmp], capture_output=True, text=True)
