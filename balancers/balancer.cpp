@@ -20,9 +20,9 @@ std::string_view family_name(Family f) {
 
 MachineInfo MachineInfo::uniform(int nranks) {
   MachineInfo m;
-  m.rank_node.assign(static_cast<std::size_t>(nranks), 0);
-  m.rank_site.assign(static_cast<std::size_t>(nranks), 0);
-  m.rank_speed.assign(static_cast<std::size_t>(nranks), 1.0);
+  m.rank_node = std::vector<int>(static_cast<std::size_t>(nranks), 0);
+  m.rank_site = std::vector<int>(static_cast<std::size_t>(nranks), 0);
+  m.rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
   return m;
 }
 

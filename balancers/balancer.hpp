@@ -21,11 +21,31 @@ namespace lbbench {
 enum class Family { baseline, global, diffusive, tree, gossip, prefix, vector, reorder, model };
 std::string_view family_name(Family f);
 
+// One read-only entry per rank, which copies share: simulated ranks live in one process,
+// and thousands of ranks each holding their own P-sized tables made memory grow as P².
+template <typename T>
+class RankTable {
+ public:
+  RankTable() = default;
+  RankTable(std::vector<T> values)  // NOLINT(google-explicit-constructor): a table is its values
+      : values_(std::make_shared<const std::vector<T>>(std::move(values))) {}
+  [[nodiscard]] const T& operator[](std::size_t rank) const { return (*values_)[rank]; }
+  [[nodiscard]] std::size_t size() const { return values_ ? values_->size() : 0; }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] const std::vector<T>& values() const { return values_ ? *values_ : kNone; }
+  [[nodiscard]] auto begin() const { return values().begin(); }
+  [[nodiscard]] auto end() const { return values().end(); }
+
+ private:
+  static inline const std::vector<T> kNone{};
+  std::shared_ptr<const std::vector<T>> values_;
+};
+
 // What the machine looks like to a balancer: one entry per rank.
 struct MachineInfo {
-  std::vector<int> rank_node;      // node of each rank
-  std::vector<int> rank_site;      // site (cluster) of each rank, 0..sites-1
-  std::vector<double> rank_speed;  // relative speed of each rank; 1 is nominal
+  RankTable<int> rank_node;      // node of each rank
+  RankTable<int> rank_site;      // site (cluster) of each rank, 0..sites-1
+  RankTable<double> rank_speed;  // relative speed of each rank; 1 is nominal
   int sites = 1;
   // The network as the machine preset describes it, for cost models (0: not known).
   double link_latency_s = 0;

@@ -85,8 +85,8 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   if (me == 0) {
     problem.id.resize(static_cast<std::size_t>(total));
     problem.load.resize(static_cast<std::size_t>(total));
-    problem.rank_speed = view.machine.rank_speed;
-    problem.rank_site = view.machine.rank_site;
+    problem.rank_speed = view.machine.rank_speed.values();
+    problem.rank_site = view.machine.rank_site.values();
     problem.seed = view.seed;
     problem.invocation = view.invocation;
     problem.element_bytes = view.element_bytes;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "core/error.hpp"
@@ -31,28 +32,30 @@ unsigned cores_available_to(MPI_Comm node) {
 // Sites and speeds declared in the scenario, checked against the job's size. The same on
 // every rank, so errors need no agreement.
 void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info) {
+  std::vector<int> sites(static_cast<std::size_t>(nranks), 0);
   if (spec.site_groups > 0) {
     if (spec.site_groups > nranks) {
       throw AgreedInputError(
           fmt::format("machine.sites is {}, but the job has only {} ranks", spec.site_groups, nranks));
     }
-    for (int r = 0; r < nranks; ++r)
-      info.rank_site[static_cast<std::size_t>(r)] = block_owner(r, nranks, spec.site_groups);
+    for (int r = 0; r < nranks; ++r) sites[static_cast<std::size_t>(r)] = block_owner(r, nranks, spec.site_groups);
   } else if (!spec.sites.empty()) {
     if (static_cast<int>(spec.sites.size()) != nranks) {
       throw AgreedInputError(
           fmt::format("machine.sites lists {} ranks, but the job has {}", spec.sites.size(), nranks));
     }
-    info.rank_site = spec.sites;
+    sites = spec.sites;
   }
-  info.sites = *std::max_element(info.rank_site.begin(), info.rank_site.end()) + 1;
+  info.sites = *std::max_element(sites.begin(), sites.end()) + 1;
   for (int s = 0; s < info.sites; ++s) {
-    if (std::find(info.rank_site.begin(), info.rank_site.end(), s) == info.rank_site.end()) {
+    if (std::find(sites.begin(), sites.end(), s) == sites.end()) {
       throw AgreedInputError(fmt::format("machine.sites: site {} has no ranks (sites are numbered 0..{} without gaps)",
                                          s, info.sites - 1));
     }
   }
-  if (spec.speeds.size() == 1) info.rank_speed.assign(static_cast<std::size_t>(nranks), spec.speeds.front());
+  info.rank_site = std::move(sites);
+  if (spec.speeds.size() == 1)
+    info.rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), spec.speeds.front());
   if (spec.speeds.size() > 1) {
     if (static_cast<int>(spec.speeds.size()) != nranks) {
       throw AgreedInputError(
@@ -89,23 +92,30 @@ void attach_fitted_costs(const MachineSpec& spec, MachineInfo& info) {
 MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
-  out.info = MachineInfo::uniform(nranks);
 #ifdef LBBENCH_SMPI
   // The simulated machine is the preset's: no real hosts to discover (and the allgathers
-  // below are O(P^2) messages).
+  // below are O(P^2) messages). Every simulated rank of the process runs the same scenario,
+  // so the first to get here plans the layout and the others share its tables.
   if (spec.definition) {
-    const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
-    out.info.rank_node = layout.rank_host;
-    out.info.rank_site = layout.rank_site;
+    static std::optional<MachineInfo> shared;
+    if (!shared || shared->rank_node.size() != static_cast<std::size_t>(nranks)) {
+      const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
+      shared = MachineInfo{};
+      shared->rank_node = layout.rank_host;
+      shared->rank_site = layout.rank_site;
+      shared->rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
+    }
+    out.info = *shared;
     out.info.sites = spec.definition->sites;
     set_network(spec.effective_preset(), out.info);
     if (const char* scale = std::getenv(kCodeTimeScaleEnv)) out.info.code_time_scale = std::atof(scale);
-    out.nodes = layout.rank_host.empty() ? 0 : layout.rank_host.back() + 1;
+    out.nodes = out.info.rank_node.empty() ? 0 : out.info.rank_node.values().back() + 1;
     out.ranks_on_my_node = spec.definition->cores;
     out.cores_on_my_node = static_cast<unsigned>(spec.definition->cores);
     return out;
   }
 #endif
+  out.info = MachineInfo::uniform(nranks);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
   out.ranks_on_my_node = comm_size(node);
@@ -117,7 +127,9 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   int node_id = 0;
   for (int r = 0; r < comm_rank(comm); ++r) node_id += leaders[static_cast<std::size_t>(r)];
   MPI_Bcast(&node_id, 1, MPI_INT, 0, node);
-  MPI_Allgather(&node_id, 1, MPI_INT, out.info.rank_node.data(), 1, MPI_INT, comm);
+  std::vector<int> nodes(static_cast<std::size_t>(nranks));
+  MPI_Allgather(&node_id, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm);
+  out.info.rank_node = std::move(nodes);
   out.nodes = std::accumulate(leaders.begin(), leaders.end(), 0);
   out.cores_on_my_node = cores_available_to(node);
   MPI_Comm_free(&node);

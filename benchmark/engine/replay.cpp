@@ -231,7 +231,7 @@ class Replay {
   void setup_wan_delay() {
     if (std::string(engine_name()) != "mpi" || !s_.machine.definition || s_.machine.definition->sites < 2) return;
     WanDelay d;
-    d.rank_site = machine_.info.rank_site;
+    d.rank_site = machine_.info.rank_site.values();
     d.latency = s_.machine.effective_preset().wan_latency;
     d.clock_offset = clock_offset_to_rank0(comm_);
     wan_delay_ = d;
