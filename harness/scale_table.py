@@ -8,8 +8,9 @@ wall time and peak memory on this host next to the simulated times.
 
 Each run appends its record to OUT/scale.jsonl and a row to OUT/scale.csv (wall seconds and
 peak RSS from /usr/bin/time, or why it did not finish). Rows already in the CSV are skipped,
-so the table can be grown over several sittings; the table printed at the end covers every
-row. A run that exceeds --timeout is recorded as such and the next one starts.
+so the table can be grown over several sittings; the table of every row is printed at the
+end and written to OUT/scale.md. A run that exceeds --timeout is recorded as such and the
+next one starts.
 """
 import argparse
 import csv
@@ -23,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 FAMILIES = {"none": "baseline", "greedy": "global", "refine": "global", "metis": "global",
             "diffusion": "diffusive", "tree": "tree", "gossip": "gossip", "prefix": "prefix",
-            "multi-greedy": "vector", "norm": "vector"}
+            "multi-greedy": "vector", "norm": "vector", "vector-refine": "vector", "metis-vector": "vector"}
 FIELDS = ["ranks", "balancer", "family", "status", "wall_s", "peak_rss_gb", "total_s", "lb_s", "migration_s",
           "migrations"]
 
@@ -86,15 +87,22 @@ def main():
                 w.writerow(row)
             rows.append({k: str(v) for k, v in row.items()})
 
-    print(f"| ranks | balancer | family | wall (s) | peak RSS (GB) | simulated total (s) | LB (s) | "
-          f"migration (s) | migrations |\n|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    text = markdown_table(rows)
+    (out / "scale.md").write_text(text)
+    print(text, end="")
+
+
+def markdown_table(rows):
+    lines = ["| ranks | balancer | family | wall (s) | peak RSS (GB) | simulated total (s) | LB (s) | migration (s) "
+             "| migrations |", "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in sorted(rows, key=lambda r: (int(r["ranks"]), r["family"], r["balancer"])):
         if r["status"] != "ok":
-            print(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {r['status']} | | | | | |")
+            lines.append(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {r['status']} | | | | | |")
             continue
-        print(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {float(r['wall_s']):.0f} | "
-              f"{float(r['peak_rss_gb']):.2f} | {float(r['total_s']):.3f} | {float(r['lb_s']):.3f} | "
-              f"{float(r['migration_s']):.3f} | {r['migrations']} |")
+        lines.append(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {float(r['wall_s']):.0f} | "
+                     f"{float(r['peak_rss_gb']):.2f} | {float(r['total_s']):.3f} | {float(r['lb_s']):.3f} | "
+                     f"{float(r['migration_s']):.3f} | {r['migrations']} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

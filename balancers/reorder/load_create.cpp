@@ -135,8 +135,7 @@ MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_
     placed += c.sure_total + std::min(c.contestors_total, room);
   }
   // Rank `me`'s load goes to the process in my_slot, which takes `me` as its key.
-  MPI_Comm private_comm = MPI_COMM_NULL;
-  MPI_Comm_dup(comm, &private_comm);
+  MPI_Comm private_comm = duplicate_comm(comm);
   int key = -1;
   MPI_Sendrecv(&me, 1, MPI_INT, layout.process_of_slot[static_cast<std::size_t>(my_slot)], 0, &key, 1, MPI_INT,
                MPI_ANY_SOURCE, 0, private_comm, MPI_STATUS_IGNORE);

@@ -155,10 +155,12 @@ void HaloExchange::wait(int step, double watchdog_seconds) {
 void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, double watchdog_seconds) {
 #ifdef LBBENCH_SMPI
   // Under SMPI every poll is a simulation event: block instead. A hang there is a
-  // simulated deadlock, which SimGrid itself detects and reports.
+  // simulated deadlock, which SimGrid itself detects and reports. One MPI_Wait per
+  // request, not MPI_Waitall: SimGrid 3.32 serves MPI_Waitall with repeated waitanys, and
+  // each completion then walks the whole request list, O(n^2) in a rank's neighbors.
   (void)step;
   (void)watchdog_seconds;
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (auto& request : requests) MPI_Wait(&request, MPI_STATUS_IGNORE);
 #else
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it

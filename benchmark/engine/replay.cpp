@@ -144,9 +144,9 @@ class Replay {
  public:
   Replay(const Scenario& s, const RunOptions& o, MPI_Comm comm)
       : s_(s), o_(o), me_(comm_rank(comm)), nranks_(comm_size(comm)) {
-    MPI_Comm_dup(comm, &comm_);
-    MPI_Comm_dup(comm, &lb_comm_);
-    MPI_Comm_dup(comm, &halo_comm_);
+    comm_ = duplicate_comm(comm);
+    lb_comm_ = duplicate_comm(comm);
+    halo_comm_ = duplicate_comm(comm);
   }
   ~Replay() {
     exchange_.reset();
@@ -210,7 +210,7 @@ class Replay {
       balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
       balancer_->check_dims(field_->dims());
     });
-    if (field_->dims() > 1) MPI_Comm_dup(comm_, &phase_comm_);
+    if (field_->dims() > 1) phase_comm_ = duplicate_comm(comm_);
     place_at_start(graph_, s_.distribution, s_.seed, comm_);
     setup_wan_delay();
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);

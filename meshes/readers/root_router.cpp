@@ -43,8 +43,7 @@ void RootRouter::close(bool aborted) {
 }
 
 Bytes route_from_root(MPI_Comm comm, const std::function<void(RootRouter&)>& produce) {
-  MPI_Comm own;
-  MPI_Comm_dup(comm, &own);
+  MPI_Comm own = duplicate_comm(comm);
   const int nranks = comm_size(own);
   std::exception_ptr error;
   Bytes mine;

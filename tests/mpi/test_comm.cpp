@@ -78,6 +78,34 @@ TEST(SparseExchange, NothingToSendReturnsNothing) {
   EXPECT_TRUE(exchange.exchange({}).empty());
 }
 
+TEST(DuplicateComm, SameRanksInTheirOwnMatchingContext) {
+  const int me = comm_rank(MPI_COMM_WORLD);
+  const int p = comm_size(MPI_COMM_WORLD);
+  MPI_Comm copy = duplicate_comm(MPI_COMM_WORLD);
+  ASSERT_NE(copy, MPI_COMM_NULL);
+  int relation = MPI_UNEQUAL;
+  MPI_Comm_compare(MPI_COMM_WORLD, copy, &relation);
+  EXPECT_EQ(relation, MPI_CONGRUENT);  // same ranks in the same order, another context
+  // Same peer, same tag, both communicators: each receive gets its own communicator's
+  // message, though the one on the copy was sent first and the receive on the parent was
+  // posted first.
+  const int next = (me + 1) % p;
+  const int prev = (me + p - 1) % p;
+  int on_parent = -1;
+  int on_copy = -1;
+  MPI_Request requests[4];
+  MPI_Irecv(&on_parent, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &requests[0]);
+  MPI_Irecv(&on_copy, 1, MPI_INT, prev, 7, copy, &requests[1]);
+  const int to_copy = 2000 + me;
+  const int to_parent = 1000 + me;
+  MPI_Isend(&to_copy, 1, MPI_INT, next, 7, copy, &requests[2]);
+  MPI_Isend(&to_parent, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &requests[3]);
+  MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+  EXPECT_EQ(on_parent, 1000 + prev);
+  EXPECT_EQ(on_copy, 2000 + prev);
+  MPI_Comm_free(&copy);
+}
+
 TEST(AgreeOnErrors, EveryRankThrowsTheLowestFailingRanksError) {
   const int me = comm_rank(MPI_COMM_WORLD);
   const int p = comm_size(MPI_COMM_WORLD);
