@@ -4,13 +4,14 @@ under SimGrid SMPI at several rank counts, one balancer per family, with the sim
 wall time and peak memory on this host next to the simulated times.
 
     harness/scale_table.py [--ranks 1024 4096] [--balancers none tree ...] [--machine bgq]
-                           [--timeout 3600] [--out scale-results]
+                           [--timeout 3600] [--out scale-results] [--smpi-cfg KEY:VALUE ...]
 
 Each run appends its record to OUT/scale.jsonl and a row to OUT/scale.csv (wall seconds and
 peak RSS from /usr/bin/time, or why it did not finish). Rows already in the CSV are skipped,
 so the table can be grown over several sittings; the table of every row is printed at the
 end and written to OUT/scale.md. A run that exceeds --timeout is recorded as such and the
-next one starts.
+next one starts. --smpi-cfg passes SimGrid settings to every run; they are part of the
+row (and of what makes it done), and the table names them.
 """
 import argparse
 import csv
@@ -26,14 +27,17 @@ FAMILIES = {"none": "baseline", "greedy": "global", "refine": "global", "metis":
             "diffusion": "diffusive", "tree": "tree", "gossip": "gossip", "prefix": "prefix",
             "multi-greedy": "vector", "norm": "vector", "vector-refine": "vector", "metis-vector": "vector"}
 FIELDS = ["ranks", "balancer", "family", "status", "wall_s", "peak_rss_gb", "total_s", "lb_s", "migration_s",
-          "migrations"]
+          "migrations", "smpi_cfg"]
 
 
 def run_one(args, ranks, balancer, records):
     cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(args.scenario), "--engine", "smpi",
            "--machine", args.machine, "--ranks", str(ranks), "--set", f"balancer.name={balancer}",
            "--out", str(records)]
-    row = {"ranks": ranks, "balancer": balancer, "family": FAMILIES.get(balancer, "?")}
+    for setting in args.smpi_cfg:
+        cmd += ["--smpi-cfg", setting]
+    row = {"ranks": ranks, "balancer": balancer, "family": FAMILIES.get(balancer, "?"),
+           "smpi_cfg": " ".join(args.smpi_cfg)}
     before = records.read_text().count("\n") if records.exists() else 0
     # Its own process group, so that a run over time goes with smpirun and the simulation.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -43,11 +47,13 @@ def run_one(args, ranks, balancer, records):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         return {**row, "status": f"not finished in {args.timeout:.0f} s"}
-    done = subprocess.CompletedProcess(cmd, proc.returncode, "", stderr)
-    timing = done.stderr.strip().splitlines()[-1].split() if done.stderr.strip() else []
-    if done.returncode != 0 or len(timing) != 2:
-        tail = " ".join(done.stderr.strip().splitlines()[-2:])[:200]
-        return {**row, "status": f"failed ({done.returncode}): {tail}"}
+    lines = stderr.strip().splitlines()
+    timing = lines.pop().split() if lines else []
+    # What the run said, without /usr/bin/time's own lines.
+    said = [line for line in lines if not line.startswith(("Command exited", "Command terminated"))]
+    if proc.returncode != 0 or len(timing) != 2:
+        tail = " ".join(said[-2:])[:200]
+        return {**row, "status": f"failed ({proc.returncode}): {tail}"}
     lines = records.read_text().splitlines()
     if len(lines) <= before:
         return {**row, "status": "no record"}
@@ -66,15 +72,17 @@ def main():
     ap.add_argument("--balancers", nargs="+", default=list(FAMILIES))
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--out", default="scale-results")
+    ap.add_argument("--smpi-cfg", action="append", default=[], metavar="KEY:VALUE")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "scale.csv"
-    rows = list(csv.DictReader(table.open())) if table.exists() else []
-    done = {(int(r["ranks"]), r["balancer"]) for r in rows}
+    rows = read_rows(table)
+    settings = " ".join(args.smpi_cfg)
+    done = {(int(r["ranks"]), r["balancer"], r["smpi_cfg"]) for r in rows}
     for ranks in args.ranks:
         for balancer in args.balancers:
-            if (ranks, balancer) in done:
+            if (ranks, balancer, settings) in done:
                 continue
             print(f"{ranks:>6} ranks  {balancer:<13}", end=" ", file=sys.stderr, flush=True)
             row = run_one(args, ranks, balancer, out / "scale.jsonl")
@@ -92,14 +100,33 @@ def main():
     print(text, end="")
 
 
+def read_rows(table):
+    """The table's rows; a table from before the smpi_cfg column gets it, empty."""
+    if not table.exists():
+        return []
+    with table.open() as f:
+        reader = csv.DictReader(f)
+        rows = [{k: v or "" for k, v in r.items()} for r in reader]
+        old_header = reader.fieldnames != FIELDS
+    for r in rows:
+        r.setdefault("smpi_cfg", "")
+    if old_header:
+        with table.open("w", newline="") as f:
+            w = csv.DictWriter(f, FIELDS)
+            w.writeheader()
+            w.writerows(rows)
+    return rows
+
+
 def markdown_table(rows):
     lines = ["| ranks | balancer | family | wall (s) | peak RSS (GB) | simulated total (s) | LB (s) | migration (s) "
              "| migrations |", "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted(rows, key=lambda r: (int(r["ranks"]), r["family"], r["balancer"])):
+    for r in sorted(rows, key=lambda r: (int(r["ranks"]), r["family"], r["balancer"], r["smpi_cfg"])):
+        name = f"{r['balancer']} ({r['smpi_cfg']})" if r["smpi_cfg"] else r["balancer"]
         if r["status"] != "ok":
-            lines.append(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {r['status']} | | | | | |")
+            lines.append(f"| {r['ranks']} | {name} | {r['family']} | {r['status']} | | | | | |")
             continue
-        lines.append(f"| {r['ranks']} | {r['balancer']} | {r['family']} | {float(r['wall_s']):.0f} | "
+        lines.append(f"| {r['ranks']} | {name} | {r['family']} | {float(r['wall_s']):.0f} | "
                      f"{float(r['peak_rss_gb']):.2f} | {float(r['total_s']):.3f} | {float(r['lb_s']):.3f} | "
                      f"{float(r['migration_s']):.3f} | {r['migrations']} |")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libnanoflann-dev libxxhash-dev libhwloc-dev libglpk-dev libssl-dev
   libsimgrid-dev
-  python3 python3-matplotlib python3-numpy python3-yaml
+  python3 python3-matplotlib python3-numpy python3-yaml time
   slurm-wlm
 )
 
