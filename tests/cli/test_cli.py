@@ -146,7 +146,12 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(candidates["diffusion"]["fitted"], {"decision": False, "migration": True})
         # Later calls of a run repeat the decision and the migration engine's fixed work.
         self.assertEqual(record["prediction"]["later_calls"], 1)
-        self.assertGreater(candidates["greedy"]["repeat_s"], candidates["greedy"]["decision_s"])
+        # The fixed work is the migration fit with nothing moved: c0 + c1 * V/P. (The fit may
+        # set both to zero on noisy runs, so compare with it rather than with the decision.)
+        moves = platform["migration"]["coefficients"]
+        idle = moves[0] + moves[1] * record["vertices"] / 2
+        self.assertAlmostEqual(candidates["greedy"]["repeat_s"], candidates["greedy"]["decision_s"] + idle,
+                               delta=1e-12)
         # Under another engine the file has no fits: a clear error, not a silent fallback.
         if (Path(LBBENCH).parent / "lbbench-smpi").exists():
             other = lbbench("run", str(SCENARIOS / "quickstart.yaml"), "--engine", "smpi", "--machine", "bgq",
