@@ -20,6 +20,10 @@ python="${PYTHON:-/usr/bin/python3}"
 sweep() {  # SWEEP FOLDER [--set ...]: run what is not recorded yet, then report
   local name=$1 folder=$2
   shift 2
+  # Record files over 2 MiB are committed gzipped; the sweep resumes from the plain file.
+  if [[ -f "$out/$folder/runs.jsonl.gz" && ! -f "$out/$folder/runs.jsonl" ]]; then
+    gunzip -k "$out/$folder/runs.jsonl.gz"
+  fi
   "$lbbench" sweep "scenarios/sweeps/$name.yaml" --results "$out/$folder" "$@"
   "$lbbench" report "$out/$folder" --csv "$out/$folder/report.csv" > "$out/$folder/report.md"
 }
