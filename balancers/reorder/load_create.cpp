@@ -67,11 +67,11 @@ struct RoundCounts {
   long long sure_total = 0, contestors_total = 0;
 };
 
+// comm is private to the reorder: the scan's messages must not meet the caller's.
 RoundCounts count_round(DistRole role, MPI_Comm comm) {
-  const std::array<long long, 2> mine{role == DistRole::sure ? 1LL : 0LL, role == DistRole::contestor ? 1LL : 0LL};
-  std::array<long long, 2> before{0, 0}, total{0, 0};
-  MPI_Exscan(mine.data(), before.data(), 2, MPI_LONG_LONG, MPI_SUM, comm);
-  if (comm_rank(comm) == 0) before = {0, 0};  // MPI_Exscan leaves rank 0's result undefined
+  const std::vector<long long> mine{role == DistRole::sure ? 1LL : 0LL, role == DistRole::contestor ? 1LL : 0LL};
+  const std::vector<long long> before = exclusive_sum(mine, comm);
+  std::array<long long, 2> total{0, 0};
   MPI_Allreduce(mine.data(), total.data(), 2, MPI_LONG_LONG, MPI_SUM, comm);
   return {before[0], before[1], total[0], total[1]};
 }
@@ -122,12 +122,17 @@ MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_
   MPI_Allreduce(mine.data(), level_counts.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_SUM, comm);
 
   const SlotLayout layout = gather_layout(comm, my_core_key);
+  MPI_Comm private_comm = duplicate_comm(comm);
   long long my_slot = -1, placed = 0;
   for (int round = 1; placed < n; ++round) {
+    if (round > n + 1) {  // every rank sees the same counts, so all stop here together
+      MPI_Comm_free(&private_comm);
+      throw std::logic_error("the distributed reorder made no progress");
+    }
     const long long target = dist_round_target(layout.capacity, round);
     const int level = dist_level_for(level_counts, target);
     const DistRole role = dist_role(my_slot >= 0, bits, level);
-    const RoundCounts c = count_round(role, comm);
+    const RoundCounts c = count_round(role, private_comm);
     const long long room = std::max(0LL, target - placed - c.sure_total);
     if (role == DistRole::sure) my_slot = placed + c.sure_before;
     if (role == DistRole::contestor && c.contestors_before < room)
@@ -135,7 +140,6 @@ MPI_Comm dist_load_create(MPI_Comm comm, double my_load, int levels, std::int64_
     placed += c.sure_total + std::min(c.contestors_total, room);
   }
   // Rank `me`'s load goes to the process in my_slot, which takes `me` as its key.
-  MPI_Comm private_comm = duplicate_comm(comm);
   int key = -1;
   MPI_Sendrecv(&me, 1, MPI_INT, layout.process_of_slot[static_cast<std::size_t>(my_slot)], 0, &key, 1, MPI_INT,
                MPI_ANY_SOURCE, 0, private_comm, MPI_STATUS_IGNORE);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
@@ -39,6 +40,38 @@ MPI_Comm duplicate_comm(MPI_Comm comm) {
   MPI_Comm_create(comm, group, &copy);
   MPI_Group_free(&group);
   return copy;
+}
+
+std::vector<int> world_ranks_of(MPI_Comm comm) {
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<std::size_t>(comm_size(comm))), out(ranks.size());
+  std::iota(ranks.begin(), ranks.end(), 0);
+  MPI_Group_translate_ranks(group, static_cast<int>(ranks.size()), ranks.data(), world, out.data());
+  MPI_Group_free(&world);
+  MPI_Group_free(&group);
+  return out;
+}
+
+std::vector<long long> exclusive_sum(const std::vector<long long>& mine, MPI_Comm comm) {
+  constexpr int kTag = 7301;
+  const int me = comm_rank(comm);
+  const int n = comm_size(comm);
+  const int count = static_cast<int>(mine.size());
+  std::vector<long long> inclusive = mine, incoming(mine.size());
+  // Hillis-Steele: after the round of distance d, rank r holds the sum over ranks
+  // max(0, r - 2d + 1) .. r.
+  for (int distance = 1; distance < n; distance *= 2) {
+    const int to = me + distance < n ? me + distance : MPI_PROC_NULL;
+    const int from = me >= distance ? me - distance : MPI_PROC_NULL;
+    std::fill(incoming.begin(), incoming.end(), 0LL);
+    MPI_Sendrecv(inclusive.data(), count, MPI_LONG_LONG, to, kTag, incoming.data(), count, MPI_LONG_LONG, from,
+                 kTag, comm, MPI_STATUS_IGNORE);
+    for (std::size_t i = 0; i < inclusive.size(); ++i) inclusive[i] += incoming[i];
+  }
+  for (std::size_t i = 0; i < inclusive.size(); ++i) inclusive[i] -= mine[i];
+  return inclusive;
 }
 
 std::string mpi_library_version() {

@@ -42,6 +42,15 @@ int comm_size(MPI_Comm comm);
 // communicator, 200 MB per communicator at 4,096 simulated ranks, 3.2 GB at 16,384.
 MPI_Comm duplicate_comm(MPI_Comm comm);
 
+// The MPI_COMM_WORLD rank of each rank of comm (local, no communication).
+std::vector<int> world_ranks_of(MPI_Comm comm);
+
+// MPI_Exscan with MPI_SUM of integer vectors (rank 0 gets zeros), by recursive doubling
+// over point-to-point messages: log2(P) rounds of one message per rank. SimGrid's
+// MPI_Exscan sends O(P^2) messages, which bounds simulated runs long before the network.
+// It sends on comm, so comm must carry no other point-to-point traffic meanwhile.
+std::vector<long long> exclusive_sum(const std::vector<long long>& mine, MPI_Comm comm);
+
 // "Open MPI v4.1.4, ..." first line of MPI_Get_library_version.
 std::string mpi_library_version();
 

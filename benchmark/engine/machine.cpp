@@ -99,19 +99,29 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   if (spec.definition) {
     static std::optional<MachineInfo> shared;
     if (!shared || shared->rank_node.size() != static_cast<std::size_t>(nranks)) {
-      const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
+      const MachinePreset preset = spec.effective_preset();
+      // The hostfile places world ranks; a reordered communicator runs them in another order.
+      const std::vector<int> world = world_ranks_of(comm);
+      const RankLayout layout = plan_layout(preset, comm_size(MPI_COMM_WORLD));
+      std::vector<int> node(world.size()), site(world.size());
+      for (std::size_t r = 0; r < world.size(); ++r) {
+        node[r] = layout.rank_host[static_cast<std::size_t>(world[r])];
+        site[r] = layout.rank_site[static_cast<std::size_t>(world[r])];
+      }
       shared = MachineInfo{};
-      shared->rank_node = layout.rank_host;
-      shared->rank_site = layout.rank_site;
+      shared->rank_node = std::move(node);
+      shared->rank_site = std::move(site);
       shared->rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
     }
+    const MachinePreset preset = spec.effective_preset();
     out.info = *shared;
-    out.info.sites = spec.definition->sites;
-    set_network(spec.effective_preset(), out.info);
+    out.info.sites = preset.sites;
+    set_network(preset, out.info);
     if (const char* scale = std::getenv(kCodeTimeScaleEnv)) out.info.code_time_scale = std::atof(scale);
-    out.nodes = out.info.rank_node.empty() ? 0 : out.info.rank_node.values().back() + 1;
-    out.ranks_on_my_node = spec.definition->cores;
-    out.cores_on_my_node = static_cast<unsigned>(spec.definition->cores);
+    const auto& nodes = out.info.rank_node.values();
+    out.nodes = nodes.empty() ? 0 : *std::max_element(nodes.begin(), nodes.end()) + 1;
+    out.ranks_on_my_node = preset.ranks_per_node();
+    out.cores_on_my_node = static_cast<unsigned>(preset.cores);
     return out;
   }
 #endif

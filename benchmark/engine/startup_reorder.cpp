@@ -124,6 +124,15 @@ std::vector<T> gathered(T mine, MPI_Comm comm) {
   return all;
 }
 
+// Every process's value on root only (empty elsewhere): the report is the new rank 0's,
+// and P values on each of P simulated ranks would be P^2 memory in one process.
+template <class T>
+std::vector<T> gathered_at(int root, T mine, MPI_Comm comm) {
+  std::vector<T> all(comm_rank(comm) == root ? static_cast<std::size_t>(comm_size(comm)) : 0);
+  MPI_Gather(&mine, 1, mpi_type<T>(), all.data(), 1, mpi_type<T>(), root, comm);
+  return all;
+}
+
 MPI_Comm create(const ReorderSpec& spec, double my_load, std::int64_t key, std::uint64_t seed, MPI_Comm comm) {
   const reorder::Method method = reorder::parse_method(spec.method);
   if (method == reorder::Method::dist) return reorder::dist_load_create(comm, my_load, spec.levels, key);
@@ -167,7 +176,9 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   const bool real = std::string(engine_name()) == "mpi";
   if (s.cores && !real) {
     throw AgreedInputError(
-        fmt::format("{}: {} pins real processes to real cores; it needs the mpi engine", s.source, describe(*s.cores)));
+        fmt::format("{}: {} pins real processes to real cores; it needs the mpi engine (on a simulated machine, "
+                    "machine.processes_per_core puts several ranks on each simulated core)",
+                    s.source, describe(*s.cores)));
   }
   const int cpu = s.cores ? pin_to_core(*s.cores, s.source, comm) : -1;
   const double my_load = initial_rank_load(s, comm);
@@ -186,13 +197,22 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   });
   const double create_s = allreduce(now_seconds() - t0, MPI_MAX, comm);
 
-  const std::vector<double> loads = gathered(my_load, comm);
-  const reorder::SlotLayout layout = reorder::layout_from_core_keys(gathered(key, comm));
-  out.report = report_of(spec, layout, loads, gathered(comm_rank(out.comm), comm), gathered(cpu, comm), create_s);
+  // The process that is rank 0 of the reordered communicator writes the record.
+  const int new_rank = comm_rank(out.comm);
+  const int reporter = allreduce(new_rank == 0 ? comm_rank(comm) : comm_size(comm), MPI_MIN, comm);
+  const std::vector<double> loads = gathered_at(reporter, my_load, comm);
+  const std::vector<std::int64_t> keys = gathered_at(reporter, key, comm);
+  const std::vector<int> new_ranks = gathered_at(reporter, new_rank, comm);
+  const std::vector<int> cpus = gathered_at(reporter, cpu, comm);
+  if (comm_rank(comm) != reporter) return out;
+  const reorder::SlotLayout layout = reorder::layout_from_core_keys(keys);
+  out.report = report_of(spec, layout, loads, new_ranks, cpus, create_s);
+  // A simulated node's ranks share all its cores, so the node is the unit the reorder balances.
+  const char* unit = real ? "core" : "node";
   out.summary = fmt::format(
-      "  reorder {} on {} {}: max core load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} "
+      "  reorder {} on {} {}{}s: max {} load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} "
       "ms\n",
-      spec.method, layout.cores(), real ? "cores" : "simulated hosts (each a core of the reorder)",
+      spec.method, layout.cores(), real ? "" : "simulated ", unit, unit,
       out.report["max_core_load_before_s"].get<double>(), out.report["max_core_load_after_s"].get<double>(),
       out.report["lower_bound_s"].get<double>(), 1e3 * create_s);
   return out;

@@ -15,8 +15,8 @@ namespace lbbench {
 
 struct StartupReorder {
   MPI_Comm comm = MPI_COMM_NULL;  // the reordered communicator; the caller frees it
-  Json report;                    // the record's `reorder` object, the same on every process
-  std::string summary;            // lines for the run summary
+  Json report;                    // the record's `reorder` object; only on the new rank 0
+  std::string summary;            // lines for the run summary; only on the new rank 0
 };
 
 // Collective over comm. With `cores`, first pins each node's processes round-robin to

@@ -137,6 +137,7 @@ Json MachinePreset::to_json() const {
          {"link_latency", link_latency},
          {"send_overhead", send_overhead},
          {"recv_overhead", recv_overhead}};
+  if (processes_per_core > 1) j["processes_per_core"] = processes_per_core;
   if (sites > 1) {
     j["sites"] = sites;
     j["wan_latency"] = wan_latency;
@@ -179,7 +180,8 @@ RankLayout plan_layout(const MachinePreset& p, int nranks) {
   RankLayout l;
   l.nranks = nranks;
   const int ranks_per_site = (nranks + p.sites - 1) / p.sites;
-  l.nodes_per_site = std::max(1, (ranks_per_site + p.cores - 1) / p.cores);
+  const int per_node = p.ranks_per_node();
+  l.nodes_per_site = std::max(1, (ranks_per_site + per_node - 1) / per_node);
   if (p.topology == Topology::torus) {
     l.torus_shape = torus_shape(p.torus_dims, p.fixed_dims, l.nodes_per_site);
     l.hosts_per_site = 1;
@@ -194,7 +196,7 @@ RankLayout plan_layout(const MachinePreset& p, int nranks) {
     const int site = block_owner(r, nranks, p.sites);
     const int within = r - static_cast<int>(block_begin(site, nranks, p.sites));
     l.rank_site.push_back(site);
-    l.rank_host.push_back(site * l.hosts_per_site + within / p.cores);
+    l.rank_host.push_back(site * l.hosts_per_site + within / per_node);
   }
   return l;
 }

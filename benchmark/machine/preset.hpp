@@ -18,6 +18,9 @@ struct MachinePreset {
 
   // A node.
   int cores = 1;
+  // Ranks per core (a scenario's `machine.processes_per_core`): above 1, `cores` times this
+  // many ranks share each node's cores, as in the rank-reorder mode of Keller et al.
+  int processes_per_core = 1;
   double core_ghz = 1.0;
   double flops_per_cycle = 1.0;
   double loopback_bandwidth = 1e10;  // bytes/s between ranks of one node
@@ -39,11 +42,12 @@ struct MachinePreset {
   double wan_bandwidth = 0;
 
   [[nodiscard]] double core_flops() const { return core_ghz * 1e9 * flops_per_cycle; }
+  [[nodiscard]] int ranks_per_node() const { return cores * processes_per_core; }
   [[nodiscard]] Json to_json() const;
 };
 
 // Where ranks go: rank r on host rank_host[r] of site rank_site[r]. Ranks fill nodes in
-// order, `cores` per node; with several sites, the first half of the ranks (rounded up)
+// order, ranks_per_node() per node; with several sites, the first half of the ranks (rounded up)
 // is on site 0, and so on.
 struct RankLayout {
   int nranks = 0;

@@ -156,6 +156,7 @@ Json normalized(const Scenario& s) {
   j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
   Json machine{{"preset", s.machine.preset}};
   if (s.machine.wan_latency) machine["wan_latency"] = *s.machine.wan_latency;
+  if (s.machine.processes_per_core) machine["processes_per_core"] = *s.machine.processes_per_core;
   if (s.machine.latency) machine["latency"] = *s.machine.latency;
   if (s.machine.bandwidth) machine["bandwidth"] = *s.machine.bandwidth;
   if (!s.machine.costs_file.empty()) machine["costs"] = s.machine.costs_file;

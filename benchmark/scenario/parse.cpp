@@ -346,6 +346,7 @@ MachineSpec parse_machine(ConfigNode m) {
         wan->fail(fmt::format("preset {} has a single site and no wide-area link", out.preset));
       out.wan_latency = wan->as_number(0.0, 100.0);
     }
+    if (auto per_core = m.find("processes_per_core")) out.processes_per_core = static_cast<int>(per_core->as_integer(1, 1024));
     for (const char* key : {"sites", "speeds"}) {
       if (m.has(key))
         m.at(key, "").fail(
@@ -356,6 +357,10 @@ MachineSpec parse_machine(ConfigNode m) {
   }
   if (m.has("wan_latency"))
     m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
+  if (m.has("processes_per_core"))
+    m.at("processes_per_core", "")
+        .fail("is for simulated presets; on machine local the launcher places the processes (share real cores with "
+              "`cores:`)");
   if (auto sites = m.find("sites")) {
     if (sites->is_scalar()) {
       out.site_groups = static_cast<int>(sites->as_integer(1, 1 << 20));

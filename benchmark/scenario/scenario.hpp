@@ -119,6 +119,9 @@ struct MachineSpec {
   std::string preset = "local";
   std::optional<MachinePreset> definition;  // the preset, read and checked (not for local)
   std::optional<double> wan_latency;        // override for presets with sites
+  // Ranks per simulated core, for the rank-reorder mode on a simulated machine (the mpi
+  // engine's counterpart is `cores:`, which pins real processes).
+  std::optional<int> processes_per_core;
   // The network a cost model assumes (α, 1/β): measured by `lbbench calibrate --network`
   // for the local machine; for a preset, an override of its links (simulated and modeled).
   std::optional<double> latency;
@@ -132,10 +135,11 @@ struct MachineSpec {
   std::vector<int> sites;      // `sites: [..]`, one per rank
   std::vector<double> speeds;  // one per rank, or a single value for all
 
-  // The preset with the scenario's overrides applied (wan_latency).
+  // The preset with the scenario's overrides applied.
   [[nodiscard]] MachinePreset effective_preset() const {
     MachinePreset p = *definition;
     if (wan_latency) p.wan_latency = *wan_latency;
+    if (processes_per_core) p.processes_per_core = *processes_per_core;
     if (latency) p.link_latency = *latency;
     if (bandwidth) p.link_bandwidth = *bandwidth;
     return p;

@@ -29,9 +29,11 @@ if balancer == "slow":
     time.sleep(30)
 if balancer == "broken":
     sys.exit("lbbench: error: no such balancer")
+record = {{"total_time_s": ranks / 1000, "lb_time_s": 0.25, "migration_time_s": 0.5, "migrations": 7}}
+if any(a.startswith("reorder=") for a in args):
+    record.update(lb_time_s=0.0, migrations=0, reorder={{"create_s": 0.125}})
 with open(args[args.index("--out") + 1], "a") as out:
-    out.write(json.dumps({{"total_time_s": ranks / 1000, "lb_time_s": 0.25, "migration_time_s": 0.5,
-                          "migrations": 7}}) + "\\n")
+    out.write(json.dumps(record) + "\\n")
 """
 
 
@@ -83,6 +85,17 @@ class ScaleTable(unittest.TestCase):
         text = (self.out / "scale.md").read_text()
         self.assertIn("| 64 | none (smpi/send-is-detached-thresh:0) |", text)
         self.assertIn("| 64 | none |", text)
+
+    def test_the_reorder_rows_share_cores_and_permute_the_ranks_instead_of_balancing(self):
+        self.table("--ranks", "64", "--balancers", "reorder-identity", "reorder-dist")
+        identity, dist = self.calls_made()
+        for call, method in ((identity, "identity"), (dist, "dist")):
+            self.assertIn("balancer.name=none", call)
+            self.assertIn(f"reorder={method}", call)
+            self.assertIn("machine.processes_per_core=4", call)
+        rows = self.rows()
+        self.assertEqual([r["family"] for r in rows], ["reorder", "reorder"])
+        self.assertEqual([r["lb_s"] for r in rows], ["0.125", "0.125"])  # the create call
 
     def test_a_run_over_its_time_limit_or_failing_is_recorded_and_the_next_one_runs(self):
         self.table("--ranks", "64", "--balancers", "slow", "broken", "none", "--timeout", "2")

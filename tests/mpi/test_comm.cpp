@@ -11,6 +11,17 @@
 namespace lbbench {
 namespace {
 
+TEST(ExclusiveSum, AgreesWithMpiExscan) {
+  const int me = comm_rank(MPI_COMM_WORLD);
+  MPI_Comm comm = duplicate_comm(MPI_COMM_WORLD);
+  const std::vector<long long> mine{me + 1LL, 10LL * me * me, -3LL};
+  std::vector<long long> expected(mine.size(), 0);
+  MPI_Exscan(mine.data(), expected.data(), 3, MPI_LONG_LONG, MPI_SUM, comm);
+  if (me == 0) expected.assign(mine.size(), 0);  // MPI leaves rank 0's undefined
+  EXPECT_EQ(exclusive_sum(mine, comm), expected);
+  MPI_Comm_free(&comm);
+}
+
 TEST(SparseExchange, DeliversEveryMessageToItsPeerOverManyRounds) {
   const int me = comm_rank(MPI_COMM_WORLD);
   const int p = comm_size(MPI_COMM_WORLD);

@@ -87,5 +87,18 @@ TEST(MachinePresets, BlueGeneQKeepsItsFixedDimension) {
   EXPECT_EQ(l.torus_shape, (std::vector<int>{4, 4, 4, 4, 2}));
 }
 
+TEST(MachinePresets, ProcessesPerCoreFillEachNodeThatManyTimesOver) {
+  MachinePreset p = load_machine_preset("bgp", kScenario);  // 4 cores per node
+  p.processes_per_core = 3;
+  const RankLayout l = plan_layout(p, 30);
+  EXPECT_EQ(l.nodes_per_site, 3);  // 12, 12 and 6 ranks
+  std::map<int, int> per_host;
+  for (int host : l.rank_host) ++per_host[host];
+  EXPECT_EQ(per_host, (std::map<int, int>{{0, 12}, {1, 12}, {2, 6}}));
+  // The platform still declares 4 cores a node: the ranks share them.
+  EXPECT_NE(platform_xml(p, l).find(R"(core="4")"), std::string::npos);
+  EXPECT_EQ(p.to_json()["processes_per_core"], 3);
+}
+
 }  // namespace
 }  // namespace lbbench

@@ -125,7 +125,7 @@ workload:
     R"(name: e
 steps: 2
 mesh: {file: x.graph, format: chaco, coords: x.coords}
-machine: {preset: grid-2site, wan_latency: 0.01, latency: 2e-6, bandwidth: 5e9}
+machine: {preset: grid-2site, wan_latency: 0.01, processes_per_core: 2, latency: 2e-6, bandwidth: 5e9}
 model: weights-no-comm
 )",
     R"(name: f
