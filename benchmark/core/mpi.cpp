@@ -66,8 +66,8 @@ std::vector<long long> exclusive_sum(const std::vector<long long>& mine, MPI_Com
     const int to = me + distance < n ? me + distance : MPI_PROC_NULL;
     const int from = me >= distance ? me - distance : MPI_PROC_NULL;
     std::fill(incoming.begin(), incoming.end(), 0LL);
-    MPI_Sendrecv(inclusive.data(), count, MPI_LONG_LONG, to, kTag, incoming.data(), count, MPI_LONG_LONG, from,
-                 kTag, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(inclusive.data(), count, MPI_LONG_LONG, to, kTag, incoming.data(), count, MPI_LONG_LONG, from, kTag,
+                 comm, MPI_STATUS_IGNORE);
     for (std::size_t i = 0; i < inclusive.size(); ++i) inclusive[i] += incoming[i];
   }
   for (std::size_t i = 0; i < inclusive.size(); ++i) inclusive[i] -= mine[i];

@@ -89,6 +89,20 @@ void attach_fitted_costs(const MachineSpec& spec, MachineInfo& info) {
   info.fitted_costs = std::make_shared<const FittedCosts>(it->second);
 }
 
+// Each rank's node and site on the preset. The layout places world ranks (the simulated
+// hostfile's order); a reordered communicator runs them in another order.
+void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& info) {
+  const std::vector<int> world = world_ranks_of(comm);
+  const RankLayout layout = plan_layout(preset, comm_size(MPI_COMM_WORLD));
+  std::vector<int> node(world.size()), site(world.size());
+  for (std::size_t r = 0; r < world.size(); ++r) {
+    node[r] = layout.rank_host[static_cast<std::size_t>(world[r])];
+    site[r] = layout.rank_site[static_cast<std::size_t>(world[r])];
+  }
+  info.rank_node = std::move(node);
+  info.rank_site = std::move(site);
+}
+
 MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
@@ -99,18 +113,8 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   if (spec.definition) {
     static std::optional<MachineInfo> shared;
     if (!shared || shared->rank_node.size() != static_cast<std::size_t>(nranks)) {
-      const MachinePreset preset = spec.effective_preset();
-      // The hostfile places world ranks; a reordered communicator runs them in another order.
-      const std::vector<int> world = world_ranks_of(comm);
-      const RankLayout layout = plan_layout(preset, comm_size(MPI_COMM_WORLD));
-      std::vector<int> node(world.size()), site(world.size());
-      for (std::size_t r = 0; r < world.size(); ++r) {
-        node[r] = layout.rank_host[static_cast<std::size_t>(world[r])];
-        site[r] = layout.rank_site[static_cast<std::size_t>(world[r])];
-      }
       shared = MachineInfo{};
-      shared->rank_node = std::move(node);
-      shared->rank_site = std::move(site);
+      place_on_preset(spec.effective_preset(), comm, *shared);
       shared->rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
     }
     const MachinePreset preset = spec.effective_preset();
@@ -145,9 +149,7 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   MPI_Comm_free(&node);
   if (spec.definition) {
     // A preset: balancers see the simulated (or pretended) machine's nodes and sites.
-    const RankLayout layout = plan_layout(spec.effective_preset(), nranks);
-    out.info.rank_node = layout.rank_host;
-    out.info.rank_site = layout.rank_site;
+    place_on_preset(spec.effective_preset(), comm, out.info);
     out.info.sites = spec.definition->sites;
     set_network(spec.effective_preset(), out.info);
   } else {

@@ -346,7 +346,8 @@ MachineSpec parse_machine(ConfigNode m) {
         wan->fail(fmt::format("preset {} has a single site and no wide-area link", out.preset));
       out.wan_latency = wan->as_number(0.0, 100.0);
     }
-    if (auto per_core = m.find("processes_per_core")) out.processes_per_core = static_cast<int>(per_core->as_integer(1, 1024));
+    if (auto per_core = m.find("processes_per_core"))
+      out.processes_per_core = static_cast<int>(per_core->as_integer(1, 1024));
     for (const char* key : {"sites", "speeds"}) {
       if (m.has(key))
         m.at(key, "").fail(
