@@ -161,9 +161,11 @@ class Replay {
   RunOutcome run() {
     start_time_ = utc_timestamp();
     real_start_ = std::chrono::steady_clock::now();
+    const double t_setup = now_seconds();
     setup();
     MPI_Barrier(comm_);
     const double t_start = now_seconds();
+    setup_s_ = t_start - t_setup;
     for (int step = 0; step < s_.steps; ++step) {
       run_step(step);
       if (is_lb_point(step)) balance(step);
@@ -554,6 +556,7 @@ class Replay {
   int nranks_;
   std::string start_time_;
   std::chrono::steady_clock::time_point real_start_;  // host time, even under SMPI
+  double setup_s_ = 0;                                 // from the replay's start to its first step
   std::string warnings_;
   bool sleep_while_waiting_ = false;
   MachineLayout machine_;
@@ -750,7 +753,8 @@ Json Replay::make_record(const Totals& t) const {
     // All simulated ranks share one process: its peak memory is the simulation's.
     r["simulation"] =
         Json{{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - real_start_).count()},
-             {"peak_rss_mb", peak_rss_mb()}};
+             {"peak_rss_mb", peak_rss_mb()},
+             {"setup_s", setup_s_}};
   }
   if (t.has_vectors()) r["load_vector"] = load_vector_json(t);
   r["prediction"] = run_prediction(t);

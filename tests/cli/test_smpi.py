@@ -48,6 +48,9 @@ class SimulatedMachines(unittest.TestCase):
                 self.assertEqual(record["ranks"], ranks)
                 self.assertEqual(record["lb_invocations"], 1)
                 self.assertGreater(record["total_time_s"], 0)
+                # Setup is simulated too (it sends messages); the wall time is this host's.
+                self.assertGreater(record["simulation"]["setup_s"], 0)
+                self.assertGreater(record["simulation"]["wall_s"], 0)
                 hosts = (platform / "hostfile").read_text().split()
                 self.assertEqual(len(hosts), ranks)
 
