@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -86,6 +87,21 @@ int run_and_wait(const std::vector<std::string>& args) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// SimGrid's guard pages cost two memory mappings per simulated rank; past
+// vm.max_map_count it aborts ("Failed to protect stack"), so they go, with a note.
+std::optional<std::string> guard_pages_off(int ranks, const std::vector<std::string>& cfg) {
+  long long max_maps = 65530;
+  std::ifstream("/proc/sys/vm/max_map_count") >> max_maps;
+  auto setting = guard_page_setting(ranks, max_maps, cfg);
+  if (setting) {
+    fmt::print(stderr,
+               "lbbench: note: {} simulated ranks need {} stack mappings, more than vm.max_map_count ({}) allows; "
+               "running without stack guard pages ({}). Raise vm.max_map_count to keep them.\n",
+               ranks, 2LL * ranks, max_maps, *setting);
+  }
+  return setting;
+}
+
 }  // namespace
 
 double measure_host_ghz() {
@@ -141,6 +157,7 @@ int launch_smpi(const SmpiLaunch& launch) {
     }
     args.push_back("--cfg=" + setting);  // after the preset's flags, so it wins
   }
+  if (auto guard = guard_pages_off(ranks, launch.cfg)) args.push_back("--cfg=" + *guard);
   args.insert(args.end(), {binary, "run", launch.scenario});
   // smpirun re-splits its program's arguments on blanks, so overrides such as
   // `balancer.params={p: 2}` travel in a file instead.

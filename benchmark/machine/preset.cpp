@@ -263,4 +263,13 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
   };
 }
 
+std::optional<std::string> guard_page_setting(int ranks, long long max_map_count,
+                                              const std::vector<std::string>& user_cfg) {
+  const bool chosen = std::any_of(user_cfg.begin(), user_cfg.end(),
+                                  [](const std::string& c) { return c.rfind("contexts/guard-size:", 0) == 0; });
+  constexpr long long kOtherMappings = 4096;  // libraries, heap arenas, SimGrid's own
+  if (chosen || 2LL * ranks + kOtherMappings <= max_map_count) return std::nullopt;
+  return "contexts/guard-size:0";
+}
+
 }  // namespace lbbench

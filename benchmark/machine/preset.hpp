@@ -2,6 +2,7 @@
 // ranks are laid out on it, and the SimGrid platform that models it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,12 @@ std::string hostfile(const MachinePreset& preset, const RankLayout& layout);
 // host, in the preset's flops per cycle, so real code takes as many cycles on a simulated
 // core as here.
 std::vector<std::string> smpi_flags(const MachinePreset& preset, double host_ghz);
+
+// SimGrid gives every simulated rank a stack with a guard page: two memory mappings per
+// rank, so past the kernel's vm.max_map_count (65,530 by default, about 32,000 ranks) it
+// aborts with "Failed to protect stack". Returns "contexts/guard-size:0" when `ranks`
+// would exceed it and the user's settings (KEY:VALUE) choose no guard size.
+std::optional<std::string> guard_page_setting(int ranks, long long max_map_count,
+                                              const std::vector<std::string>& user_cfg);
 
 }  // namespace lbbench

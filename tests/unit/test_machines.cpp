@@ -100,5 +100,15 @@ TEST(MachinePresets, ProcessesPerCoreFillEachNodeThatManyTimesOver) {
   EXPECT_EQ(p.to_json()["processes_per_core"], 3);
 }
 
+TEST(MachinePresets, StackGuardPagesGoOnlyPastTheKernelsMappingLimit) {
+  constexpr long long kDefaultLimit = 65530;
+  EXPECT_EQ(guard_page_setting(16384, kDefaultLimit, {}), std::nullopt);
+  EXPECT_EQ(guard_page_setting(32768, kDefaultLimit, {}), "contexts/guard-size:0");
+  EXPECT_EQ(guard_page_setting(32768, 262144, {}), std::nullopt);  // a raised limit keeps them
+  // The user's own choice wins.
+  EXPECT_EQ(guard_page_setting(32768, kDefaultLimit, {"smpi/simulate-computation:no", "contexts/guard-size:1"}),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace lbbench
