@@ -111,19 +111,21 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
   // below are O(P^2) messages). Every simulated rank of the process runs the same scenario,
   // so the first to get here plans the layout and the others share its tables.
   if (spec.definition) {
+    const MachinePreset preset = spec.effective_preset();
     static std::optional<MachineInfo> shared;
+    static int shared_nodes = 0;  // O(P) to find, so found once rather than on every rank
     if (!shared || shared->rank_node.size() != static_cast<std::size_t>(nranks)) {
       shared = MachineInfo{};
-      place_on_preset(spec.effective_preset(), comm, *shared);
+      place_on_preset(preset, comm, *shared);
       shared->rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
+      const auto& nodes = shared->rank_node.values();
+      shared_nodes = nodes.empty() ? 0 : *std::max_element(nodes.begin(), nodes.end()) + 1;
     }
-    const MachinePreset preset = spec.effective_preset();
     out.info = *shared;
     out.info.sites = preset.sites;
     set_network(preset, out.info);
     if (const char* scale = std::getenv(kCodeTimeScaleEnv)) out.info.code_time_scale = std::atof(scale);
-    const auto& nodes = out.info.rank_node.values();
-    out.nodes = nodes.empty() ? 0 : *std::max_element(nodes.begin(), nodes.end()) + 1;
+    out.nodes = shared_nodes;
     out.ranks_on_my_node = preset.ranks_per_node();
     out.cores_on_my_node = static_cast<unsigned>(preset.cores);
     return out;
