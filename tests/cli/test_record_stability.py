@@ -1,0 +1,125 @@
+"""Records do not drift: simulated runs recorded by an earlier build are run again, and the
+new records must equal the old ones field by field, apart from provenance, the
+simulation's own wall time and memory, and the times `auto` measures on its own code.
+The console summary and the per-step table must come out as they did.
+
+The runs use `smpi/simulate-computation:no`, so that simulated time is only what the
+engine injects (do_work) and the network: then every number is a pure function of the
+scenario, and a difference is a change of behaviour, not noise.
+
+Fixtures: tests/fixtures/smpi-records/<case>.{record.json,summary.txt,steps.csv} and
+cases.json (the command line of each case). To record them again after an intended change
+of behaviour, run this file with LBBENCH_RECORD_FIXTURES=1 and say why in the commit.
+
+Environment: LBBENCH, LBBENCH_SOURCE_DIR.
+"""
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from test_cli import LBBENCH, SOURCE
+
+FIXTURES = SOURCE / "tests" / "fixtures" / "smpi-records"
+SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
+
+# Fields that describe where and when a record was made, not what happened.
+IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
+# `auto` times its candidates' reference solves with the host's clock (its decision is
+# meant to see its own cost), so those times, and the predictions built on them, vary
+# from run to run. The choice itself, the loads and the moves are compared exactly.
+AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s"}
+# Fields a newer record may add (the record contract is only ever extended).
+ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s"}
+
+
+def under_prediction(path):
+    return path.startswith("prediction.") or ".prediction." in path
+
+
+def differences(old, new, path=""):
+    """Every place where `new` differs from `old`, as readable lines."""
+    if path in IGNORED:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new)):
+            sub = f"{path}.{key}" if path else key
+            if key not in new:
+                out.append(f"{sub}: missing from the new record")
+            elif key not in old:
+                if sub not in ADDED and sub not in IGNORED:
+                    out.append(f"{sub}: not in the old record")
+            else:
+                out += differences(old[key], new[key], sub)
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return [f"{path}: {len(old)} entries became {len(new)}"]
+        return [d for i, (a, b) in enumerate(zip(old, new)) for d in differences(a, b, f"{path}[{i}]")]
+    leaf = path.rsplit(".", 1)[-1].split("[")[0]
+    if under_prediction(path) and leaf in AUTO_TIMED:
+        return []
+    if isinstance(old, float) or isinstance(new, float):
+        if isinstance(old, (int, float)) and isinstance(new, (int, float)) and math.isclose(old, new, rel_tol=1e-12,
+                                                                                              abs_tol=1e-15):
+            return []
+    elif old == new and type(old) is type(new):
+        return []
+    return [f"{path}: {old!r} became {new!r}"]
+
+
+def cases():
+    return json.loads((FIXTURES / "cases.json").read_text())
+
+
+@unittest.skipUnless(SMPI_BUILT, "lbbench-smpi was not built")
+class RecordsOfTheSameRunStayTheSame(unittest.TestCase):
+    def run_case(self, case, folder):
+        out = folder / f"{case['name']}.jsonl"
+        csv = folder / f"{case['name']}.csv"
+        result = subprocess.run(
+            [LBBENCH, "run", "--engine", "smpi", *case["args"], "--smpi-cfg", "smpi/simulate-computation:no",
+             "--out", str(out), "--steps-csv", str(csv)],
+            capture_output=True, text=True, timeout=600, cwd=SOURCE)
+        self.assertEqual(result.returncode, 0, f"{case['name']}:\n{result.stdout}\n{result.stderr}")
+        summary = "".join(line + "\n" for line in result.stdout.splitlines() if "record appended" not in line)
+        return json.loads(out.read_text()), summary, csv.read_text()
+
+    def test_every_case_records_what_it_recorded_before(self):
+        record_fixtures = os.environ.get("LBBENCH_RECORD_FIXTURES") == "1"
+        with tempfile.TemporaryDirectory() as tmp:
+            for case in cases():
+                with self.subTest(case=case["name"]):
+                    record, summary, csv = self.run_case(case, Path(tmp))
+                    stem = FIXTURES / case["name"]
+                    if record_fixtures:
+                        Path(f"{stem}.record.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+                        Path(f"{stem}.summary.txt").write_text(summary)
+                        Path(f"{stem}.steps.csv").write_text(csv)
+                        continue
+                    old = json.loads(Path(f"{stem}.record.json").read_text())
+                    self.assertEqual(differences(old, record), [])
+                    self.assertEqual(summary, Path(f"{stem}.summary.txt").read_text())
+                    self.assertEqual(csv, Path(f"{stem}.steps.csv").read_text())
+
+
+class TheComparisonCanFail(unittest.TestCase):
+    """The comparison itself: it must see a changed number, a lost field and a new one."""
+
+    def test_it_reports_changes_and_ignores_only_what_it_says(self):
+        old = {"migrations": 5, "lb": [{"step": 1, "prediction": {"candidates": {"tree": {"decision_s": 0.1}}}}],
+               "provenance": {"host": "a"}, "total_time_s": 0.25}
+        new = {"migrations": 6, "lb": [{"step": 1, "prediction": {"candidates": {"tree": {"decision_s": 0.2}}}}],
+               "provenance": {"host": "b"}, "extra": 1}
+        self.assertEqual(differences(old, new), ["extra: not in the old record", "migrations: 5 became 6",
+                                                 "total_time_s: missing from the new record"])
+        self.assertEqual(differences({"x": 1.0}, {"x": 1.0 + 1e-9}), ["x: 1.0 became 1.000000001"])
+        self.assertEqual(differences({"x": 1}, {"x": "1"}), ["x: 1 became '1'"])
+
+
+if __name__ == "__main__":
+    unittest.main()
