@@ -11,15 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "balancers/assumed_network.hpp"
 #include "balancers/fitted_costs.hpp"
 #include "core/json_yaml.hpp"
 #include "core/types.hpp"
 #include "meshes/local_graph.hpp"
 
 namespace lbbench {
-
-enum class Family { baseline, global, diffusive, tree, gossip, prefix, vector, reorder, model };
-std::string_view family_name(Family f);
 
 // One read-only entry per rank, which copies share: simulated ranks live in one process,
 // and thousands of ranks each holding their own P-sized tables made memory grow as P².
@@ -50,10 +48,6 @@ struct MachineInfo {
   // The network as the machine preset describes it, for cost models (0: not known).
   double link_latency_s = 0;
   double link_bandwidth_Bps = 0;
-  // What a model assumes where the network is not known: a commodity cluster's 5 µs and
-  // 1 GB/s.
-  static constexpr double kAssumedLatency_s = 5e-6;
-  static constexpr double kAssumedSecondsPerByte = 1e-9;
   [[nodiscard]] double message_latency_s() const { return link_latency_s > 0 ? link_latency_s : kAssumedLatency_s; }
   [[nodiscard]] double seconds_per_byte() const {
     return link_bandwidth_Bps > 0 ? 1.0 / link_bandwidth_Bps : kAssumedSecondsPerByte;
@@ -125,11 +119,6 @@ class Balancer {
   // Collective, once before the first plan() on comm: one-time setup (communicators)
   // that should not be charged to the first LB call's decision time.
   virtual void prepare(MPI_Comm /*comm*/) {}
-  // Throws InputError when the params do not fit a workload whose load vectors have this
-  // many components (called on every rank before the run starts).
-  virtual void check_dims(int /*dims*/) const {}
-  // The validated parameters, with defaults filled in, for records and normalized scenarios.
-  [[nodiscard]] virtual Json params() const { return Json::object(); }
 };
 
 // The baseline: never moves anything.

@@ -3,7 +3,7 @@
 
 #include <numeric>
 
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

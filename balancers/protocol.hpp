@@ -20,7 +20,7 @@
 #include "balancers/balancer.hpp"
 #include "balancers/centralized.hpp"
 #include "core/bytes.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -1,112 +1,111 @@
-// The one registry (see registry.hpp). Adding a balancer means one row here.
+// The one registry (see registry.hpp). Adding a balancer means a row here, a kind in
+// params.hpp and a case in factory.cpp.
 #include "balancers/registry.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <vector>
 
-#include "balancers/diffusive/diffusion.hpp"
-#include "balancers/global/greedy.hpp"
-#include "balancers/global/grid_metis.hpp"
-#include "balancers/global/metis.hpp"
-#include "balancers/global/random.hpp"
-#include "balancers/global/refine.hpp"
-#include "balancers/global/zoltan.hpp"
-#include "balancers/model/auto.hpp"
-#include "balancers/gossip/gossip.hpp"
-#include "balancers/prefix/prefix.hpp"
-#include "balancers/tree/tree.hpp"
-#include "balancers/vector/metis_vector.hpp"
-#include "balancers/vector/multi_greedy.hpp"
-#include "balancers/vector/norm.hpp"
-#include "balancers/vector/norm_exhaustive.hpp"
-#include "balancers/vector/vector_greedy.hpp"
-#include "balancers/vector/vector_refine.hpp"
 #include "core/error.hpp"
+#include "core/overloaded.hpp"
 #include "core/suggest.hpp"
 
 namespace lbbench {
 
 namespace {
 
-template <class B>
-std::unique_ptr<Balancer> without_params(ConfigNode& params) {
+BalancerParams without_params(ConfigNode& params) {
   params.finish();  // these strategies take no params, so any key is unknown
-  return std::make_unique<B>();
+  return NoParams{};
 }
 
-// Strategies with a params struct: B(Params::parse(node)).
-template <class B, class Params>
-std::unique_ptr<Balancer> with_params(ConfigNode& params) {
-  return std::make_unique<B>(Params::parse(params));
-}
-
-std::unique_ptr<Balancer> make_zoltan(ConfigNode& params) {
-  if (!zoltan_available()) {
-    params.fail("zoltan is not available in this build: Debian's Zoltan is linked to Open MPI, so it cannot run "
-                "under the SMPI engine; use metis, refine or grid-metis there");
-  }
-  return with_params<ZoltanBalancer, ZoltanParams>(params);
+template <class Params>
+BalancerParams with_params(ConfigNode& params) {
+  return Params::parse(params);
 }
 
 constexpr std::array kTable{
-    BalancerInfo{"none", Family::baseline, "never rebalances; the baseline every comparison starts from",
-                 &without_params<NoneBalancer>},
-    BalancerInfo{"greedy", Family::global,
+    BalancerInfo{"none", BalancerKind::none, Family::baseline,
+                 "never rebalances; the baseline every comparison starts from", &without_params},
+    BalancerInfo{"greedy", BalancerKind::greedy, Family::global,
                  "centralized LPT: gather loads to rank 0, heaviest vertex first onto the least-loaded rank",
-                 &without_params<GreedyBalancer>},
-    BalancerInfo{"refine", Family::global,
+                 &without_params},
+    BalancerInfo{"refine", BalancerKind::refine, Family::global,
                  "centralized RefineLB: move the fewest vertices off overloaded ranks until all are within tolerance",
-                 &with_params<RefineBalancer, RefineParams>},
-    BalancerInfo{"metis", Family::global,
+                 &with_params<RefineParams>},
+    BalancerInfo{"metis", BalancerKind::metis, Family::global,
                  "centralized METIS k-way on loads and edge bytes; parts relabeled to move the fewest vertices",
-                 &with_params<MetisBalancer, MetisParams>},
-    BalancerInfo{"zoltan", Family::global,
+                 &with_params<MetisParams>},
+    BalancerInfo{"zoltan", BalancerKind::zoltan, Family::global,
                  "Zoltan in parallel: graph, hypergraph, rcb, rib, hsfc, block or random; partition/repartition/refine",
-                 &make_zoltan},
-    BalancerInfo{"grid-metis", Family::global,
+                 &with_params<ZoltanParams>},
+    BalancerInfo{"grid-metis", BalancerKind::grid_metis, Family::global,
                  "Koenig & Kale two-phase: METIS into sites by messages, then each site onto its ranks by load",
-                 &with_params<GridMetisBalancer, GridMetisParams>},
-    BalancerInfo{"diffusion", Family::diffusive,
+                 &with_params<GridMetisParams>},
+    BalancerInfo{"diffusion", BalancerKind::diffusion, Family::diffusive,
                  "Cybenko first-order diffusion on the rank graph; flows carried by the most attached boundary vertices",
-                 &with_params<DiffusionBalancer, DiffusionParams>},
-    BalancerInfo{"tree", Family::tree,
+                 &with_params<DiffusionParams>},
+    BalancerInfo{"tree", BalancerKind::tree, Family::tree,
                  "Langer & Kale: spanning tree of ranks, subtree targets, supplier/receiver matching with random lists",
-                 &with_params<TreeBalancer, TreeParams>},
-    BalancerInfo{"gossip", Family::gossip,
+                 &with_params<TreeParams>},
+    BalancerInfo{"gossip", BalancerKind::gossip, Family::gossip,
                  "GrapevineLB: gossip the underloaded ranks, then probabilistic offers with negative acknowledgements",
-                 &with_params<GossipBalancer, GossipParams>},
-    BalancerInfo{"prefix", Family::prefix,
+                 &with_params<GossipParams>},
+    BalancerInfo{"prefix", BalancerKind::prefix, Family::prefix,
                  "parallel prefix over (rank, local index): perfect balance, heavy migration; optional minimum subtraction",
-                 &with_params<PrefixBalancer, PrefixParams>},
-    BalancerInfo{"vector-greedy", Family::vector,
+                 &with_params<PrefixParams>},
+    BalancerInfo{"vector-greedy", BalancerKind::vector_greedy, Family::vector,
                  "Buch's naive vector greedy: each vertex's largest load component as a scalar, then greedy",
-                 &without_params<VectorGreedyBalancer>},
-    BalancerInfo{"multi-greedy", Family::vector,
+                 &without_params},
+    BalancerInfo{"multi-greedy", BalancerKind::multi_greedy, Family::vector,
                  "Buch's MultiGreedy: largest component first onto the rank least loaded in that component",
-                 &without_params<MultiGreedyBalancer>},
-    BalancerInfo{"norm", Family::vector,
+                 &without_params},
+    BalancerInfo{"norm", BalancerKind::norm, Family::vector,
                  "Buch's NormLB: largest p-norm first onto the rank with the smallest norm after; exact pruned search",
-                 &with_params<NormBalancer, NormParams>},
-    BalancerInfo{"norm-exhaustive", Family::vector,
-                 "NormLB scanning every rank for every vertex: the reference norm must match",
-                 &with_params<NormExhaustiveBalancer, NormParams>},
-    BalancerInfo{"metis-vector", Family::vector,
+                 &with_params<NormParams>},
+    BalancerInfo{"norm-exhaustive", BalancerKind::norm_exhaustive, Family::vector,
+                 "NormLB scanning every rank for every vertex: the reference norm must match", &with_params<NormParams>},
+    BalancerInfo{"metis-vector", BalancerKind::metis_vector, Family::vector,
                  "METIS multi-constraint (ncon = components) on the edgeless or the full graph, ubvec per component",
-                 &with_params<MetisVectorBalancer, MetisVectorParams>},
-    BalancerInfo{"vector-refine", Family::vector,
+                 &with_params<MetisVectorParams>},
+    BalancerInfo{"vector-refine", BalancerKind::vector_refine, Family::vector,
                  "move the fewest vertices until every rank is within tolerance of the average in every component",
-                 &with_params<VectorRefineBalancer, VectorRefineParams>},
-    BalancerInfo{"auto", Family::model,
+                 &with_params<VectorRefineParams>},
+    BalancerInfo{"auto", BalancerKind::auto_select, Family::model,
                  "Pearce et al.'s Algorithm 1: predicts each candidate with the cost model at every call, applies the "
                  "cheapest",
-                 &with_params<AutoBalancer, AutoParams>},
-    BalancerInfo{"random", Family::global, "diagnostic: every vertex to a random rank (balances load, ignores locality)",
-                 &with_params<RandomBalancer, RandomParams>},
+                 &with_params<AutoParams>},
+    BalancerInfo{"random", BalancerKind::random, Family::global,
+                 "diagnostic: every vertex to a random rank (balances load, ignores locality)", &with_params<RandomParams>},
 };
 
+// The table lists the kinds in their enum order, so a kind finds its row by index.
+constexpr bool rows_follow_the_kinds() {
+  for (std::size_t i = 0; i < kTable.size(); ++i) {
+    if (static_cast<std::size_t>(kTable[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(rows_follow_the_kinds(), "registry rows must follow BalancerKind's order");
+
 }  // namespace
+
+std::string_view family_name(Family f) {
+  switch (f) {
+    case Family::baseline: return "baseline";
+    case Family::global: return "global";
+    case Family::diffusive: return "diffusive";
+    case Family::tree: return "tree";
+    case Family::gossip: return "gossip";
+    case Family::prefix: return "prefix";
+    case Family::vector: return "vector";
+    case Family::reorder: return "reorder";
+    case Family::model: return "model";
+  }
+  return "?";
+}
 
 std::span<const BalancerInfo> balancer_table() { return kTable; }
 
@@ -117,12 +116,32 @@ const BalancerInfo& find_balancer(const std::string& name, const ConfigNode& whe
     names.emplace_back(info.name);
   }
   where.fail(fmt::format("unknown balancer '{}'.{} Registered balancers: {} (see `lbbench list balancers`)", name,
-                         did_you_mean(name, names), join(names)));
+                         did_you_mean(name, names), fmt::join(names, ", ")));
 }
 
-std::unique_ptr<Balancer> make_balancer(const BalancerInfo& info, ConfigNode params) {
+const BalancerInfo& balancer_info(BalancerKind kind) { return kTable[static_cast<std::size_t>(kind)]; }
+
+BalancerConfig parse_balancer_config(const BalancerInfo& info, ConfigNode params) {
   if (params.yaml().IsDefined() && !params.yaml().IsNull()) params.expect_map("the balancer's params");
-  return info.make(params);
+  return BalancerConfig{info.kind, info.parse(params)};
+}
+
+BalancerConfig default_balancer_config(BalancerKind kind) {
+  return parse_balancer_config(balancer_info(kind), ConfigNode(YAML::Node(), "defaults"));
+}
+
+const BalancerInfo& BalancerConfig::info() const { return balancer_info(kind); }
+std::string_view BalancerConfig::name() const { return info().name; }
+Family BalancerConfig::family() const { return info().family; }
+
+Json BalancerConfig::params_json() const {
+  return std::visit([](const auto& p) { return p.to_json(); }, params);
+}
+
+void BalancerConfig::check_dims(int dims) const {
+  std::visit(Overloaded{[&](const MetisVectorParams& p) { p.check_dims(dims); },
+                        [&](const AutoParams& p) { p.check_dims(dims); }, [](const auto&) {}},
+             params);
 }
 
 }  // namespace lbbench

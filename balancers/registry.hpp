@@ -1,30 +1,37 @@
-// The one registry: an explicit table from balancer name to family, description and
-// factory. `lbbench list balancers` prints it; unknown names get a "did you mean".
+// The one registry: an explicit table from balancer name to its kind, family, one-line
+// description and params parser. `lbbench list balancers` prints it; unknown names get a
+// "did you mean". The build step, from a parsed BalancerConfig to a running balancer, is
+// balancers/factory.hpp: this table links no MPI and no partitioner, so scenarios and the
+// harness can validate balancers without them.
 #pragma once
 
-#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
-#include "balancers/balancer.hpp"
+#include "balancers/params.hpp"
 #include "core/config.hpp"
 
 namespace lbbench {
 
 struct BalancerInfo {
   std::string_view name;
+  BalancerKind kind;
   Family family;
   std::string_view description;
-  // Reads and validates the strategy's params (unknown keys are errors) and builds it.
-  std::unique_ptr<Balancer> (*make)(ConfigNode& params);
+  // Reads and validates the strategy's params mapping; unknown keys are errors.
+  BalancerParams (*parse)(ConfigNode& params);
 };
 
 std::span<const BalancerInfo> balancer_table();
 
 // The entry for `name`; `where` is the node that named it, for the error location.
 const BalancerInfo& find_balancer(const std::string& name, const ConfigNode& where);
+const BalancerInfo& balancer_info(BalancerKind kind);
 
-// Builds a balancer from its params node (a mapping, possibly empty).
-std::unique_ptr<Balancer> make_balancer(const BalancerInfo& info, ConfigNode params);
+// Parses a balancer's params node (a mapping, possibly empty or absent).
+BalancerConfig parse_balancer_config(const BalancerInfo& info, ConfigNode params);
+// The balancer with every param at its default.
+BalancerConfig default_balancer_config(BalancerKind kind);
 
 }  // namespace lbbench

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "core/overloaded.hpp"
 
 namespace lbbench {

@@ -3,14 +3,7 @@
 
 namespace lbbench {
 
-std::string_view to_string(MeshFormat f) {
-  switch (f) {
-    case MeshFormat::metis: return "metis";
-    case MeshFormat::chaco: return "chaco";
-    case MeshFormat::matrix_market: return "matrix-market";
-  }
-  return "?";
-}
+std::string_view to_string(MeshFormat f) { return name_of(kMeshFormats, f); }
 
 int known_mesh_dim(const MeshSpec& mesh) {
   if (const auto* g = std::get_if<GridSpec>(&mesh)) return g->dim;

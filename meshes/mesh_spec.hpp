@@ -7,6 +7,8 @@
 #include <string_view>
 #include <variant>
 
+#include "core/named.hpp"
+
 namespace lbbench {
 
 // --- mesh ------------------------------------------------------------------------------------
@@ -30,6 +32,8 @@ struct DropletsSpec {
   double fraction = 0.8;  // share of points inside droplets
 };
 enum class MeshFormat { metis, chaco, matrix_market };
+inline constexpr NameTable<MeshFormat, 3> kMeshFormats{
+    {{MeshFormat::metis, "metis"}, {MeshFormat::chaco, "chaco"}, {MeshFormat::matrix_market, "matrix-market"}}};
 struct MeshFileSpec {
   std::string path;           // as written in the scenario
   std::string resolved;       // relative to the scenario's folder
@@ -38,6 +42,13 @@ struct MeshFileSpec {
   std::string coords_resolved;
 };
 using MeshSpec = std::variant<GridSpec, GeometricSpec, DropletsSpec, MeshFileSpec>;
+
+// The generators a scenario can name (a grid's name gives its dimension).
+enum class Generator { grid2d, grid3d, geometric, droplets };
+inline constexpr NameTable<Generator, 4> kGenerators{{{Generator::grid2d, "grid2d"},
+                                                     {Generator::grid3d, "grid3d"},
+                                                     {Generator::geometric, "geometric"},
+                                                     {Generator::droplets, "droplets"}}};
 
 std::string_view to_string(MeshFormat f);
 // Coordinates per vertex the mesh will have, when the spec alone tells (0: none or unknown).

@@ -11,27 +11,15 @@
 #pragma once
 
 #include "balancers/protocol.hpp"
-#include "core/config.hpp"
+#include "balancers/diffusive/params.hpp"
 
 namespace lbbench {
-
-struct DiffusionParams {
-  double gamma = 1.0;
-  int iterations = 20;
-  double threshold = 0.02;
-
-  static DiffusionParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const {
-    return Json{{"gamma", gamma}, {"iterations", iterations}, {"threshold", threshold}};
-  }
-};
 
 class DiffusionBalancer final : public DistributedBalancer {
  public:
   explicit DiffusionBalancer(DiffusionParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
   [[nodiscard]] bool needs_locality() const override { return true; }
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   DiffusionParams params_;

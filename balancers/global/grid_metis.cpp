@@ -41,14 +41,6 @@ int site_count(const GlobalProblem& problem) {
 
 }  // namespace
 
-GridMetisParams GridMetisParams::parse(ConfigNode& node) {
-  GridMetisParams p;
-  p.tolerance = node.number("tolerance", p.tolerance, 1.0, 10.0);
-  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
-  node.finish();
-  return p;
-}
-
 std::vector<int> speed_multipliers(const GlobalProblem& problem, const std::vector<int>& ranks) {
   double slowest = HUGE_VAL;
   for (int r : ranks) slowest = std::min(slowest, problem.speed(r));

@@ -5,24 +5,15 @@
 
 #include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
-#include "core/config.hpp"
+#include "balancers/global/params.hpp"
 
 namespace lbbench {
-
-struct GridMetisParams {
-  double tolerance = 1.03;  // METIS ubvec in both phases
-  std::int64_t seed = 1;
-
-  static GridMetisParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const { return Json{{"tolerance", tolerance}, {"seed", seed}}; }
-};
 
 class GridMetisBalancer final : public CentralizedBalancer {
  public:
   explicit GridMetisBalancer(GridMetisParams params) : params_(params) {}
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   [[nodiscard]] std::vector<int> split_into_sites(const GlobalProblem& problem) const;

@@ -18,25 +18,10 @@ namespace lbbench {
 
 namespace {
 
-const std::vector<std::string> kObjectives{"cut", "volume"};
-
 // METIS sums weights in 32 bits; keep every total well inside.
 constexpr double kWeightBudget = 1 << 30;
 
 }  // namespace
-
-MetisParams MetisParams::parse(ConfigNode& node) {
-  MetisParams p;
-  p.tolerance = node.number("tolerance", p.tolerance, 1.0, 10.0);
-  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
-  p.minimize_volume = node.choice("objtype", kObjectives, std::string("cut")) == "volume";
-  node.finish();
-  return p;
-}
-
-Json MetisParams::to_json() const {
-  return Json{{"tolerance", tolerance}, {"seed", seed}, {"objtype", minimize_volume ? "volume" : "cut"}};
-}
 
 MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes) {
   MetisGraph g;

@@ -5,25 +5,15 @@
 #include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
 #include "balancers/global/part_mapping.hpp"
-#include "core/config.hpp"
+#include "balancers/global/params.hpp"
 
 namespace lbbench {
-
-struct MetisParams {
-  double tolerance = 1.03;  // METIS ubvec: allowed max/avg part weight
-  std::int64_t seed = 1;
-  bool minimize_volume = false;  // objtype: cut (default) or volume
-
-  static MetisParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const;
-};
 
 class MetisBalancer final : public CentralizedBalancer {
  public:
   explicit MetisBalancer(MetisParams params) : params_(params) {}
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   MetisParams params_;

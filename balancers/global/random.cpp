@@ -5,13 +5,6 @@
 
 namespace lbbench {
 
-RandomParams RandomParams::parse(ConfigNode& node) {
-  RandomParams p;
-  p.seed = node.integer("seed", p.seed, 0);
-  node.finish();
-  return p;
-}
-
 MigrationPlan RandomBalancer::plan(const LoadView& view, MPI_Comm /*comm*/) {
   MigrationPlan out;
   for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {

@@ -17,13 +17,6 @@
 
 namespace lbbench {
 
-RefineParams RefineParams::parse(ConfigNode& node) {
-  RefineParams p;
-  p.tolerance = node.number("tolerance", p.tolerance, 0.0, 10.0);
-  node.finish();
-  return p;
-}
-
 namespace {
 
 // One donor's objects, heaviest first, with the ones given away skipped in O(1) amortized.

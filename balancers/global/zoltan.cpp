@@ -13,44 +13,13 @@
 #include <mutex>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 #ifdef LBBENCH_HAVE_ZOLTAN
 #include <zoltan.h>
 #endif
 
 namespace lbbench {
-
-namespace {
-
-const std::vector<std::string> kMethods{"graph", "hypergraph", "rcb", "rib", "hsfc", "block", "random"};
-const std::vector<std::string> kApproaches{"partition", "repartition", "refine"};
-const std::vector<std::string> kPackages{"phg", "scotch"};
-
-}  // namespace
-
-ZoltanParams ZoltanParams::parse(ConfigNode& node) {
-  ZoltanParams p;
-  p.method = node.choice("method", kMethods, p.method);
-  p.approach = node.choice("approach", kApproaches, p.approach);
-  p.imbalance_tol = node.number("imbalance_tol", p.imbalance_tol, 1.0, 10.0);
-  p.repart_multiplier = node.number("repart_multiplier", p.repart_multiplier, 0.0, 1e9);
-  p.graph_package = node.choice("graph_package", kPackages, p.graph_package);
-  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
-  if (p.graph_package == "scotch" && p.method != "graph") {
-    node.at("graph_package", "").fail("graph_package scotch applies to method graph only");
-  }
-  node.finish();
-  return p;
-}
-
-Json ZoltanParams::to_json() const {
-  Json j{{"method", method}, {"approach", approach}, {"imbalance_tol", imbalance_tol}};
-  if (method == "graph" || method == "hypergraph") j["repart_multiplier"] = repart_multiplier;
-  if (method == "graph") j["graph_package"] = graph_package;
-  j["seed"] = seed;
-  return j;
-}
 
 #ifdef LBBENCH_HAVE_ZOLTAN
 

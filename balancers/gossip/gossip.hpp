@@ -15,27 +15,14 @@
 #pragma once
 
 #include "balancers/protocol.hpp"
-#include "core/config.hpp"
+#include "balancers/gossip/params.hpp"
 
 namespace lbbench {
-
-struct GossipParams {
-  int fanout = 2;
-  int rounds = 0;  // 0: ceil(log_fanout(P))
-  double target_ratio = 1.05;
-  int max_phases = 10;
-
-  static GossipParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const {
-    return Json{{"fanout", fanout}, {"rounds", rounds}, {"target_ratio", target_ratio}, {"max_phases", max_phases}};
-  }
-};
 
 class GossipBalancer final : public DistributedBalancer {
  public:
   explicit GossipBalancer(GossipParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   GossipParams params_;

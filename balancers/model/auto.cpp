@@ -11,7 +11,7 @@
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/protocol.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/factory.hpp"
 #include "core/error.hpp"
 
 namespace lbbench {
@@ -81,16 +81,16 @@ std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem) {
 
 // Algorithm 2 over `horizon` steps with the candidate's own gamma, iterations and threshold:
 // the paper's prediction for diffusion, recorded next to the reference's.
-Json paper_diffusion(const GlobalProblem& problem, const Json& params, const Platform& platform, int horizon,
+Json paper_diffusion(const GlobalProblem& problem, const DiffusionParams& params, const Platform& platform, int horizon,
                      double decision_s) {
   DiffusionSimInput in;
   in.loads = rank_times(problem, problem.owner);
   in.elements.assign(static_cast<std::size_t>(problem.nranks), 0.0);
   for (const auto& o : problem.owner) in.elements[static_cast<std::size_t>(o.value())] += 1;
   in.neighbors = rank_neighbors(problem);
-  in.gamma = params.value("gamma", 1.0);
-  in.iterations = params.value("iterations", 20);
-  in.threshold = params.value("threshold", 0.02);
+  in.gamma = params.gamma;
+  in.iterations = params.iterations;
+  in.threshold = params.threshold;
   in.steps = horizon;
   const DiffusionSimResult sim = simulate_diffusion(in);
   // One LB call per horizon in a run, so only the first simulated step moves load now;
@@ -113,64 +113,13 @@ Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
 
 }  // namespace
 
-AutoParams AutoParams::parse(ConfigNode& node) {
-  AutoParams p;
-  if (auto list = node.find("candidates")) {
-    p.candidates.clear();
-    for (auto& item : list->elements("a list of balancer names or {name, params} mappings")) {
-      ConfigNode entry = item;
-      std::string name;
-      std::optional<ConfigNode> params;
-      if (entry.is_map()) {
-        name = entry.string("name");
-        params = entry.find("params");
-        entry.finish();
-      } else {
-        name = entry.as_string();
-      }
-      if (name == "auto") entry.fail("auto cannot be its own candidate");
-      const BalancerInfo& info = find_balancer(name, entry);
-      if (info.family == Family::reorder) entry.fail(fmt::format("{} is not a balancer of vertices", name));
-      const auto balancer = make_balancer(info, params ? params->unrecorded() : ConfigNode(YAML::Node(), entry.file()));
-      p.candidates.push_back(name);
-      p.candidate_params.push_back(balancer->params());
-    }
-    if (p.candidates.empty()) list->fail("expected at least one candidate");
-  } else {
-    for (const auto& name : p.candidates) {
-      p.candidate_params.push_back(
-          make_balancer(find_balancer(name, node), ConfigNode(YAML::Node(), node.file()))->params());
-    }
-  }
-  if (node.has("alpha")) p.alpha = node.number("alpha", std::nullopt, 0.0);
-  if (node.has("beta")) p.beta = node.number("beta", std::nullopt, 0.0);
-  p.horizon = static_cast<int>(node.integer("horizon", p.horizon, 0, 1 << 30));
-  node.finish();
-  return p;
-}
-
-Json AutoParams::to_json() const {
-  Json list = Json::array();
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    list.push_back(Json{{"name", candidates[i]}, {"params", candidate_params[i]}});
-  }
-  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"candidates", list}, {"alpha", optional(alpha)}, {"beta", optional(beta)}, {"horizon", horizon}};
-}
-
 AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
-  for (std::size_t i = 0; i < params_.candidates.size(); ++i) {
-    const YAML::Node yaml = YAML::Load(params_.candidate_params[i].dump());
-    const BalancerInfo& info = find_balancer(params_.candidates[i], ConfigNode(YAML::Node(), "auto"));
-    candidates_.push_back(make_balancer(info, ConfigNode(yaml, "auto")));
+  for (const auto& candidate : params_.candidates) {
+    candidates_.push_back(make_balancer(candidate));
     if (const auto* c = dynamic_cast<const CentralizedBalancer*>(candidates_.back().get())) {
       needs_vectors_ = needs_vectors_ || c->needs_vectors();
     }
   }
-}
-
-void AutoBalancer::check_dims(int dims) const {
-  for (const auto& c : candidates_) c->check_dims(dims);
 }
 
 namespace {
@@ -186,7 +135,7 @@ struct CallCost {
   bool fitted_migration = false;
 };
 
-CallCost call_cost(const std::string& name, const Outcome& o, const GlobalProblem& problem, const Platform& platform) {
+CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const Platform& platform) {
   CallCost c;
   if (name == "none") return c;
   const auto element_bytes = static_cast<double>(problem.element_bytes);
@@ -224,8 +173,10 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   Assignment chosen;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Outcome o = run_reference(*candidates_[i], problem, platform.alpha_s);
-    const CallCost cost = call_cost(params_.candidates[i], o, problem, platform);
-    const double interval = params_.candidates[i] == "none"
+    const BalancerConfig& candidate = params_.candidates[i];
+    const std::string name(candidate.name());
+    const CallCost cost = call_cost(name, o, problem, platform);
+    const double interval = candidate.kind == BalancerKind::none
                                 ? app_time_none(lmax, horizon)
                                 : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
     Json p{{"interval_s", interval},    {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
@@ -235,10 +186,10 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
       p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
     }
     if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) p["protocol_rounds"] = o.protocol_rounds;
-    if (params_.candidates[i] == "diffusion") {
-      p["paper"] = paper_diffusion(problem, params_.candidate_params[i], platform, horizon, cost.decision_s);
+    if (const auto* diffusion = std::get_if<DiffusionParams>(&candidate.params)) {
+      p["paper"] = paper_diffusion(problem, *diffusion, platform, horizon, cost.decision_s);
     }
-    predictions[params_.candidates[i]] = p;
+    predictions[name] = p;
     if (i == 0 || interval < best_time) {
       best = i;
       best_time = interval;
@@ -246,7 +197,7 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
     }
   }
   last_decision_ =
-      Json{{"chosen", params_.candidates[best]},
+      Json{{"chosen", params_.candidates[best].name()},
            {"horizon_steps", horizon},
            {"alpha_s", platform.alpha_s},
            {"beta_s_per_byte", platform.beta_s_per_byte},

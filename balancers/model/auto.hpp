@@ -32,24 +32,9 @@
 #include <vector>
 
 #include "balancers/centralized.hpp"
-#include "core/config.hpp"
+#include "balancers/params.hpp"
 
 namespace lbbench {
-
-struct AutoParams {
-  std::vector<std::string> candidates{"none", "greedy", "metis", "diffusion", "tree"};
-  std::vector<Json> candidate_params;  // one per candidate, validated and normalized
-  // Seconds per migration message and per byte; unset: the machine preset's link latency
-  // and 1/bandwidth, or kDefaultAlpha and kDefaultBeta without a preset.
-  std::optional<double> alpha;
-  std::optional<double> beta;
-  static constexpr double kDefaultAlpha = MachineInfo::kAssumedLatency_s;
-  static constexpr double kDefaultBeta = MachineInfo::kAssumedSecondsPerByte;
-  int horizon = 0;  // steps until the next call; 0: the LB period
-
-  static AutoParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const;
-};
 
 class AutoBalancer final : public CentralizedBalancer {
  public:
@@ -57,8 +42,6 @@ class AutoBalancer final : public CentralizedBalancer {
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override { return needs_vectors_; }
-  void check_dims(int dims) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
   [[nodiscard]] Json decision() const override { return last_decision_; }
 
  private:

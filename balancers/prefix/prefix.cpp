@@ -10,13 +10,6 @@
 
 namespace lbbench {
 
-PrefixParams PrefixParams::parse(ConfigNode& node) {
-  PrefixParams p;
-  p.subtract_min = node.boolean("subtract_min", p.subtract_min);
-  node.finish();
-  return p;
-}
-
 namespace {
 
 class PrefixProtocol final : public RankProtocol {

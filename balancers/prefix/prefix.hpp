@@ -7,22 +7,14 @@
 #pragma once
 
 #include "balancers/protocol.hpp"
-#include "core/config.hpp"
+#include "balancers/prefix/params.hpp"
 
 namespace lbbench {
-
-struct PrefixParams {
-  bool subtract_min = false;
-
-  static PrefixParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const { return Json{{"subtract_min", subtract_min}}; }
-};
 
 class PrefixBalancer final : public DistributedBalancer {
  public:
   explicit PrefixBalancer(PrefixParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   PrefixParams params_;

@@ -1,4 +1,6 @@
 // Slot layouts (§1.2 of Keller et al.), core loads, the lower bound, and the method table.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -25,8 +27,6 @@ std::vector<int> round_robin_cores(const std::vector<int>& capacity) {
   }
   return core_of_slot;
 }
-
-constexpr std::string_view kMethodNames[] = {"identity", "paper", "ours", "exact", "dist", "random", "worst"};
 
 }  // namespace
 
@@ -83,7 +83,7 @@ Method parse_method(std::string_view name) {
   }
   const std::vector<std::string> names(std::begin(kMethodNames), std::end(kMethodNames));
   throw std::invalid_argument("unknown reorder method '" + std::string(name) + "'." + did_you_mean(name, names) +
-                              " Expected one of: " + join(names));
+                              fmt::format(" Expected one of: {}", fmt::join(names, ", ")));
 }
 
 void check_loads(std::span<const double> loads, const SlotLayout& layout) {

@@ -14,7 +14,7 @@
 
 #include "balancers/reorder/lb_load_create.h"
 #include "core/hash.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench::reorder {
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "balancers/reorder/methods.hpp"
+
 namespace lbbench::reorder {
 
 struct SlotLayout {
@@ -42,16 +44,6 @@ SlotLayout layout_from_counts(std::span<const int> processes_per_core);
 // hash of the host name and the CPU number). Cores are renumbered by process count, ties
 // by their lowest process; each core's processes take its slots in process order.
 SlotLayout layout_from_core_keys(std::span<const std::int64_t> key_of_process);
-
-enum class Method {
-  identity,  // no reorder: slot s keeps the load of the process that sits there
-  paper,     // §1.1: sorted round-robin, heaviest first
-  ours,      // LPT under the cardinality constraint, then pairwise-swap local search
-  exact,     // branch and bound: the optimum, for small instances
-  dist,      // §2: the distributed algorithm (histogram levels and scan rounds)
-  random,    // a seeded pseudo-random permutation (the paper's "average scenario")
-  worst,     // the heaviest loads packed on the largest core (the paper's worst case)
-};
 
 std::string_view method_name(Method m);
 // Throws std::invalid_argument naming the choices (and the closest one) for an unknown name.

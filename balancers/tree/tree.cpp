@@ -24,15 +24,6 @@
 
 namespace lbbench {
 
-TreeParams TreeParams::parse(ConfigNode& node) {
-  static const std::vector<std::string> kUnits{"load", "count"};
-  TreeParams p;
-  p.branching = static_cast<int>(node.integer("branching", p.branching, 2, 1024));
-  p.count_units = node.choice("units", kUnits, std::string("load")) == "count";
-  node.finish();
-  return p;
-}
-
 std::int64_t minimum_migrations(const std::vector<std::int64_t>& counts) {
   if (counts.empty()) return 0;
   const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});

@@ -23,25 +23,14 @@
 #pragma once
 
 #include "balancers/protocol.hpp"
-#include "core/config.hpp"
+#include "balancers/tree/params.hpp"
 
 namespace lbbench {
-
-struct TreeParams {
-  int branching = 4;
-  bool count_units = false;  // `units: count` treats every vertex as one unit
-
-  static TreeParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const {
-    return Json{{"branching", branching}, {"units", count_units ? "count" : "load"}};
-  }
-};
 
 class TreeBalancer final : public DistributedBalancer {
  public:
   explicit TreeBalancer(TreeParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   TreeParams params_;

@@ -16,8 +16,6 @@ namespace lbbench {
 
 namespace {
 
-const std::vector<std::string> kGraphs{"none", "full"};
-
 // METIS sums weights in 32 bits; keep every constraint's total well inside.
 constexpr double kWeightBudget = 1 << 30;
 
@@ -36,31 +34,6 @@ std::vector<idx_t> multi_constraint_weights(const ObjectVectors& objects) {
 }
 
 }  // namespace
-
-MetisVectorParams MetisVectorParams::parse(ConfigNode& node) {
-  MetisVectorParams p;
-  p.full_graph = node.choice("graph", kGraphs, std::string("none")) == "full";
-  if (auto u = node.find("ubvec")) {
-    p.ubvec = u->is_sequence() ? node.numbers("ubvec", std::nullopt, 1, 64, 1.0, 10.0)
-                               : std::vector<double>{u->as_number(1.0, 10.0)};
-  }
-  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
-  node.finish();
-  return p;
-}
-
-Json MetisVectorParams::to_json() const {
-  return Json{{"graph", full_graph ? "full" : "none"}, {"ubvec", ubvec}, {"seed", seed}};
-}
-
-void MetisVectorBalancer::check_dims(int dims) const {
-  if (params_.ubvec.size() != 1 && static_cast<int>(params_.ubvec.size()) != dims) {
-    throw InputError(
-        fmt::format("metis-vector: ubvec has {} entries but the workload's load vectors have {} "
-                    "components; give one value, or one per component",
-                    params_.ubvec.size(), dims));
-  }
-}
 
 Assignment MetisVectorBalancer::solve(const GlobalProblem& problem) const {
   const ObjectVectors objects(problem);

@@ -6,13 +6,6 @@
 
 namespace lbbench {
 
-NormParams NormParams::parse(ConfigNode& node) {
-  NormParams p;
-  p.p = node.number("p", p.p, 1.0, 64.0);
-  node.finish();
-  return p;
-}
-
 std::vector<std::size_t> by_decreasing_norm(const GlobalProblem& problem, const ObjectVectors& objects,
                                             const NormCost& cost) {
   const std::vector<double> zero(static_cast<std::size_t>(objects.dims()), 0.0);

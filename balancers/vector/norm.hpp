@@ -6,16 +6,9 @@
 
 #include "balancers/vector/norm_search.hpp"
 #include "balancers/vector/vector_problem.hpp"
-#include "core/config.hpp"
+#include "balancers/vector/params.hpp"
 
 namespace lbbench {
-
-struct NormParams {
-  double p = 2.0;
-
-  static NormParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const { return Json{{"p", p}}; }
-};
 
 // Objects in the order Norm places them: decreasing p-norm, then increasing id.
 std::vector<std::size_t> by_decreasing_norm(const GlobalProblem& problem, const ObjectVectors& objects,
@@ -27,7 +20,6 @@ class NormBalancer final : public VectorBalancer {
  public:
   explicit NormBalancer(NormParams params) : params_(params) {}
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
   // The same, counting how many rank costs the search evaluated.
   Assignment solve_counting(const GlobalProblem& problem, std::int64_t* evaluations) const;
 

@@ -10,7 +10,6 @@ class NormExhaustiveBalancer final : public VectorBalancer {
  public:
   explicit NormExhaustiveBalancer(NormParams params) : params_(params) {}
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   NormParams params_;

@@ -24,13 +24,6 @@
 
 namespace lbbench {
 
-VectorRefineParams VectorRefineParams::parse(ConfigNode& node) {
-  VectorRefineParams p;
-  p.tolerance = node.number("tolerance", p.tolerance, 0.0, 10.0);
-  node.finish();
-  return p;
-}
-
 namespace {
 
 // One donor's objects, largest first in the component it is worst in.

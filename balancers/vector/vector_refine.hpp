@@ -4,22 +4,14 @@
 #pragma once
 
 #include "balancers/vector/vector_problem.hpp"
-#include "core/config.hpp"
+#include "balancers/vector/params.hpp"
 
 namespace lbbench {
-
-struct VectorRefineParams {
-  double tolerance = 0.05;  // a rank may carry up to (1 + tolerance) times the average, per component
-
-  static VectorRefineParams parse(ConfigNode& node);
-  [[nodiscard]] Json to_json() const { return Json{{"tolerance", tolerance}}; }
-};
 
 class VectorRefineBalancer final : public VectorBalancer {
  public:
   explicit VectorRefineBalancer(VectorRefineParams params) : params_(params) {}
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
-  [[nodiscard]] Json params() const override { return params_.to_json(); }
 
  private:
   VectorRefineParams params_;

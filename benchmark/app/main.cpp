@@ -23,7 +23,7 @@
 #include "app/smpi_launch.hpp"
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "engine/record.hpp"
 #include "engine/replay.hpp"
 #include "harness/commands.hpp"

@@ -2,6 +2,7 @@
 #include "app/smpi_launch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,7 +128,7 @@ int launch_smpi(const SmpiLaunch& launch) {
     throw InputError(
         fmt::format("{}: the smpi engine simulates a machine; choose one with --machine or machine.preset "
                     "(known: {})",
-                    launch.scenario, join(machine_preset_names(launch.scenario))));
+                    launch.scenario, fmt::join(machine_preset_names(launch.scenario), ", ")));
   }
   const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
   if (ranks < 1) throw InputError("the smpi engine needs a rank count: give --ranks N or the scenario's ranks");

@@ -2,6 +2,7 @@
 #include "core/config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -187,7 +188,7 @@ std::string ConfigNode::choice(std::string_view key, std::span<const std::string
                                std::optional<std::string> fallback) {
   if (auto child = find(key)) return child->as_choice(allowed);
   if (fallback) return *fallback;
-  throw InputError(missing_message(key, "one of: " + join(allowed)));
+  throw InputError(missing_message(key, fmt::format("one of: {}", fmt::join(allowed, ", "))));
 }
 
 std::vector<double> ConfigNode::numbers(std::string_view key, std::optional<std::vector<double>> fallback,
@@ -242,7 +243,7 @@ std::string ConfigNode::as_string() const {
 std::string ConfigNode::as_choice(std::span<const std::string> allowed) const {
   const std::string value = as_string();
   if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
-  fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed), join(allowed)));
+  fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed), fmt::join(allowed, ", ")));
 }
 
 std::vector<ConfigNode> ConfigNode::elements(std::string_view expected) const {
@@ -264,7 +265,7 @@ void ConfigNode::finish() const {
     std::sort(known.begin(), known.end());
     const std::string where_key = format_mark(*file_, kv.first.Mark());
     const std::string expected =
-        known.empty() ? std::string(" This mapping takes no keys.") : " Expected one of: " + join(known) + ".";
+        known.empty() ? std::string(" This mapping takes no keys.") : fmt::format(" Expected one of: {}.", fmt::join(known, ", "));
     throw InputError(
         fmt::format("{}: {}: unknown key '{}'.{}{}", where_key, child_path(key), key, did_you_mean(key, known), expected));
   }

@@ -47,13 +47,4 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return {};
 }
 
-std::string join(std::span<const std::string> items, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
 }  // namespace lbbench

@@ -17,7 +17,4 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
 // " Did you mean 'x'?" or the empty string.
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
-// "a, b, c" for "expected one of" lists.
-std::string join(std::span<const std::string> items, std::string_view sep = ", ");
-
 }  // namespace lbbench

@@ -14,7 +14,8 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"

@@ -18,7 +18,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

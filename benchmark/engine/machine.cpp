@@ -11,7 +11,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "work/compute.hpp"
 
 namespace lbbench {

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "balancers/balancer.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/local_graph.hpp"
 
 namespace lbbench {

@@ -13,11 +13,11 @@
 #include <unordered_map>
 
 #include "balancers/model/metrics.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/factory.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "core/version.hpp"
 #include "engine/distribution.hpp"
 #include "engine/halo_exchange.hpp"
@@ -207,10 +207,9 @@ class Replay {
     }
     collectively(comm_, [&] {
       field_ = std::make_unique<WorkloadField>(s_.workload, graph_, s_.seed);
-      const BalancerInfo& info = find_balancer(s_.balancer.name, ConfigNode(YAML::Node(), s_.source));
-      family_ = info.family;
-      balancer_ = make_balancer(info, ConfigNode(s_.balancer.params_yaml, s_.balancer.params_file));
-      balancer_->check_dims(field_->dims());
+      family_ = s_.balancer.config.family();
+      s_.balancer.config.check_dims(field_->dims());
+      balancer_ = make_balancer(s_.balancer.config);
     });
     if (field_->dims() > 1) phase_comm_ = duplicate_comm(comm_);
     place_at_start(graph_, s_.distribution, s_.seed, comm_);
@@ -714,9 +713,9 @@ Json Replay::make_record(const Totals& t) const {
   r["scenario"] = s_.name;
   r["scenario_sha256"] = scenario_sha256(s_);
   r["scenario_file"] = s_.source;
-  r["balancer"] = s_.balancer.name;
+  r["balancer"] = s_.balancer.name();
   r["balancer_family"] = family_name(family_);
-  r["balancer_params"] = s_.balancer.params;
+  r["balancer_params"] = s_.balancer.config.params_json();
   r["lb_period"] = s_.balancer.period;
   r["model"] = to_string(s_.model);
   r["engine"] = engine_name();
@@ -774,7 +773,7 @@ Json Replay::make_record(const Totals& t) const {
 std::string Replay::make_summary(const Totals& t) const {
   std::string out = fmt::format("lbbench · {} · {} ranks on {} ({}) · {} vertices · {} edges · {} steps · balancer {}",
                                 s_.name, nranks_, s_.machine.preset, engine_name(), graph_.global_vertices,
-                                graph_.global_edges, s_.steps, s_.balancer.name);
+                                graph_.global_edges, s_.steps, s_.balancer.name());
   out += family_ == Family::baseline ? "\n" : fmt::format(" every {} steps\n", s_.balancer.period);
   if (std::string(engine_name()) == "smpi") out += "  (times are simulated)\n";
   out += fmt::format(

@@ -12,7 +12,7 @@
 #include "balancers/reorder/load_create.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "engine/distribution.hpp"
 #include "meshes/build.hpp"
 #include "work/compute.hpp"

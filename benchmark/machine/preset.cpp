@@ -2,6 +2,7 @@
 #include "machine/preset.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,7 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
 #include "core/suggest.hpp"
 
 namespace lbbench {
@@ -173,7 +174,7 @@ MachinePreset load_machine_preset(const std::string& name, const std::string& sc
   }
   const auto names = machine_preset_names(scenario_file);
   throw InputError(fmt::format("unknown machine preset '{}'.{} Known presets: {}", name, did_you_mean(name, names),
-                               join(names)));
+                               fmt::join(names, ", ")));
 }
 
 RankLayout plan_layout(const MachinePreset& p, int nranks) {

@@ -13,15 +13,16 @@ namespace {
 Json mesh_json(const MeshSpec& mesh) {
   return std::visit(Overloaded{
                         [](const GridSpec& g) {
-                          Json j{{"generator", g.dim == 2 ? "grid2d" : "grid3d"}, {"nx", g.size[0]}, {"ny", g.size[1]}};
+                          const Generator kind = g.dim == 2 ? Generator::grid2d : Generator::grid3d;
+                          Json j{{"generator", name_of(kGenerators, kind)}, {"nx", g.size[0]}, {"ny", g.size[1]}};
                           if (g.dim == 3) j["nz"] = g.size[2];
                           return j;
                         },
                         [](const GeometricSpec& g) {
-                          return Json{{"generator", "geometric"}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
+                          return Json{{"generator", name_of(kGenerators, Generator::geometric)}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
                         },
                         [](const DropletsSpec& d) {
-                          return Json{{"generator", "droplets"},
+                          return Json{{"generator", name_of(kGenerators, Generator::droplets)},
                                       {"n", d.n},
                                       {"dim", d.dim},
                                       {"radius", d.radius},
@@ -38,50 +39,53 @@ Json mesh_json(const MeshSpec& mesh) {
                     mesh);
 }
 
+// The model's name first, then its keys (the order is part of the scenario's hash).
 Json weights_json(const WeightModel& w) {
-  return std::visit(Overloaded{
+  Json j{{"model", weight_model_name(w)}};
+  j.update(std::visit(Overloaded{
                         [](const UniformWeights& u) {
-                          return Json{{"model", "uniform"}, {"min", u.min}, {"max", u.max}};
+                          return Json{{"min", u.min}, {"max", u.max}};
                         },
                         [](const LognormalWeights& l) {
-                          return Json{{"model", "lognormal"}, {"mu", l.mu}, {"sigma", l.sigma}};
+                          return Json{{"mu", l.mu}, {"sigma", l.sigma}};
                         },
                         [](const HotspotWeights& h) {
-                          Json j{{"model", "hotspot"}, {"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
+                          Json j{{"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
                           if (!h.center.empty()) j["center"] = h.center;
                           return j;
                         },
                         [](const GradientWeights& g) {
-                          return Json{{"model", "gradient"}, {"axis", g.axis}, {"from", g.from}, {"to", g.to}};
+                          return Json{{"axis", g.axis}, {"from", g.from}, {"to", g.to}};
                         },
                         [](const FileWeights& f) {
-                          return Json{{"model", "from-file"}, {"component", f.component}, {"scale", f.scale}};
+                          return Json{{"component", f.component}, {"scale", f.scale}};
                         },
                     },
-                    w);
+                    w));
+  return j;
 }
 
 Json evolution_json(const Evolution& e) {
-  return std::visit(Overloaded{
-                        [](const StaticEvolution&) {
-                          return Json{{"kind", "static"}};
-                        },
+  Json j{{"kind", evolution_name(e)}};
+  j.update(std::visit(Overloaded{
+                        [](const StaticEvolution&) { return Json::object(); },
                         [](const DriftEvolution& d) {
-                          return Json{{"kind", "drift"}, {"velocity", d.velocity}};
+                          return Json{{"velocity", d.velocity}};
                         },
                         [](const AmrEvolution& a) {
-                          return Json{{"kind", "amr"},      {"period", a.period}, {"regions", a.regions},
-                                      {"radius", a.radius}, {"factor", a.factor}, {"levels", a.levels}};
+                          return Json{{"period", a.period}, {"regions", a.regions}, {"radius", a.radius},
+                                      {"factor", a.factor}, {"levels", a.levels}};
                         },
                         [](const PhasesEvolution& p) {
                           Json phases = Json::array();
                           for (const auto& ph : p.phases) {
                             phases.push_back(Json{{"steps", ph.steps}, {"weights", weights_json(ph.weights)}});
                           }
-                          return Json{{"kind", "phases"}, {"cycle", p.cycle}, {"phases", phases}};
+                          return Json{{"cycle", p.cycle}, {"phases", phases}};
                         },
                     },
-                    e);
+                    e));
+  return j;
 }
 
 Json distribution_json(const DistributionSpec& d) {
@@ -92,39 +96,6 @@ Json distribution_json(const DistributionSpec& d) {
 }
 
 }  // namespace
-
-std::string_view to_string(DistributionKind k) {
-  switch (k) {
-    case DistributionKind::block: return "block";
-    case DistributionKind::cyclic: return "cyclic";
-    case DistributionKind::random: return "random";
-    case DistributionKind::strips: return "strips";
-    case DistributionKind::file: return "file";
-  }
-  return "?";
-}
-
-std::string_view to_string(MessageMode m) { return m == MessageMode::per_edge ? "per-edge" : "per-neighbor"; }
-std::string_view to_string(Schedule s) { return s == Schedule::bulk ? "bulk" : "message-driven"; }
-std::string_view to_string(AppModel m) {
-  switch (m) {
-    case AppModel::measured: return "measured";
-    case AppModel::weights: return "weights";
-    case AppModel::weights_no_comm: return "weights-no-comm";
-    case AppModel::counts: return "counts";
-  }
-  return "?";
-}
-
-std::string_view weight_model_name(const WeightModel& w) {
-  static constexpr std::array<std::string_view, 5> names{"uniform", "lognormal", "hotspot", "gradient", "from-file"};
-  return names[w.index()];
-}
-
-std::string_view evolution_name(const Evolution& e) {
-  static constexpr std::array<std::string_view, 4> names{"static", "drift", "amr", "phases"};
-  return names[e.index()];
-}
 
 Json normalized(const Scenario& s) {
   Json j;
@@ -153,7 +124,8 @@ Json normalized(const Scenario& s) {
   w["schedule"] = to_string(s.workload.schedule);
   j["workload"] = w;
   j["distribution"] = distribution_json(s.distribution);
-  j["balancer"] = Json{{"name", s.balancer.name}, {"period", s.balancer.period}, {"params", s.balancer.params}};
+  j["balancer"] =
+      Json{{"name", s.balancer.name()}, {"period", s.balancer.period}, {"params", s.balancer.config.params_json()}};
   Json machine{{"preset", s.machine.preset}};
   if (s.machine.wan_latency) machine["wan_latency"] = *s.machine.wan_latency;
   if (s.machine.processes_per_core) machine["processes_per_core"] = *s.machine.processes_per_core;

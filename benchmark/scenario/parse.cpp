@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include <fmt/ranges.h>
+
 #include "balancers/registry.hpp"
-#include "balancers/reorder/reorder.hpp"
+#include "balancers/reorder/methods.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "scenario/costs_file.hpp"
@@ -17,14 +19,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kGenerators{"grid2d", "grid3d", "geometric", "droplets"};
-const std::vector<std::string> kFormats{"metis", "chaco", "matrix-market"};
-const std::vector<std::string> kWeightModels{"uniform", "lognormal", "hotspot", "gradient", "from-file"};
-const std::vector<std::string> kEvolutions{"static", "drift", "amr", "phases"};
-const std::vector<std::string> kDistributions{"block", "cyclic", "random", "strips", "file"};
-const std::vector<std::string> kMessageModes{"per-edge", "per-neighbor"};
-const std::vector<std::string> kSchedules{"bulk", "message-driven"};
-const std::vector<std::string> kModels{"measured", "weights", "weights-no-comm", "counts"};
+// The value of an enumerated key, read against the one table of its names.
+template <class E, std::size_t N>
+E choose(ConfigNode& node, std::string_view key, const NameTable<E, N>& table, E fallback) {
+  return value_named(table, node.choice(key, names_of(table), std::string(name_of(table, fallback))));
+}
+
+template <std::size_t N>
+std::vector<std::string> strings_of(const std::array<std::string_view, N>& names) {
+  return {names.begin(), names.end()};
+}
 
 std::string resolve_path(const std::string& scenario_file, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute()) return path;
@@ -35,16 +39,16 @@ std::string resolve_path(const std::string& scenario_file, const std::string& pa
 int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }
 
 MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node) {
-  const std::string generator = generator_node.as_choice(kGenerators);
-  if (generator == "grid2d" || generator == "grid3d") {
+  const Generator generator = value_named(kGenerators, generator_node.as_choice(names_of(kGenerators)));
+  if (generator == Generator::grid2d || generator == Generator::grid3d) {
     GridSpec g;
-    g.dim = generator == "grid2d" ? 2 : 3;
+    g.dim = generator == Generator::grid2d ? 2 : 3;
     g.size[0] = mesh.integer("nx", std::nullopt, 1);
     g.size[1] = mesh.integer("ny", std::nullopt, 1);
     if (g.dim == 3) g.size[2] = mesh.integer("nz", std::nullopt, 1);
     return g;
   }
-  if (generator == "geometric") {
+  if (generator == Generator::geometric) {
     GeometricSpec g;
     g.n = mesh.integer("n", std::nullopt, 1);
     g.dim = read_dim(mesh);
@@ -67,7 +71,8 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
   const bool has_file = mesh.has("file");
   if (has_generator == has_file) {
     mesh.fail(has_file ? "give either 'generator' or 'file', not both"
-                       : "missing 'generator' (one of: " + join(kGenerators) + ") or 'file' (a mesh file)");
+                       : fmt::format("missing 'generator' (one of: {}) or 'file' (a mesh file)",
+                                     fmt::join(names_of(kGenerators), ", ")));
   }
   MeshSpec out;
   if (has_generator) {
@@ -76,10 +81,7 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
     MeshFileSpec f;
     f.path = mesh.string("file");
     f.resolved = resolve_path(file, f.path);
-    const std::string format = mesh.choice("format", kFormats, std::string("metis"));
-    f.format = format == "metis"   ? MeshFormat::metis
-               : format == "chaco" ? MeshFormat::chaco
-                                   : MeshFormat::matrix_market;
+    f.format = choose(mesh, "format", kMeshFormats, MeshFormat::metis);
     f.coords = mesh.string("coords", std::string());
     f.coords_resolved = resolve_path(file, f.coords);
     out = f;
@@ -96,7 +98,7 @@ void check_center_dim(ConfigNode& node, const std::vector<double>& v, int dim, s
 
 WeightModel parse_weights(ConfigNode w, int dim) {
   w.expect_map("a weight model");
-  const std::string model = w.choice("model", kWeightModels);
+  const std::string model = w.choice("model", strings_of(kWeightModelNames));
   WeightModel out;
   if (model == "uniform") {
     UniformWeights u;
@@ -142,14 +144,14 @@ bool is_spatial(const WeightModel& w) {
 Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel>& weights) {
   // `evolution: static` is shorthand for `evolution: {kind: static}`.
   if (e.is_scalar()) {
-    const std::string kind = e.as_choice(kEvolutions);
+    const std::string kind = e.as_choice(strings_of(kEvolutionNames));
     if (kind == "phases") e.fail("phases need a list: write evolution: {kind: phases, phases: [...]}");
     if (kind == "drift") e.fail("drift needs a velocity: write evolution: {kind: drift, velocity: [...]}");
     if (kind == "amr") return AmrEvolution{};
     return StaticEvolution{};
   }
   e.expect_map("an evolution (static, drift, amr or phases)");
-  const std::string kind = e.choice("kind", kEvolutions);
+  const std::string kind = e.choice("kind", strings_of(kEvolutionNames));
   Evolution out;
   if (kind == "static") {
     out = StaticEvolution{};
@@ -227,10 +229,8 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
   if (phased) out.weights = std::get<PhasesEvolution>(out.evolution).phases.front().weights;
   out.edge_bytes = w.integer("edge_bytes", out.edge_bytes, 0, std::int64_t{1} << 30);
   out.element_bytes = w.integer("element_bytes", out.element_bytes, 0, std::int64_t{1} << 30);
-  const std::string mode = w.choice("messages", kMessageModes, std::string("per-edge"));
-  out.messages = mode == "per-edge" ? MessageMode::per_edge : MessageMode::per_neighbor;
-  out.schedule =
-      w.choice("schedule", kSchedules, std::string("bulk")) == "bulk" ? Schedule::bulk : Schedule::message_driven;
+  out.messages = choose(w, "messages", kMessageModes, MessageMode::per_edge);
+  out.schedule = choose(w, "schedule", kSchedules, Schedule::bulk);
   if (auto list = w.find("components")) {
     for (const char* scalar_key : {"weights", "evolution"}) {
       if (w.has(scalar_key)) {
@@ -249,54 +249,52 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
 
 DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int dim) {
   DistributionSpec out;
-  std::string kind;
   if (d.is_scalar()) {
-    kind = d.as_choice(kDistributions);
-    if (kind == "file") d.fail("a file distribution needs a path: write distribution: {kind: file, file: PATH}");
+    out.kind = value_named(kDistributionKinds, d.as_choice(names_of(kDistributionKinds)));
+    if (out.kind == DistributionKind::file) {
+      d.fail("a file distribution needs a path: write distribution: {kind: file, file: PATH}");
+    }
   } else {
     d.expect_map("a distribution (block, cyclic, random, strips or file)");
-    kind = d.choice("kind", kDistributions);
-    if (kind == "strips") out.axis = static_cast<int>(d.integer("axis", 0, 0, 2));
-    if (kind == "file") {
+    out.kind = value_named(kDistributionKinds, d.choice("kind", names_of(kDistributionKinds)));
+    if (out.kind == DistributionKind::strips) out.axis = static_cast<int>(d.integer("axis", 0, 0, 2));
+    if (out.kind == DistributionKind::file) {
       out.file = d.string("file");
       out.file_resolved = resolve_path(file, out.file);
     }
     d.finish();
   }
-  if (kind == "strips" && dim > 0 && out.axis >= dim) {
+  if (out.kind == DistributionKind::strips && dim > 0 && out.axis >= dim) {
     d.fail(fmt::format("strips along axis {} need a mesh with at least {} coordinates", out.axis, out.axis + 1));
-  }
-  static const std::array kinds{DistributionKind::block, DistributionKind::cyclic, DistributionKind::random,
-                                DistributionKind::strips, DistributionKind::file};
-  for (std::size_t i = 0; i < kDistributions.size(); ++i) {
-    if (kDistributions[i] == kind) out.kind = kinds[i];
   }
   return out;
 }
 
-BalancerSpec parse_balancer(ConfigNode b) {
+// The balancer and its params, parsed once into typed params; `dims` is the number of
+// load components of the workload, which some params must match.
+BalancerSpec parse_balancer(ConfigNode b, int dims) {
   BalancerSpec out;
   std::optional<ConfigNode> params;
   const ConfigNode* name_node = &b;
   std::optional<ConfigNode> name_holder;
+  std::string name;
   if (b.is_scalar()) {
-    out.name = b.as_string();
+    name = b.as_string();
   } else {
     b.expect_map("a balancer ({name, period, params})");
     name_holder = b.at("name", "a registered balancer; see `lbbench list balancers`");
     name_node = &*name_holder;
-    out.name = name_holder->as_string();
+    name = name_holder->as_string();
     out.period = static_cast<int>(b.integer("period", out.period, 1));
     params = b.find("params");
     b.finish();
   }
-  const BalancerInfo& info = find_balancer(out.name, *name_node);
-  if (params) {
-    out.params_yaml = params->yaml();
-    out.params_file = params->file();
-    out.params = make_balancer(info, params->unrecorded())->params();
-  } else {
-    out.params = make_balancer(info, ConfigNode(YAML::Node(), b.file()))->params();
+  const BalancerInfo& info = find_balancer(name, *name_node);
+  out.config = parse_balancer_config(info, params ? params->unrecorded() : ConfigNode(YAML::Node(), b.file()));
+  try {
+    out.config.check_dims(dims);
+  } catch (const InputError& e) {
+    (params ? *params : b).fail(e.what());
   }
   return out;
 }
@@ -401,8 +399,7 @@ CoresSpec parse_cores(ConfigNode c) {
 }
 
 ReorderSpec parse_reorder(ConfigNode r) {
-  std::vector<std::string> methods;
-  for (auto name : reorder::method_names()) methods.emplace_back(name);
+  const std::vector<std::string> methods = strings_of(reorder::kMethodNames);
   ReorderSpec out;
   if (r.is_scalar()) {
     out.method = r.as_choice(methods);
@@ -440,13 +437,10 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   const int dim = known_mesh_dim(s.mesh);
   if (auto w = root.find("workload")) s.workload = parse_workload(*w, dim);
   if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim);
-  if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b);
+  const int dims = s.workload.components.empty() ? 1 : static_cast<int>(s.workload.components.size());
+  if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b, dims);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
-  const std::string model = root.choice("model", kModels, std::string("measured"));
-  s.model = model == "measured"          ? AppModel::measured
-            : model == "weights"         ? AppModel::weights
-            : model == "weights-no-comm" ? AppModel::weights_no_comm
-                                         : AppModel::counts;
+  s.model = choose(root, "model", kAppModels, AppModel::measured);
   if (auto e = root.find("model_error")) s.model_error = parse_model_error(*e);
   if (auto c = root.find("cores")) s.cores = parse_cores(*c);
   if (auto r = root.find("reorder")) s.reorder = parse_reorder(*r);

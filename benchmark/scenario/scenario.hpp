@@ -10,7 +10,9 @@
 #include <variant>
 #include <vector>
 
+#include "balancers/params.hpp"
 #include "core/config.hpp"
+#include "core/named.hpp"
 #include "core/json_yaml.hpp"
 #include "machine/preset.hpp"
 #include "meshes/mesh_spec.hpp"
@@ -43,6 +45,10 @@ struct FileWeights {
   double scale = 1.0;
 };
 using WeightModel = std::variant<UniformWeights, LognormalWeights, HotspotWeights, GradientWeights, FileWeights>;
+// The name of each alternative, in the variant's order.
+inline constexpr std::array<std::string_view, 5> kWeightModelNames{"uniform", "lognormal", "hotspot", "gradient",
+                                                                   "from-file"};
+static_assert(kWeightModelNames.size() == std::variant_size_v<WeightModel>);
 
 struct StaticEvolution {};
 // The load field moves: w(x, step) = w(x - velocity * step), periodic in the unit box.
@@ -67,6 +73,8 @@ struct PhasesEvolution {
   bool cycle = true;
 };
 using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution>;
+inline constexpr std::array<std::string_view, 4> kEvolutionNames{"static", "drift", "amr", "phases"};
+static_assert(kEvolutionNames.size() == std::variant_size_v<Evolution>);
 
 // One component of a vertex's load vector (Buch): a phase of the step, with its own weight
 // model and evolution. The step runs the components in order, with a barrier between
@@ -78,10 +86,14 @@ struct LoadComponent {
 };
 
 enum class MessageMode { per_edge, per_neighbor };
+inline constexpr NameTable<MessageMode, 2> kMessageModes{
+    {{MessageMode::per_edge, "per-edge"}, {MessageMode::per_neighbor, "per-neighbor"}}};
 // bulk: Algorithm 3, all local work between posting and waiting. message-driven: interior
 // vertices first, then each vertex as soon as all its messages are in (as a Charm++ or
 // AMPI code overlaps communication).
 enum class Schedule { bulk, message_driven };
+inline constexpr NameTable<Schedule, 2> kSchedules{
+    {{Schedule::bulk, "bulk"}, {Schedule::message_driven, "message-driven"}}};
 
 struct WorkloadSpec {
   double unit_seconds = 1e-5;
@@ -96,6 +108,11 @@ struct WorkloadSpec {
 
 // --- distribution, balancer, machine ----------------------------------------------------------
 enum class DistributionKind { block, cyclic, random, strips, file };
+inline constexpr NameTable<DistributionKind, 5> kDistributionKinds{{{DistributionKind::block, "block"},
+                                                                    {DistributionKind::cyclic, "cyclic"},
+                                                                    {DistributionKind::random, "random"},
+                                                                    {DistributionKind::strips, "strips"},
+                                                                    {DistributionKind::file, "file"}}};
 struct DistributionSpec {
   DistributionKind kind = DistributionKind::block;
   int axis = 0;      // strips
@@ -103,12 +120,12 @@ struct DistributionSpec {
   std::string file_resolved;
 };
 
+// Which balancer, with its params parsed and validated once, here; the engine builds the
+// balancer from this (balancers/factory.hpp) without reading YAML again.
 struct BalancerSpec {
-  std::string name = "none";
+  BalancerConfig config;
   int period = 10;
-  Json params = Json::object();  // normalized by the balancer
-  YAML::Node params_yaml;        // as written, to build the balancer on every rank
-  std::string params_file;       // where params_yaml came from, for error locations
+  [[nodiscard]] std::string name() const { return std::string(config.name()); }
 };
 
 // The machine: `local` (the hosts the job runs on), with sites and speeds declared inline,
@@ -164,6 +181,10 @@ struct ReorderSpec {
 // What the balancer is told a vertex costs: its measured time, its weight (the
 // application's estimate), or one unit each (counts only, Pearce et al.'s "Molecules").
 enum class AppModel { measured, weights, weights_no_comm, counts };
+inline constexpr NameTable<AppModel, 4> kAppModels{{{AppModel::measured, "measured"},
+                                                    {AppModel::weights, "weights"},
+                                                    {AppModel::weights_no_comm, "weights-no-comm"},
+                                                    {AppModel::counts, "counts"}}};
 
 // A wrong application model on purpose (Pearce et al., Section 7.1): each vertex's modeled
 // load is multiplied by mean-one log-normal noise of this sigma, and a share of the
@@ -206,11 +227,11 @@ Json normalized(const Scenario& s);
 // sha256 of the normalized scenario's compact JSON.
 std::string scenario_sha256(const Scenario& s);
 
-std::string_view to_string(DistributionKind k);
-std::string_view to_string(MessageMode m);
-std::string_view to_string(Schedule s);
-std::string_view to_string(AppModel m);
-std::string_view weight_model_name(const WeightModel& w);
-std::string_view evolution_name(const Evolution& e);
+inline std::string_view to_string(DistributionKind k) { return name_of(kDistributionKinds, k); }
+inline std::string_view to_string(MessageMode m) { return name_of(kMessageModes, m); }
+inline std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
+inline std::string_view to_string(AppModel m) { return name_of(kAppModels, m); }
+inline std::string_view weight_model_name(const WeightModel& w) { return kWeightModelNames[w.index()]; }
+inline std::string_view evolution_name(const Evolution& e) { return kEvolutionNames[e.index()]; }
 
 }  // namespace lbbench

@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "core/clock.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -2,7 +2,7 @@
 #include "work/compute.hpp"
 
 #include "core/clock.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 #ifndef LBBENCH_SMPI
 #include "work/calibration.hpp"

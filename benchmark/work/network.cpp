@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/clock.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

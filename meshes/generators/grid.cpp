@@ -2,7 +2,8 @@
 // (x, y, z), and edges to its face neighbors (5- and 7-point stencils).
 #include <array>
 
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 
 namespace lbbench {

@@ -18,7 +18,8 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 
 namespace lbbench {

@@ -2,7 +2,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"

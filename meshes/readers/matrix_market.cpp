@@ -7,7 +7,8 @@
 #include <cctype>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"

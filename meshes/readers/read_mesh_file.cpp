@@ -1,5 +1,5 @@
 // Reads a mesh file in the format the scenario names, plus optional coordinates.
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 #include "meshes/readers/graph_reader.hpp"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/readers/graph_reader.hpp"
 
 namespace lbbench {

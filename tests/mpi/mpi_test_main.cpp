@@ -2,7 +2,7 @@
 // other ranks print their failures with their rank; the exit code fails if any rank failed.
 #include <gtest/gtest.h>
 
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace {
 

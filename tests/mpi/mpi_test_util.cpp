@@ -10,8 +10,9 @@
 #include <fstream>
 #include <numeric>
 
+#include "balancers/factory.hpp"
 #include "balancers/registry.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench::test {
 
@@ -108,7 +109,7 @@ std::string param_name(std::string text) {
 
 std::unique_ptr<Balancer> balancer_from_yaml(const std::string& name, const std::string& params_yaml) {
   const BalancerInfo& info = find_balancer(name, ConfigNode(YAML::Node(), "test"));
-  return make_balancer(info, ConfigNode(YAML::Load(params_yaml), "test"));
+  return make_balancer(parse_balancer_config(info, ConfigNode(YAML::Load(params_yaml), "test")));
 }
 
 LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const MachineInfo& machine, std::uint64_t seed,

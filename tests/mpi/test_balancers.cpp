@@ -7,7 +7,7 @@
 
 #include "balancers/global/zoltan.hpp"
 #include "balancers/registry.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"

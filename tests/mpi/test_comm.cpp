@@ -4,7 +4,8 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "core/blocks.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/readers/root_router.hpp"
 #include "mpi_test_util.hpp"
 

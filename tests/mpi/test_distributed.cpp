@@ -7,7 +7,7 @@
 
 #include "balancers/protocol.hpp"
 #include "balancers/registry.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"

@@ -7,7 +7,7 @@
 
 #include "balancers/reorder/lb_load_create.h"
 #include "balancers/reorder/reorder.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 #include "balancers/global/zoltan.hpp"
 #include "balancers/registry.hpp"
 #include "engine/halo_exchange.hpp"
@@ -77,7 +77,7 @@ TEST(Replay, GreedyOnTheModeledLoadsPredictsNearPerfectBalance) {
 
 TEST(Replay, NoneNeverMigrates) {
   Scenario s = scenario_from(kBase);
-  s.balancer.name = "none";
+  s.balancer.config = default_balancer_config(BalancerKind::none);
   const RunOutcome out = run(s);
   if (comm_rank(kWorld) != 0) return;
   EXPECT_EQ(out.record["lb_invocations"], 0);

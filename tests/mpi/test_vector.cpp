@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
+#include "balancers/registry.hpp"
 #include "engine/replay.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"
@@ -88,7 +89,7 @@ model: weights-no-comm
 
 Scenario vector_scenario(const std::string& balancer) {
   Scenario s = parse_scenario(YAML::Load(kVector), "vector.yaml");
-  s.balancer.name = balancer;
+  s.balancer.config = default_balancer_config(find_balancer(balancer, ConfigNode(YAML::Node(), "test")).kind);
   return s;
 }
 
@@ -132,7 +133,7 @@ TEST(VectorRun, ScalarBalancersRunOnVectorWorkloadsToo) {
 
 TEST(VectorRun, AnUbvecOfTheWrongLengthFailsOnEveryRankBeforeTheRun) {
   Scenario s = vector_scenario("metis-vector");
-  s.balancer.params_yaml = YAML::Load("{ubvec: [1.1, 1.1, 1.1]}");
+  std::get<MetisVectorParams>(s.balancer.config.params).ubvec = {1.1, 1.1, 1.1};
   test::expect_error_containing([&] { (void)run_scenario(s, RunOptions{}, kWorld); },
                                 {"ubvec has 3 entries", "2 components"});
 }

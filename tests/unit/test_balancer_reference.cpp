@@ -37,11 +37,7 @@ TEST(BalancerReference, EveryBalancerAndEveryParamIsDocumented) {
     SchemaRecorder recorder;
     YAML::Node empty(YAML::NodeType::Map);
     ConfigNode params(empty, "params", &recorder);
-    try {
-      (void)make_balancer(info, params);
-    } catch (const std::exception&) {
-      // A balancer unavailable in this build still read its keys before refusing.
-    }
+    (void)parse_balancer_config(info, params);
     const std::string name(info.name);
     ASSERT_TRUE(documented.contains(name)) << "no section for " << name;
     EXPECT_EQ(documented.at(name), recorder.paths()) << name;

@@ -59,7 +59,7 @@ TEST(Overrides, ShorthandsExpandIntoMappings) {
   const std::vector<std::string> sets{"balancer=none", "balancer.period=3", "distribution.axis=1",
                                       "distribution.kind=strips", "steps=4"};
   const Scenario s = load_scenario(path, sets);
-  EXPECT_EQ(s.balancer.name, "none");
+  EXPECT_EQ(s.balancer.name(), "none");
   EXPECT_EQ(s.balancer.period, 3);
   EXPECT_EQ(s.distribution.kind, DistributionKind::strips);
   EXPECT_EQ(s.distribution.axis, 1);

@@ -242,9 +242,9 @@ TEST(MetisVector, KeepsEveryComponentWithinItsUbvec) {
 TEST(MetisVector, RefusesAnUbvecOfTheWrongLength) {
   MetisVectorParams params;
   params.ubvec = {1.05, 1.1, 1.2};
-  EXPECT_THROW(MetisVectorBalancer(params).check_dims(2), InputError);
-  EXPECT_NO_THROW(MetisVectorBalancer(params).check_dims(3));
-  EXPECT_NO_THROW(MetisVectorBalancer({}).check_dims(5));
+  EXPECT_THROW(params.check_dims(2), InputError);
+  EXPECT_NO_THROW(params.check_dims(3));
+  EXPECT_NO_THROW(MetisVectorParams{}.check_dims(5));
 }
 
 }  // namespace

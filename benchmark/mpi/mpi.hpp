@@ -99,6 +99,9 @@ struct Message {
   Bytes data;
 };
 
+// The run's clock: under SMPI the simulated one, else the monotonic wall clock.
+double now_seconds();
+
 // One message per peer from per-peer buffers, skipping empty ones; the buffers are moved.
 template <class PeerBuffers>
 std::vector<Message> to_messages(PeerBuffers&& buffers) {
@@ -141,9 +144,5 @@ class SparseExchange {
   int round_ = 0;
 };
 
-// Owner of global index i when n items are split into P contiguous, nearly equal blocks
-// (the first n % P blocks get one more).
-int block_owner(std::int64_t i, std::int64_t n, int nranks);
-std::int64_t block_begin(int rank, std::int64_t n, int nranks);
 
 }  // namespace lbbench

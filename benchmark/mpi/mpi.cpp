@@ -1,7 +1,8 @@
 // Small MPI helpers shared by every part (see mpi.hpp).
-#include "core/mpi.hpp"
+#include "mpi/mpi.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <cstring>
 #include <map>
@@ -12,6 +13,15 @@
 #include "core/error.hpp"
 
 namespace lbbench {
+
+double now_seconds() {
+#ifdef LBBENCH_SMPI
+  return MPI_Wtime();
+#else
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+#endif
+}
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   // MPI errors stay fatal (the default handler): the code does not check return codes,
@@ -332,19 +342,5 @@ std::vector<Message> SparseExchange::exchange_simulated(const std::vector<Messag
 }
 
 #endif
-
-int block_owner(std::int64_t i, std::int64_t n, int nranks) {
-  const std::int64_t q = n / nranks;
-  const std::int64_t r = n % nranks;
-  const std::int64_t big = r * (q + 1);
-  if (i < big) return static_cast<int>(i / (q + 1));
-  return static_cast<int>(r + (i - big) / q);
-}
-
-std::int64_t block_begin(int rank, std::int64_t n, int nranks) {
-  const std::int64_t q = n / nranks;
-  const std::int64_t r = n % nranks;
-  return rank * q + std::min<std::int64_t>(rank, r);
-}
 
 }  // namespace lbbench

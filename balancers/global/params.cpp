@@ -1,0 +1,76 @@
+// Reading the global strategies' params (see params.hpp).
+#include "balancers/global/params.hpp"
+
+#include <climits>
+#include <vector>
+
+namespace lbbench {
+
+namespace {
+
+const std::vector<std::string> kObjectives{"cut", "volume"};
+const std::vector<std::string> kZoltanMethods{"graph", "hypergraph", "rcb", "rib", "hsfc", "block", "random"};
+const std::vector<std::string> kZoltanApproaches{"partition", "repartition", "refine"};
+const std::vector<std::string> kZoltanPackages{"phg", "scotch"};
+
+}  // namespace
+
+RefineParams RefineParams::parse(ConfigNode& node) {
+  RefineParams p;
+  p.tolerance = node.number("tolerance", p.tolerance, 0.0, 10.0);
+  node.finish();
+  return p;
+}
+
+MetisParams MetisParams::parse(ConfigNode& node) {
+  MetisParams p;
+  p.tolerance = node.number("tolerance", p.tolerance, 1.0, 10.0);
+  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
+  p.minimize_volume = node.choice("objtype", kObjectives, std::string("cut")) == "volume";
+  node.finish();
+  return p;
+}
+
+Json MetisParams::to_json() const {
+  return Json{{"tolerance", tolerance}, {"seed", seed}, {"objtype", minimize_volume ? "volume" : "cut"}};
+}
+
+ZoltanParams ZoltanParams::parse(ConfigNode& node) {
+  ZoltanParams p;
+  p.method = node.choice("method", kZoltanMethods, p.method);
+  p.approach = node.choice("approach", kZoltanApproaches, p.approach);
+  p.imbalance_tol = node.number("imbalance_tol", p.imbalance_tol, 1.0, 10.0);
+  p.repart_multiplier = node.number("repart_multiplier", p.repart_multiplier, 0.0, 1e9);
+  p.graph_package = node.choice("graph_package", kZoltanPackages, p.graph_package);
+  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
+  if (p.graph_package == "scotch" && p.method != "graph") {
+    node.at("graph_package", "").fail("graph_package scotch applies to method graph only");
+  }
+  node.finish();
+  return p;
+}
+
+Json ZoltanParams::to_json() const {
+  Json j{{"method", method}, {"approach", approach}, {"imbalance_tol", imbalance_tol}};
+  if (method == "graph" || method == "hypergraph") j["repart_multiplier"] = repart_multiplier;
+  if (method == "graph") j["graph_package"] = graph_package;
+  j["seed"] = seed;
+  return j;
+}
+
+GridMetisParams GridMetisParams::parse(ConfigNode& node) {
+  GridMetisParams p;
+  p.tolerance = node.number("tolerance", p.tolerance, 1.0, 10.0);
+  p.seed = node.integer("seed", p.seed, 0, INT32_MAX);
+  node.finish();
+  return p;
+}
+
+RandomParams RandomParams::parse(ConfigNode& node) {
+  RandomParams p;
+  p.seed = node.integer("seed", p.seed, 0);
+  node.finish();
+  return p;
+}
+
+}  // namespace lbbench

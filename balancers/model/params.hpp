@@ -1,0 +1,39 @@
+// The params of `auto` (Pearce et al.'s Algorithm 1), read from a scenario's
+// balancer.params. Its candidates are balancers with their own typed params, so this
+// header is completed by balancers/params.hpp, which defines BalancerConfig: include that.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "balancers/assumed_network.hpp"
+#include "core/config.hpp"
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+struct BalancerConfig;
+
+struct AutoParams {
+  // The balancers `auto` chooses from, each with its validated params. `parse` fills in
+  // kDefaultCandidates when the scenario names none.
+  std::vector<BalancerConfig> candidates;
+  // Seconds per migration message and per byte; unset: the machine preset's link latency
+  // and 1/bandwidth, or kDefaultAlpha and kDefaultBeta without a preset.
+  std::optional<double> alpha;
+  std::optional<double> beta;
+  int horizon = 0;  // steps until the next call; 0: the LB period
+
+  static constexpr double kDefaultAlpha = kAssumedLatency_s;
+  static constexpr double kDefaultBeta = kAssumedSecondsPerByte;
+  static const std::vector<std::string> kDefaultCandidates;
+
+  static AutoParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const;
+  // Throws InputError when a candidate's params do not fit load vectors of `dims`
+  // components.
+  void check_dims(int dims) const;
+};
+
+}  // namespace lbbench
