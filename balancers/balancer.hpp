@@ -13,6 +13,7 @@
 
 #include "balancers/assumed_network.hpp"
 #include "balancers/fitted_costs.hpp"
+#include "balancers/protocol_stats.hpp"
 #include "core/json_yaml.hpp"
 #include "core/types.hpp"
 #include "meshes/local_graph.hpp"
@@ -89,18 +90,6 @@ struct LoadView {
 struct Move {
   LocalIndex vertex = 0;  // local index on the rank that owns it now
   Rank to{0};
-};
-
-// What a protocol cost, over all ranks.
-struct ProtocolStats {
-  int rounds = 0;                    // message rounds (each one SparseExchange)
-  int reductions = 0;                // rounds that also reduced values (termination, sums)
-  std::int64_t messages = 0;         // point-to-point messages the protocol sent
-  std::int64_t bytes = 0;            // their payload
-  std::int64_t largest_message = 0;  // bytes
-  std::int64_t largest_list = 0;     // strategy-specific: the longest list any rank held
-
-  [[nodiscard]] Json to_json() const;
 };
 
 // Which local vertices go where; vertices not listed stay. Distributed strategies also

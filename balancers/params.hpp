@@ -47,9 +47,9 @@ struct NoParams {
   [[nodiscard]] Json to_json() const { return Json::object(); }
 };
 
-using BalancerParams = std::variant<NoParams, RefineParams, MetisParams, ZoltanParams, GridMetisParams, RandomParams,
-                                    DiffusionParams, TreeParams, GossipParams, PrefixParams, NormParams,
-                                    MetisVectorParams, VectorRefineParams, AutoParams>;
+using BalancerParams =
+    std::variant<NoParams, RefineParams, MetisParams, ZoltanParams, GridMetisParams, RandomParams, DiffusionParams,
+                 TreeParams, GossipParams, PrefixParams, NormParams, MetisVectorParams, VectorRefineParams, AutoParams>;
 
 struct BalancerInfo;
 

@@ -15,11 +15,6 @@
 
 namespace lbbench {
 
-Json ProtocolStats::to_json() const {
-  return Json{{"rounds", rounds}, {"reductions", reductions},           {"messages", messages},
-              {"bytes", bytes},   {"largest_message", largest_message}, {"largest_list", largest_list}};
-}
-
 Quantum Quantum::from_extremes(double min_positive, double max_load) {
   constexpr double kMaxQuantaPerUnit = 1073741824.0;  // 2^30
   Quantum q;

@@ -21,6 +21,7 @@
 #include "balancers/centralized.hpp"
 #include "core/bytes.hpp"
 #include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

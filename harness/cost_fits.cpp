@@ -1,6 +1,7 @@
 // Regressions of LB decision and migration time on sizes (see cost_fits.hpp).
 #include "harness/cost_fits.hpp"
 
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,6 +12,7 @@
 #include <tuple>
 
 #include "balancers/fitted_costs.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
@@ -20,37 +22,12 @@ constexpr int kTerms = 4;
 
 std::array<double, kTerms> terms_of(const CostSample& s) { return {1.0, s.sizes[0], s.sizes[1], s.sizes[2]}; }
 
-// Solves the small dense system a·x = b by Gaussian elimination with partial pivoting;
-// empty when it is singular (relative to the largest pivot seen).
-std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
-  const std::size_t n = b.size();
-  double largest = 0;
-  for (std::size_t col = 0; col < n; ++col) {
-    std::size_t pivot = col;
-    for (std::size_t row = col + 1; row < n; ++row) {
-      if (std::abs(a[row][col]) > std::abs(a[pivot][col])) pivot = row;
-    }
-    largest = std::max(largest, std::abs(a[pivot][col]));
-    if (std::abs(a[pivot][col]) <= 1e-12 * largest || a[pivot][col] == 0) return std::nullopt;
-    std::swap(a[col], a[pivot]);
-    std::swap(b[col], b[pivot]);
-    for (std::size_t row = col + 1; row < n; ++row) {
-      const double f = a[row][col] / a[col][col];
-      for (std::size_t k = col; k < n; ++k) a[row][k] -= f * a[col][k];
-      b[row] -= f * b[col];
-    }
-  }
-  std::vector<double> x(n);
-  for (std::size_t i = n; i-- > 0;) {
-    double sum = b[i];
-    for (std::size_t k = i + 1; k < n; ++k) sum -= a[i][k] * x[k];
-    x[i] = sum / a[i][i];
-  }
-  return x;
-}
-
-// Weighted least squares of the samples on the chosen terms, each column scaled to a
-// largest value of 1 so that vertices and ranks condition alike. Empty when singular.
+// Least squares of the samples' relative errors on the chosen terms: row i of the system is
+// sample i's terms divided by its time, against 1. Each column is scaled to a largest value
+// of 1, so vertices and ranks condition alike, and the system is solved by a
+// column-pivoting Householder QR rather than the normal equations, which square the
+// condition number of terms that span orders of magnitude. Empty when the chosen terms are
+// not independent over the samples (a term that never varies, say, alongside c0).
 std::optional<std::array<double, kTerms>> fit_terms(const std::vector<CostSample>& samples,
                                                     const std::vector<int>& chosen) {
   std::array<double, kTerms> scale{};
@@ -58,22 +35,26 @@ std::optional<std::array<double, kTerms>> fit_terms(const std::vector<CostSample
     const auto t = terms_of(s);
     for (int k = 0; k < kTerms; ++k) scale[k] = std::max(scale[k], std::abs(t[k]));
   }
-  const std::size_t m = chosen.size();
-  std::vector<std::vector<double>> normal(m, std::vector<double>(m, 0.0));
-  std::vector<double> rhs(m, 0.0);
-  for (const auto& s : samples) {
+  const auto m = static_cast<Eigen::Index>(chosen.size());
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(samples.size()), m);
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(a.rows());
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    const CostSample& s = samples[static_cast<std::size_t>(i)];
     const auto t = terms_of(s);
-    const double w = 1 / (s.seconds * s.seconds);
-    for (std::size_t i = 0; i < m; ++i) {
-      const double xi = t[chosen[i]] / scale[chosen[i]];
-      rhs[i] += w * xi * s.seconds;
-      for (std::size_t j = 0; j < m; ++j) normal[i][j] += w * xi * t[chosen[j]] / scale[chosen[j]];
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const int k = chosen[static_cast<std::size_t>(j)];
+      a(i, j) = scale[k] > 0 ? t[k] / scale[k] / s.seconds : 0.0;
     }
   }
-  const auto x = solve(normal, rhs);
-  if (!x) return std::nullopt;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  qr.setThreshold(1e-12);
+  if (qr.rank() < m) return std::nullopt;
+  const Eigen::VectorXd x = qr.solve(b);
   std::array<double, kTerms> c{};
-  for (std::size_t i = 0; i < m; ++i) c[chosen[i]] = (*x)[i] / scale[chosen[i]];
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const int k = chosen[static_cast<std::size_t>(j)];
+    c[k] = x(j) / scale[k];
+  }
   return c;
 }
 
@@ -132,13 +113,11 @@ namespace {
 // Groups the LB calls of run records by `group` (balancer and platform, or platform), as
 // `sample` makes them; a call `sample` declines (nullopt) stays out.
 template <typename MakeSample>
-std::vector<CostFit> fit_groups(const std::vector<const Json*>& records, bool per_balancer, MakeSample sample) {
+std::vector<CostFit> fit_groups(const std::vector<const RunRecord*>& records, bool per_balancer, MakeSample sample) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<CostSample>> groups;
-  for (const Json* r : records) {
-    if (r->value("schema", "") != "lbbench.run/1" || !r->contains("lb")) continue;
-    const std::tuple key{per_balancer ? r->value("balancer", "") : std::string(), r->value("engine", ""),
-                         r->value("machine", "")};
-    for (const auto& call : (*r)["lb"]) {
+  for (const RunRecord* r : records) {
+    const std::tuple key{per_balancer ? r->balancer : std::string(), r->engine, r->machine};
+    for (const auto& call : r->lb) {
       if (auto s = sample(*r, call)) groups[key].push_back(*s);
     }
   }
@@ -163,22 +142,31 @@ Json fit_json(const CostFit& f, std::span<const std::string_view> terms) {
 
 }  // namespace
 
-std::vector<CostFit> fit_decision_costs(const std::vector<const Json*>& records) {
-  return fit_groups(records, true, [](const Json& r, const Json& call) -> std::optional<CostSample> {
-    return CostSample{{r.value("vertices", 0.0), r.value("edges", 0.0), r.value("ranks", 0.0)},
-                      call.value("decision_s", 0.0)};
+std::vector<CostFit> fit_decision_costs(const std::vector<const RunRecord*>& records) {
+  return fit_groups(records, true, [](const RunRecord& r, const LbEvent& call) -> std::optional<CostSample> {
+    return CostSample{{static_cast<double>(r.vertices), static_cast<double>(r.edges), static_cast<double>(r.ranks)},
+                      call.decision_s};
   });
 }
 
-std::vector<CostFit> fit_migration_costs(const std::vector<const Json*>& records) {
-  return fit_groups(records, false, [](const Json& r, const Json& call) -> std::optional<CostSample> {
+namespace {
+
+// The payload of a migrating vertex, from the normalized scenario the record carries.
+double element_bytes_of(const RunRecord& r) {
+  if (!r.config.is_object() || !r.config.contains("workload")) return 0.0;
+  return r.config["workload"].value("element_bytes", 0.0);
+}
+
+}  // namespace
+
+std::vector<CostFit> fit_migration_costs(const std::vector<const RunRecord*>& records) {
+  return fit_groups(records, false, [](const RunRecord& r, const LbEvent& call) -> std::optional<CostSample> {
     // Records made before the busiest receiver was recorded cannot say what moved where.
-    if (!call.contains("elements_moved_max")) return std::nullopt;
-    const double arriving = call["elements_moved_max"].get<double>();
-    const double element_bytes = r.contains("config") ? r["config"]["workload"].value("element_bytes", 0.0) : 0.0;
-    const double ranks = std::max(1.0, r.value("ranks", 1.0));
-    return CostSample{{r.value("vertices", 0.0) / ranks, arriving, arriving * element_bytes},
-                      call.value("migration_s", 0.0)};
+    if (!call.elements_moved_max) return std::nullopt;
+    const auto arriving = static_cast<double>(*call.elements_moved_max);
+    const double ranks = std::max(1.0, static_cast<double>(r.ranks));
+    return CostSample{{static_cast<double>(r.vertices) / ranks, arriving, arriving * element_bytes_of(r)},
+                      call.migration_s};
   });
 }
 

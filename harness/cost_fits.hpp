@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/json_yaml.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
@@ -44,10 +45,10 @@ struct CostFit {
 // seconds are skipped; throws when none is left.
 CostFit fit_linear_cost(const std::vector<CostSample>& samples);
 
-// From the LB calls of run records (other records are ignored): one decision fit per
-// balancer and platform, one migration fit per platform.
-std::vector<CostFit> fit_decision_costs(const std::vector<const Json*>& records);
-std::vector<CostFit> fit_migration_costs(const std::vector<const Json*>& records);
+// From the LB calls of run records: one decision fit per balancer and platform, one
+// migration fit per platform.
+std::vector<CostFit> fit_decision_costs(const std::vector<const RunRecord*>& records);
+std::vector<CostFit> fit_migration_costs(const std::vector<const RunRecord*>& records);
 
 // The costs file: schema lbbench.costs/1, one entry per platform with its decision fits by
 // balancer and its migration fit, each with its terms (balancers/fitted_costs.hpp).

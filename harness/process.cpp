@@ -135,6 +135,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
   return result;
 }
 
+int run_in_foreground(const std::vector<std::string>& argv) {
+  SpawnSetup setup;
+  const pid_t pid = spawn(argv, setup);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw RunError(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+  }
+  return exit_code_of(status);
+}
+
 std::string capture_output(const std::vector<std::string>& argv) {
   std::string out_name = (fs::temp_directory_path() / "lbbench-cmd-XXXXXX").string();
   const int fd = ::mkstemp(out_name.data());

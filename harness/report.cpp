@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <random>
 #include <set>
 #include <tuple>
 
+#include "core/error.hpp"
+#include "harness/statistics.hpp"
 #include "harness/store.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
@@ -19,20 +21,12 @@ namespace {
 // Axes that already have columns of their own.
 const std::set<std::string> kColumnAxes{"balancer", "machine", "engine", "ranks"};
 
-double quantile(std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-std::string case_axes(const Json& record) {
+std::string case_axes(const std::optional<SweepInfo>& sweep) {
   std::string out;
-  if (!record.contains("sweep")) return out;
-  const Json axes = record["sweep"].value("axes", Json::object());
-  for (const auto& [key, value] : axes.items()) {
+  if (!sweep) return out;
+  for (const auto& [key, value] : sweep->axes.items()) {
     if (kColumnAxes.contains(key)) continue;
     out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, value_text(value));
   }
@@ -41,65 +35,65 @@ std::string case_axes(const Json& record) {
 
 using CaseKey = std::tuple<std::string, std::string, std::string, int, std::string>;
 
-CaseKey case_key(const Json& r) {
-  return {r.value("scenario", ""), r.value("engine", ""), r.value("machine", ""), r.value("ranks", 0), case_axes(r)};
+// A run or a failure, as a report groups it: by case, then by balancer.
+struct Entry {
+  CaseKey key;
+  std::string balancer;
+  Json params;
+  const RunRecord* run = nullptr;  // null for a failure
+};
+
+Entry entry_of(const RunRecord& r) {
+  return {{r.scenario, r.engine, r.machine, r.ranks, case_axes(r.sweep)}, r.balancer, r.balancer_params, &r};
+}
+
+Entry entry_of(const FailureRecord& f) {
+  const Json params = f.config.is_object() && f.config.contains("balancer")
+                          ? f.config["balancer"].value("params", Json::object())
+                          : Json::object();
+  return {{f.scenario, f.engine, f.machine, f.ranks, case_axes(f.sweep)}, f.balancer, params, nullptr};
 }
 
 // The balancer's name, with its params when one case holds the same name with several.
-std::string balancer_label(const Json& r, bool with_params) {
-  std::string name = r.value("balancer", "");
-  if (!with_params) return name;
-  const Json params = r.contains("balancer_params") ? r["balancer_params"]
-                      : r.contains("config") && r["config"].contains("balancer")
-                          ? r["config"]["balancer"].value("params", Json::object())
-                          : Json::object();
-  return params.empty() ? name : name + params.dump();
+std::string balancer_label(const Entry& e, bool with_params) {
+  return !with_params || e.params.empty() ? e.balancer : e.balancer + e.params.dump();
 }
 
-double mean_of(const Json& list) {
-  double sum = 0;
-  for (const auto& v : list) sum += v.get<double>();
-  return list.empty() ? 0 : sum / static_cast<double>(list.size());
+double mean_of(const std::vector<double>& values) {
+  return values.empty() ? 0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
-bool is_run(const Json& r) { return r.value("schema", "") == "lbbench.run/1"; }
-bool is_failure(const Json& r) { return r.value("schema", "") == "lbbench.failure/1"; }
+using Grouped = std::map<CaseKey, std::map<std::string, std::vector<const Entry*>>>;
 
-struct Grouped {
-  std::map<CaseKey, std::map<std::string, std::vector<const Json*>>> cases;
-};
-
-Grouped group(const std::vector<const Json*>& records) {
+Grouped group(const std::vector<Entry>& entries) {
   // Does any case hold one balancer name with different params?
   std::map<std::pair<CaseKey, std::string>, std::set<std::string>> params_seen;
-  for (const Json* r : records) params_seen[{case_key(*r), r->value("balancer", "")}].insert(balancer_label(*r, true));
+  for (const Entry& e : entries) params_seen[{e.key, e.balancer}].insert(balancer_label(e, true));
   Grouped g;
-  for (const Json* r : records) {
-    const CaseKey key = case_key(*r);
-    const bool ambiguous = params_seen[{key, r->value("balancer", "")}].size() > 1;
-    g.cases[key][balancer_label(*r, ambiguous)].push_back(r);
+  for (const Entry& e : entries) {
+    const bool ambiguous = params_seen[{e.key, e.balancer}].size() > 1;
+    g[e.key][balancer_label(e, ambiguous)].push_back(&e);
   }
   return g;
 }
 
-BalancerRow make_row(const std::string& balancer, const std::vector<const Json*>& records) {
+BalancerRow make_row(const std::string& balancer, const std::vector<const Entry*>& entries) {
   BalancerRow row;
   row.balancer = balancer;
   std::vector<double> migrations;
   std::vector<double> lb_cost;
   std::vector<double> imbalance;
-  for (const Json* r : records) {
-    if (is_failure(*r)) {
+  for (const Entry* e : entries) {
+    if (!e->run) {
       ++row.failed;
       continue;
     }
+    const RunRecord& r = *e->run;
     ++row.runs;
-    row.totals.push_back(r->value("total_time_s", 0.0));
-    migrations.push_back(r->value("migrations", 0.0));
-    lb_cost.push_back(r->value("lb_time_s", 0.0) + r->value("migration_time_s", 0.0));
-    if (r->contains("imbalance_after") && !(*r)["imbalance_after"].empty()) {
-      imbalance.push_back(mean_of((*r)["imbalance_after"]));
-    }
+    row.totals.push_back(r.total_time_s);
+    migrations.push_back(static_cast<double>(r.migrations));
+    lb_cost.push_back(r.lb_time_s + r.migration_time_s);
+    if (!r.imbalance_after.empty()) imbalance.push_back(mean_of(r.imbalance_after));
   }
   if (row.runs > 0) {
     row.median_total_s = median(row.totals);
@@ -122,31 +116,27 @@ void add_speedups(ReportCase& c, const std::string& baseline, const ReportOption
 
 // The model's pick against the candidate measured fastest in the case, and each
 // candidate's predicted total time against the measured median of that balancer.
-void score_predictions(ReportCase& c, const std::vector<const Json*>& records,
+void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
                        std::map<std::string, std::vector<double>>& errors) {
   std::map<std::string, double> measured;
   for (const auto& row : c.rows) {
     if (row.runs > 0) measured[row.balancer] = row.median_total_s;
   }
   std::map<std::string, int> picks;
-  for (const Json* r : records) {
-    if (!is_run(*r) || !r->contains("prediction") || !(*r)["prediction"].is_object()) continue;
-    const Json& p = (*r)["prediction"];
-    if (!p.contains("chosen")) continue;
-    const Json candidates = p.value("candidates", Json::object());
+  for (const Entry* e : entries) {
+    if (!e->run || !e->run->prediction) continue;
+    const RunPrediction& p = *e->run->prediction;
     std::string fastest;
-    for (const auto& [name, candidate] : candidates.items()) {
+    for (const auto& [name, total] : p.total_s) {
       const auto m = measured.find(name);
       if (m == measured.end() || m->second <= 0) continue;
       if (fastest.empty() || m->second < measured[fastest]) fastest = name;
-      if (candidate.contains("total_s")) {
-        errors[name].push_back(std::abs(candidate["total_s"].get<double>() - m->second) / m->second);
-      }
+      errors[name].push_back(std::abs(total - m->second) / m->second);
     }
     if (fastest.empty()) continue;  // no candidate was measured in this case
     ++c.predictions;
     c.fastest = fastest;
-    const std::string chosen = p["chosen"].get<std::string>();
+    const std::string& chosen = p.chosen;
     ++picks[chosen];
     if (chosen == fastest) ++c.correct;
     const auto at = measured.find(chosen);
@@ -199,62 +189,44 @@ std::string cost_fit_table(const char* title, const char* model, const std::vect
 
 }  // namespace
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-Interval bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vector<double>& b, int resamples,
-                                    std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto resample = [&](const std::vector<double>& v) {
-    std::uniform_int_distribution<std::size_t> pick(0, v.size() - 1);
-    std::vector<double> out(v.size());
-    for (auto& x : out) x = v[pick(rng)];
-    return median(std::move(out));
-  };
-  std::vector<double> ratios;
-  ratios.reserve(static_cast<std::size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    const double ma = resample(a);
-    if (ma > 0) ratios.push_back(resample(b) / ma);
-  }
-  if (ratios.empty()) return {};
-  std::sort(ratios.begin(), ratios.end());
-  return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
-}
-
 Report build_report(const std::vector<Json>& records, const ReportOptions& options) {
   Report report;
   // The same record can be read twice (a task file not yet removed after --collect).
   std::set<std::string> seen;
-  std::vector<const Json*> unique;
+  std::vector<RunRecord> runs;
+  std::vector<FailureRecord> failures;
   const auto statuses = run_statuses(records);
   for (const auto& r : records) {
-    if (!is_run(r) && !is_failure(r)) continue;
+    if (!is_run_record(r) && !is_failure_record(r)) continue;
     if (!seen.insert(r.dump()).second) {
       ++report.duplicates;
       continue;
     }
-    // A failure that a later attempt of the same run made good is history, not a result.
-    const auto status = r.contains("sweep") ? statuses.find(r["sweep"].value("id", "")) : statuses.end();
-    if (is_failure(r) && status != statuses.end() && status->second == "ok") continue;
-    unique.push_back(&r);
-    if (is_failure(r)) {
-      const Json sweep = r.value("sweep", Json::object());
-      std::string label =
-          fmt::format("{} {} {} ranks", r.value("balancer", ""), r.value("machine", ""), r.value("ranks", 0));
-      report.failures.push_back({sweep.value("id", ""), label, r.value("reason", "")});
+    try {
+      if (is_run_record(r)) {
+        runs.push_back(run_record_from_json(r));
+        continue;
+      }
+      FailureRecord f = failure_record_from_json(r);
+      // A failure that a later attempt of the same run made good is history, not a result.
+      const auto status = f.sweep ? statuses.find(f.sweep->id) : statuses.end();
+      if (status != statuses.end() && status->second == "ok") continue;
+      report.failures.push_back(
+          {f.sweep ? f.sweep->id : "", fmt::format("{} {} {} ranks", f.balancer, f.machine, f.ranks), f.reason});
+      failures.push_back(std::move(f));
+    } catch (const InputError& e) {
+      report.unreadable.push_back(e.what());
     }
   }
-  report.records = static_cast<int>(unique.size());
+  std::vector<Entry> entries;
+  for (const auto& r : runs) entries.push_back(entry_of(r));
+  for (const auto& f : failures) entries.push_back(entry_of(f));
+  report.records = static_cast<int>(entries.size());
   std::map<std::string, std::vector<double>> errors;
-  for (const auto& [key, balancers] : group(unique).cases) {
+  for (const auto& [key, balancers] : group(entries)) {
     ReportCase c;
     std::tie(c.scenario, c.engine, c.machine, c.ranks, c.axes) = key;
-    std::vector<const Json*> all;
+    std::vector<const Entry*> all;
     for (const auto& [name, rs] : balancers) {
       c.rows.push_back(make_row(name, rs));
       all.insert(all.end(), rs.begin(), rs.end());
@@ -265,8 +237,10 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     report.cases.push_back(std::move(c));
   }
   report.gains = model_gains(report.cases);
-  report.decision_costs = fit_decision_costs(unique);
-  report.migration_costs = fit_migration_costs(unique);
+  std::vector<const RunRecord*> run_pointers;
+  for (const auto& r : runs) run_pointers.push_back(&r);
+  report.decision_costs = fit_decision_costs(run_pointers);
+  report.migration_costs = fit_migration_costs(run_pointers);
   for (const auto& [name, e] : errors) {
     report.prediction_errors.push_back(
         {name, static_cast<int>(e.size()), std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size())});
@@ -280,6 +254,7 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
       "balancer's, with a 95% bootstrap interval ({} resamples).\n",
       report.records, options.baseline, options.resamples);
   if (report.duplicates) out += fmt::format("{} duplicate records were read once.\n", report.duplicates);
+  for (const auto& why : report.unreadable) out += fmt::format("A record was left out: {}\n", why);
   int predictions = 0;
   int correct = 0;
   int near_best = 0;

@@ -15,6 +15,7 @@
 
 #include "core/json_yaml.hpp"
 #include "harness/cost_fits.hpp"
+#include "harness/statistics.hpp"
 
 namespace lbbench {
 
@@ -22,11 +23,6 @@ struct ReportOptions {
   std::string baseline = "none";
   int resamples = 2000;
   std::uint64_t seed = 1;
-};
-
-struct Interval {
-  double low = 0;
-  double high = 0;
 };
 
 struct BalancerRow {
@@ -87,16 +83,11 @@ struct Report {
   std::vector<Failure> failures;
   int records = 0;
   int duplicates = 0;
+  std::vector<std::string> unreadable;  // records left out, and why
 };
 
 Report build_report(const std::vector<Json>& records, const ReportOptions& options);
 std::string report_markdown(const Report& report, const ReportOptions& options);
 std::string report_csv(const Report& report);
-
-// Helpers, exposed for the tests.
-double median(std::vector<double> values);
-// Percentile interval of median(b) / median(a) over resamples of both samples.
-Interval bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vector<double>& b, int resamples,
-                                    std::uint64_t seed);
 
 }  // namespace lbbench

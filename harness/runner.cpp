@@ -9,8 +9,10 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "engines/catalog.hpp"
 #include "harness/process.hpp"
 #include "harness/store.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
@@ -82,7 +84,8 @@ class Progress {
   std::string current_;
 };
 
-// The run's own record, read back from its scratch file.
+// The run's own record, read back from its scratch file: the last line, if it is a whole
+// run record.
 std::optional<Json> read_run_record(const fs::path& file) {
   std::ifstream in(file);
   std::string line;
@@ -92,7 +95,12 @@ std::optional<Json> read_run_record(const fs::path& file) {
   }
   if (last.empty()) return std::nullopt;
   Json record = Json::parse(last, nullptr, false);
-  if (record.is_discarded() || !record.is_object()) return std::nullopt;
+  if (record.is_discarded() || !is_run_record(record)) return std::nullopt;
+  try {
+    (void)run_record_from_json(record);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
   return record;
 }
 
@@ -119,7 +127,8 @@ std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); 
 std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& options, const fs::path& record_out) {
   std::vector<std::string> cmd;
   const std::string ranks = std::to_string(run.ranks);
-  if (run.engine == "mpi") {
+  const EngineInfo& engine = find_engine(run.engine);
+  if (engine.process_per_rank) {
     if (options.launcher == "srun") {
       cmd = {"srun", "--mpi=" + options.srun_mpi, "-n", ranks};
     } else {
@@ -130,35 +139,40 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
   // Paths relative to the working folder where they can be, so records made in a source
   // tree read the same on every machine.
   cmd.insert(cmd.end(), {fs::proximate(options.lbbench).string(), "run", fs::proximate(run.scenario).string()});
-  if (run.engine == "smpi") cmd.insert(cmd.end(), {"--engine", "smpi", "--ranks", ranks});
+  if (!engine.process_per_rank) cmd.insert(cmd.end(), {"--engine", run.engine, "--ranks", ranks});
   for (const auto& o : run.overrides) cmd.insert(cmd.end(), {"--set", o});
   cmd.insert(cmd.end(), {"--out", fs::proximate(record_out).string()});
   return cmd;
 }
 
-Json sweep_field(const Sweep& sweep, const SweepRun& run, const std::string& status) {
-  return Json{{"name", sweep.name},   {"id", run.id},     {"index", run.index}, {"repetition", run.repetition},
-              {"engine", run.engine}, {"axes", run.axes}, {"status", status}};
+SweepInfo sweep_info(const Sweep& sweep, const SweepRun& run, const std::string& status) {
+  return SweepInfo{.name = sweep.name,
+                   .id = run.id,
+                   .index = run.index,
+                   .repetition = run.repetition,
+                   .engine = run.engine,
+                   .axes = run.axes,
+                   .status = status,
+                   .elapsed_s = std::nullopt};
 }
 
 Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, const std::string& reason,
                     const std::vector<std::string>& error_tail, double seconds) {
   const Json& c = run.config;
-  Json r;
-  r["schema"] = "lbbench.failure/1";
-  r["scenario"] = c.value("name", "");
-  r["balancer"] = c.contains("balancer") ? c["balancer"].value("name", "") : "";
-  r["engine"] = run.engine;
-  r["machine"] = c.contains("machine") ? c["machine"].value("preset", "local") : "local";
-  r["ranks"] = run.ranks;
-  r["exit_code"] = exit_code;
-  r["reason"] = reason;
-  r["error_tail"] = error_tail;
-  r["elapsed_s"] = seconds;
-  r["time"] = utc_timestamp();
-  r["config"] = c;
-  r["sweep"] = sweep_field(sweep, run, "failed");
-  return r;
+  FailureRecord r;
+  r.scenario = c.value("name", "");
+  r.balancer = c.contains("balancer") ? c["balancer"].value("name", "") : "";
+  r.engine = run.engine;
+  r.machine = c.contains("machine") ? c["machine"].value("preset", "local") : "local";
+  r.ranks = run.ranks;
+  r.exit_code = exit_code;
+  r.reason = reason;
+  r.error_tail = error_tail;
+  r.elapsed_s = seconds;
+  r.time = utc_timestamp();
+  r.config = c;
+  r.sweep = sweep_info(sweep, run, "failed");
+  return to_json(r);
 }
 
 RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& todo, const RunnerOptions& options) {
@@ -192,9 +206,11 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
     }
     const auto record = result.exit_code == 0 && !result.timed_out ? read_run_record(out) : std::nullopt;
     if (record) {
+      // The sweep annotates the record the run wrote; it does not write it anew.
       Json r = *record;
-      r["sweep"] = sweep_field(sweep, *run, "ok");
-      r["sweep"]["elapsed_s"] = result.seconds;
+      SweepInfo info = sweep_info(sweep, *run, "ok");
+      info.elapsed_s = result.seconds;
+      r["sweep"] = to_json(info);
       store.append(r);
       ++summary.ok;
       progress.finished(*run, true, result.seconds, "");

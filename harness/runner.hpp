@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/sweep.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
@@ -37,7 +38,7 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
 RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& todo, const RunnerOptions& options);
 
 // The `sweep` field of a record: which sweep, run and repetition, and the axis values.
-Json sweep_field(const Sweep& sweep, const SweepRun& run, const std::string& status);
+SweepInfo sweep_info(const Sweep& sweep, const SweepRun& run, const std::string& status);
 
 // A record for a run that ended without one.
 Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, const std::string& reason,

@@ -11,6 +11,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "engines/catalog.hpp"
 #include "harness/process.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
@@ -88,7 +89,7 @@ std::string batch_script(const Sweep& sweep, const SlurmPlan& plan, const fs::pa
   const SlurmSettings& s = sweep.slurm;
   int ntasks = s.ntasks;
   for (const auto& r : sweep.runs) {
-    if (s.ntasks == 0 && r.engine == "mpi") ntasks = std::max(ntasks, r.ranks);
+    if (s.ntasks == 0 && find_engine(r.engine).process_per_rank) ntasks = std::max(ntasks, r.ranks);
   }
   std::string out = "#!/bin/bash\n";
   out += fmt::format("# lbbench sweep {}: {} runs in {} array tasks. Written by lbbench sweep --slurm.\n", sweep.name,

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "core/suggest.hpp"
+#include "engines/catalog.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
@@ -19,7 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kEngines{"mpi", "smpi"};
 const std::vector<std::string> kLaunchers{"mpirun", "srun"};
 
 // A setting as written in the sweep file: key, YAML value, and where it was written.
@@ -188,12 +188,11 @@ void engine_and_ranks(const Configuration& c, SweepRun& run, const std::optional
   std::optional<int> ranks = scenario_ranks;
   for (const Setting* s : c.settings) {
     if (s->key == "engine") {
-      const std::string e = s->value.IsScalar() ? s->value.Scalar() : "";
-      if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end()) {
-        throw InputError(
-            fmt::format("{}: engine: expected mpi or smpi, got '{}'.{}", s->where, e, did_you_mean(e, kEngines)));
+      try {
+        run.engine = std::string(find_engine(s->value.IsScalar() ? s->value.Scalar() : "").name);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: engine: {}", s->where, e.what()));
       }
-      run.engine = e;
     } else if (s->key == "ranks") {
       try {
         ranks = s->value.as<int>();
@@ -224,9 +223,7 @@ SweepRun expand_one(const fs::path& scenario, const Configuration& c, int repeti
   }
   try {
     const Scenario s = load_scenario(scenario.string(), run.overrides);
-    if (run.engine == "smpi" && !s.machine.definition) {
-      throw InputError("the smpi engine simulates a machine: set `machine` (a preset such as bgq)");
-    }
+    find_engine(run.engine).check(s);
     run.config = normalized(s);
   } catch (const InputError& e) {
     const Setting* s = culprit(e.what(), c.settings);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "mpi/mpi.hpp"
 #include "core/overloaded.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

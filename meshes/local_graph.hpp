@@ -55,8 +55,7 @@ struct LocalGraph {
 
   // Appends a vertex; the caller supplies neighbors with their owners.
   void add_vertex(VertexId id, std::span<const VertexId> nbrs, std::span<const Rank> owners,
-                  std::span<const std::int32_t> weights, std::span<const double> xyz,
-                  std::span<const double> vw);
+                  std::span<const std::int32_t> weights, std::span<const double> xyz, std::span<const double> vw);
 };
 
 // Throws std::logic_error naming the first broken structural invariant (sizes, CSR offsets).

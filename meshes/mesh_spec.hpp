@@ -35,10 +35,10 @@ enum class MeshFormat { metis, chaco, matrix_market };
 inline constexpr NameTable<MeshFormat, 3> kMeshFormats{
     {{MeshFormat::metis, "metis"}, {MeshFormat::chaco, "chaco"}, {MeshFormat::matrix_market, "matrix-market"}}};
 struct MeshFileSpec {
-  std::string path;           // as written in the scenario
-  std::string resolved;       // relative to the scenario's folder
+  std::string path;      // as written in the scenario
+  std::string resolved;  // relative to the scenario's folder
   MeshFormat format = MeshFormat::metis;
-  std::string coords;         // as written; empty when none
+  std::string coords;  // as written; empty when none
   std::string coords_resolved;
 };
 using MeshSpec = std::variant<GridSpec, GeometricSpec, DropletsSpec, MeshFileSpec>;
@@ -46,9 +46,9 @@ using MeshSpec = std::variant<GridSpec, GeometricSpec, DropletsSpec, MeshFileSpe
 // The generators a scenario can name (a grid's name gives its dimension).
 enum class Generator { grid2d, grid3d, geometric, droplets };
 inline constexpr NameTable<Generator, 4> kGenerators{{{Generator::grid2d, "grid2d"},
-                                                     {Generator::grid3d, "grid3d"},
-                                                     {Generator::geometric, "geometric"},
-                                                     {Generator::droplets, "droplets"}}};
+                                                      {Generator::grid3d, "grid3d"},
+                                                      {Generator::geometric, "geometric"},
+                                                      {Generator::droplets, "droplets"}}};
 
 std::string_view to_string(MeshFormat f);
 // Coordinates per vertex the mesh will have, when the spec alone tells (0: none or unknown).

@@ -12,12 +12,12 @@ build_dir="${LBBENCH_BUILD_DIR:-$here/build}"
 mode="${1:-all}"
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git clang-format
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libscotch-dev libptscotch-dev
   libmetis-dev libyaml-cpp-dev libbenchmark-dev libgtest-dev libgmock-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libnanoflann-dev libxxhash-dev libhwloc-dev libglpk-dev libssl-dev
+  libxxhash-dev libssl-dev libeigen3-dev
   libsimgrid-dev
   python3 python3-matplotlib python3-numpy python3-yaml time
   slurm-wlm

@@ -10,8 +10,8 @@
 // between neighboring ranks in one call, so far imbalances take several calls.
 #pragma once
 
-#include "balancers/protocol.hpp"
 #include "balancers/diffusive/params.hpp"
+#include "balancers/protocol.hpp"
 
 namespace lbbench {
 

@@ -4,8 +4,8 @@
 
 #include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
-#include "balancers/global/part_mapping.hpp"
 #include "balancers/global/params.hpp"
+#include "balancers/global/part_mapping.hpp"
 
 namespace lbbench {
 

@@ -47,11 +47,13 @@ std::vector<int> metis_kway(const MetisGraph& graph, int nparts, const MetisOpti
   auto* vsize = graph.vsize.empty() ? nullptr : const_cast<idx_t*>(graph.vsize.data());
   auto* tpwgts = options.tpwgts.empty() ? nullptr : const_cast<real_t*>(options.tpwgts.data());
   auto* ubvec = const_cast<real_t*>(options.ubvec.data());
-  const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, vsize, adjwgt, &k, tpwgts, ubvec, opts,
-                                     &objval, result.data());
+  const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, vsize, adjwgt, &k, tpwgts, ubvec, opts, &objval,
+                                     result.data());
   if (rc != METIS_OK) {
     throw RunError(fmt::format("METIS_PartGraphKway failed ({}) on {} vertices into {} parts",
-                               rc == METIS_ERROR_INPUT ? "input error" : rc == METIS_ERROR_MEMORY ? "out of memory" : "error",
+                               rc == METIS_ERROR_INPUT    ? "input error"
+                               : rc == METIS_ERROR_MEMORY ? "out of memory"
+                                                          : "error",
                                n, nparts));
   }
   std::copy(result.begin(), result.end(), part.begin());

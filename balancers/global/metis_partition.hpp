@@ -24,7 +24,7 @@ struct MetisOptions {
   std::vector<real_t> ubvec{1.03f};  // allowed imbalance per constraint
   std::vector<real_t> tpwgts;        // target weight of each part (ncon per part); empty: equal
   std::int64_t seed = 1;
-  bool minimize_volume = false;      // communication volume instead of edge cut
+  bool minimize_volume = false;  // communication volume instead of edge cut
 };
 
 // Part of each vertex, 0..nparts-1. One part, or no more vertices than parts, is answered

@@ -13,7 +13,9 @@ namespace {
 
 using Overlap = std::unordered_map<std::uint64_t, std::int64_t>;  // (part, rank) -> objects
 
-std::uint64_t key(int part, int rank) { return (static_cast<std::uint64_t>(part) << 32) | static_cast<std::uint32_t>(rank); }
+std::uint64_t key(int part, int rank) {
+  return (static_cast<std::uint64_t>(part) << 32) | static_cast<std::uint32_t>(rank);
+}
 
 Overlap count_overlap(const PartMappingInput& in) {
   Overlap overlap;
@@ -22,7 +24,8 @@ Overlap count_overlap(const PartMappingInput& in) {
 }
 
 bool allowed(const PartMappingInput& in, int part, int rank) {
-  return in.part_class.empty() || in.part_class[static_cast<std::size_t>(part)] == in.rank_class[static_cast<std::size_t>(rank)];
+  return in.part_class.empty() ||
+         in.part_class[static_cast<std::size_t>(part)] == in.rank_class[static_cast<std::size_t>(rank)];
 }
 
 // Min-cost perfect assignment on a square matrix (Hungarian algorithm with potentials,
@@ -80,7 +83,8 @@ std::vector<int> exact(const PartMappingInput& in, const Overlap& overlap) {
   std::vector<int> slot_rank;
   for (int r = 0; r < static_cast<int>(in.slots.size()); ++r) slot_rank.insert(slot_rank.end(), in.slots[r], r);
   const double forbidden = static_cast<double>(in.part.size()) + 1.0;
-  std::vector<std::vector<double>> cost(static_cast<std::size_t>(in.nparts), std::vector<double>(slot_rank.size(), 0.0));
+  std::vector<std::vector<double>> cost(static_cast<std::size_t>(in.nparts),
+                                        std::vector<double>(slot_rank.size(), 0.0));
   for (int p = 0; p < in.nparts; ++p) {
     for (std::size_t s = 0; s < slot_rank.size(); ++s) {
       const int r = slot_rank[s];
@@ -101,7 +105,8 @@ std::vector<int> greedy(const PartMappingInput& in, const Overlap& overlap) {
   std::vector<std::pair<std::int64_t, std::uint64_t>> pairs;
   pairs.reserve(overlap.size());
   for (const auto& [k, count] : overlap) pairs.emplace_back(count, k);
-  std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(pairs.begin(), pairs.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   std::vector<int> rank(static_cast<std::size_t>(in.nparts), -1);
   std::vector<int> free_slots = in.slots;
   for (const auto& [count, k] : pairs) {

@@ -33,9 +33,8 @@ class DonorObjects {
   // Position of the heaviest remaining object with load <= room, or npos.
   std::size_t largest_fitting(double room, const GlobalProblem& problem) {
     // Loads are sorted descending: skip those larger than room.
-    const auto first = std::partition_point(objects_.begin(), objects_.end(), [&](std::size_t o) {
-      return problem.load[o].seconds() > room;
-    });
+    const auto first = std::partition_point(objects_.begin(), objects_.end(),
+                                            [&](std::size_t o) { return problem.load[o].seconds() > room; });
     const std::size_t at = find(static_cast<std::size_t>(first - objects_.begin()));
     return at < objects_.size() ? at : npos;
   }
@@ -86,8 +85,10 @@ Assignment RefineBalancer::solve(const GlobalProblem& problem) const {
   using Entry = std::pair<double, int>;
   std::priority_queue<Entry> donors, receivers;
   for (int r = 0; r < p; ++r) {
-    if (load[r] > limit[r]) donors.emplace(load[r] - limit[r], r);
-    else receivers.emplace(limit[r] - load[r], r);
+    if (load[r] > limit[r])
+      donors.emplace(load[r] - limit[r], r);
+    else
+      receivers.emplace(limit[r] - load[r], r);
   }
   std::vector<std::unique_ptr<DonorObjects>> donor_objects(static_cast<std::size_t>(p));
   while (!donors.empty() && !receivers.empty()) {

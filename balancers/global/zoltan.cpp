@@ -119,7 +119,10 @@ void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks) {
   // DEBUG_LEVEL first, or Zoltan prints banners while the rest is set.
   set(zz, "DEBUG_LEVEL", "0");
   set(zz, "LB_METHOD", zoltan_method(p));
-  set(zz, "LB_APPROACH", p.approach == "partition" ? "PARTITION" : p.approach == "repartition" ? "REPARTITION" : "REFINE");
+  set(zz, "LB_APPROACH",
+      p.approach == "partition"     ? "PARTITION"
+      : p.approach == "repartition" ? "REPARTITION"
+                                    : "REFINE");
   set(zz, "NUM_GID_ENTRIES", "1");
   set(zz, "NUM_LID_ENTRIES", "1");
   set(zz, "OBJ_WEIGHT_DIM", "1");
@@ -146,9 +149,10 @@ MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
   });
   if (params_.geometric() && view.graph.dim == 0) {
     // graph.dim is the same on every rank, so every rank throws.
-    throw AgreedInputError(fmt::format("zoltan: method {} is geometric and needs coordinates, but this mesh has none "
-                                       "(give mesh.coords, or use method graph or hypergraph)",
-                                       params_.method));
+    throw AgreedInputError(
+        fmt::format("zoltan: method {} is geometric and needs coordinates, but this mesh has none "
+                    "(give mesh.coords, or use method graph or hypergraph)",
+                    params_.method));
   }
   if (view.graph.global_vertices > static_cast<std::int64_t>(UINT_MAX)) {
     throw AgreedInputError("zoltan: more vertices than Zoltan's 32-bit global ids can name");
@@ -167,9 +171,9 @@ MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
   int changes = 0, num_gid = 0, num_lid = 0, num_import = 0, num_export = 0;
   ZOLTAN_ID_PTR import_gids = nullptr, import_lids = nullptr, export_gids = nullptr, export_lids = nullptr;
   int *import_procs = nullptr, *import_parts = nullptr, *export_procs = nullptr, *export_parts = nullptr;
-  const int rc = Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids, &import_lids,
-                                     &import_procs, &import_parts, &num_export, &export_gids, &export_lids,
-                                     &export_procs, &export_parts);
+  const int rc =
+      Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids, &import_lids, &import_procs,
+                          &import_parts, &num_export, &export_gids, &export_lids, &export_procs, &export_parts);
   MigrationPlan out;
   if (rc == ZOLTAN_OK || rc == ZOLTAN_WARN) {
     for (int i = 0; i < num_export; ++i) {

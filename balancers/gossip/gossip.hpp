@@ -14,8 +14,8 @@
 // average, else the lightest if it brings the sender closer to the average.
 #pragma once
 
-#include "balancers/protocol.hpp"
 #include "balancers/gossip/params.hpp"
+#include "balancers/protocol.hpp"
 
 namespace lbbench {
 

@@ -8,10 +8,10 @@
 #include <numeric>
 #include <set>
 
+#include "balancers/factory.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/protocol.hpp"
-#include "balancers/factory.hpp"
 #include "core/error.hpp"
 
 namespace lbbench {

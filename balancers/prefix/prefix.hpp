@@ -6,8 +6,8 @@
 // work, and only the rest is laid out by the scan.
 #pragma once
 
-#include "balancers/protocol.hpp"
 #include "balancers/prefix/params.hpp"
+#include "balancers/protocol.hpp"
 
 namespace lbbench {
 

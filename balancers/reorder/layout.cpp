@@ -1,6 +1,7 @@
 // Slot layouts (§1.2 of Keller et al.), core loads, the lower bound, and the method table.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>

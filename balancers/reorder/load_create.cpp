@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -19,12 +20,6 @@
 namespace lbbench::reorder {
 
 namespace {
-
-std::uint64_t fnv1a(const char* text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *text; ++text) h = (h ^ static_cast<unsigned char>(*text)) * 0x100000001b3ULL;
-  return h;
-}
 
 // True on every process when the predicate holds on every process.
 bool all_agree(bool mine, MPI_Comm comm) { return allreduce(mine ? 1 : 0, MPI_MIN, comm) == 1; }
@@ -78,17 +73,15 @@ RoundCounts count_round(DistRole role, MPI_Comm comm) {
 
 }  // namespace
 
-std::int64_t current_core_key() {
+std::int64_t core_key(int cpu) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(host, &length);
-#ifdef LBBENCH_SMPI
-  const int cpu = 0;  // each simulated host is the unit; the real CPU means nothing here
-#else
-  const int cpu = std::max(0, sched_getcpu());
-#endif
-  return static_cast<std::int64_t>(hash_of({fnv1a(host), static_cast<std::uint64_t>(cpu)}) >> 1);
+  const std::uint64_t host_hash = XXH64(host, static_cast<std::size_t>(length), 0);
+  return static_cast<std::int64_t>(hash_of({host_hash, static_cast<std::uint64_t>(std::max(0, cpu))}) >> 1);
 }
+
+std::int64_t current_core_key() { return core_key(sched_getcpu()); }
 
 SlotLayout gather_layout(MPI_Comm comm, std::int64_t my_core_key) {
   std::vector<std::int64_t> keys(static_cast<std::size_t>(comm_size(comm)));

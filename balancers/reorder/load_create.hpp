@@ -11,8 +11,12 @@
 
 namespace lbbench::reorder {
 
-// The core this process runs on now, as a non-negative key: a hash of the host name,
-// and the CPU number from sched_getcpu (the simulated host alone under SMPI).
+// The key of a core of the host this process runs on (MPI_Get_processor_name), as a
+// non-negative hash of the host name and the CPU number. The key is opaque: processes
+// with equal keys share a core.
+std::int64_t core_key(int cpu);
+// The core this process runs on now (sched_getcpu): for real processes, as the C API's
+// callers are. A simulated process passes its simulated host's key, core_key(0).
 std::int64_t current_core_key();
 
 // Allgathers each process's core key and lays out the slots (§1.2).

@@ -3,8 +3,8 @@
 // graph as in the slides or on the full communication graph.
 #pragma once
 
-#include "balancers/vector/vector_problem.hpp"
 #include "balancers/vector/params.hpp"
+#include "balancers/vector/vector_problem.hpp"
 
 namespace lbbench {
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "balancers/vector/norm_search.hpp"
-#include "balancers/vector/vector_problem.hpp"
 #include "balancers/vector/params.hpp"
+#include "balancers/vector/vector_problem.hpp"
 
 namespace lbbench {
 

@@ -3,8 +3,8 @@
 // Buch plans, in the style of Charm++'s RefineLB).
 #pragma once
 
-#include "balancers/vector/vector_problem.hpp"
 #include "balancers/vector/params.hpp"
+#include "balancers/vector/vector_problem.hpp"
 
 namespace lbbench {
 

@@ -6,9 +6,6 @@
 #undef exit
 #endif
 #include <fcntl.h>
-#ifndef LBBENCH_SMPI
-#include <malloc.h>
-#endif
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,17 +17,17 @@
 #include <limits>
 
 #include "app/reorder_plan.hpp"
-#include "app/smpi_launch.hpp"
+#include "app/reporters.hpp"
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
-#include "mpi/mpi.hpp"
-#include "engine/record.hpp"
 #include "engine/replay.hpp"
+#include "engines/engine.hpp"
+#include "engines/launch.hpp"
+#include "engines/native_commands.hpp"
 #include "harness/commands.hpp"
+#include "mpi/mpi.hpp"
+#include "record/record_file.hpp"
 #include "scenario/scenario.hpp"
-#include "work/calibration.hpp"
-#include "work/compute.hpp"
-#include "work/network.hpp"
 
 namespace lbbench {
 namespace {
@@ -98,22 +95,15 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw RunError(fmt::format("{}: could not write the per-step table", path));
 }
 
-// Freed memory stays in the heap for reuse. By default glibc serves large blocks (a
-// migration's packed vertices, its receive buffers) from fresh mmap'ed pages and returns
-// them when freed, so every migration paid a page fault per 4 KiB touched: on a VM that
-// was most of its time (160 ms for 4,100 vertices of 4 KiB at 2 ranks, 25 ms with a warm
-// heap). A long-running application migrates with a warm heap. (SMPI replaces malloc with
-// its own, so there it is left alone.)
-void keep_freed_memory() {
-#ifndef LBBENCH_SMPI
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-#endif
+// Whether the balancer is zoltan, or `auto` with zoltan among its candidates.
+bool uses_zoltan(const BalancerConfig& config) {
+  if (config.kind == BalancerKind::zoltan) return true;
+  const auto* a = std::get_if<AutoParams>(&config.params);
+  return a && std::any_of(a->candidates.begin(), a->candidates.end(), uses_zoltan);
 }
 
 int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides,
-        const Outputs& outputs, RunOptions options) {
-  keep_freed_memory();
+        const Outputs& outputs, RunOptions options, const Engine& engine) {
   MpiSession mpi(&argc, &argv);
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
@@ -122,90 +112,30 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
     Scenario scenario;
     collectively(comm, [&] {
       scenario = load_scenario(file, overrides);
+      engine.info().check(scenario);
       if (me == 0) check_outputs_writable(outputs);
     });
-    const bool zoltan_needs_threads = std::string(engine_name()) == "mpi";
-    if (zoltan_needs_threads && !mpi.thread_multiple() && me == 0) {
+    if (uses_zoltan(scenario.balancer.config) && !mpi.thread_multiple() && me == 0) {
       std::fprintf(stderr,
                    "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "
                    "Zoltan with Scotch needs it\n",
                    mpi.thread_level());
     }
-    const RunOutcome outcome = run_scenario(scenario, options, comm);
+    const RunOutcome outcome = run_scenario(scenario, options, engine, comm);
     if (outcome.reporter) {
       std::fputs(outcome.warnings.c_str(), stderr);
-      std::fputs(outcome.summary.c_str(), stdout);
+      std::fputs(console_summary(outcome.record).c_str(), stdout);
       if (!outputs.record.empty()) {
-        append_record(outputs.record, outcome.record);
+        append_record(outputs.record, to_json(outcome.record));
         fmt::print("  record appended to {}\n", outputs.record);
       }
-      if (!outputs.steps_csv.empty()) write_file(outputs.steps_csv, outcome.steps_csv);
+      if (!outputs.steps_csv.empty()) write_file(outputs.steps_csv, steps_csv(outcome.record));
       std::fflush(stdout);
     }
     return 0;
   } catch (const std::exception& e) {
     return report_mpi_error(e, comm);
   }
-}
-
-// α and β of the network between two ranks, for the cost model and the `weights` model.
-int calibrate_network(int argc, char** argv, bool quick) {
-  MpiSession mpi(&argc, &argv);
-  if (comm_size(MPI_COMM_WORLD) < 2) {
-    std::fprintf(stderr, "lbbench: error: a ping-pong needs two ranks: mpirun -np 2 lbbench calibrate --network\n");
-    return kExitInput;
-  }
-  const NetworkCalibration c = measure_network(MPI_COMM_WORLD, quick);
-  if (comm_rank(MPI_COMM_WORLD) != 0) return 0;
-  fmt::print("network calibration: ping-pong between rank 0 and rank {} ({})\n", c.peer,
-             c.same_node ? "same node: shared memory" : "another node");
-  fmt::print("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "one-way", "bandwidth", "trips");
-  for (const auto& p : c.points) {
-    fmt::print("  {:>10}  {:>9.3f} us  {:>7.3f} GB/s  {:>8}\n", p.bytes, p.one_way_s * 1e6,
-               static_cast<double>(p.bytes) / p.one_way_s / 1e9, p.round_trips);
-  }
-  fmt::print("  fit t = alpha + bytes * beta: alpha = {:.3f} us, 1/beta = {:.3f} GB/s (worst point off by {:.1f}%)\n",
-             c.fit.latency_s * 1e6, c.fit.bandwidth_Bps / 1e9, 100 * c.fit.max_relative_residual);
-  fmt::print("  for a scenario: machine: {{latency: {:.4g}, bandwidth: {:.4g}}}\n", c.fit.latency_s,
-             c.fit.bandwidth_Bps);
-  fmt::print("  or: --set machine.latency={:.4g} --set machine.bandwidth={:.4g}\n", c.fit.latency_s,
-             c.fit.bandwidth_Bps);
-  return 0;
-}
-
-int calibrate(int argc, char** argv, bool quick, bool no_cache, bool network) {
-  if (std::string(engine_name()) == "smpi") {
-    if (network) {
-      std::fprintf(stderr,
-                   "lbbench: error: under the smpi engine the network is the preset's (machine.latency, "
-                   "machine.bandwidth); there is nothing to calibrate\n");
-      return kExitInput;
-    }
-    std::fprintf(stderr, "lbbench: error: the smpi engine simulates do_work; there is nothing to calibrate\n");
-    return kExitInput;
-  }
-  if (network) return calibrate_network(argc, argv, quick);
-  MpiSession mpi(&argc, &argv);
-  const int me = comm_rank(MPI_COMM_WORLD);
-  WorkKernel kernel(default_work_array_bytes());
-  Calibration c = measure_calibration(kernel, quick ? 0.3 : 1.0);
-  const auto rows = measure_accuracy(kernel, c, quick);
-  // One cache file per host: the first rank on each node writes it.
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-  if (!no_cache && comm_rank(node) == 0) save_calibration(c);
-  MPI_Comm_free(&node);
-  if (me != 0) return 0;
-  fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
-  fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
-             no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
-  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv", "p5",
-             "p95");
-  for (const auto& r : rows) {
-    fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}\n", r.target_s, r.repetitions,
-               r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s);
-  }
-  return 0;
 }
 
 // A JSON array of "key.path=value" strings.
@@ -216,11 +146,11 @@ std::vector<std::string> read_set_file(const std::string& path) {
   return list.get<std::vector<std::string>>();
 }
 
-// The options a simulated run forwards to lbbench-smpi.
-SmpiLaunch smpi_launch_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
-                          const std::string& platform_dir, const std::vector<std::string>& cfg, const Outputs& outputs,
-                          const RunOptions& options) {
-  SmpiLaunch launch;
+// What a run on another engine is started with: the scenario, and the options it forwards.
+LaunchRequest launch_request_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
+                                const std::string& platform_dir, const std::vector<std::string>& cfg,
+                                const Outputs& outputs, const RunOptions& options) {
+  LaunchRequest launch;
   launch.cfg = cfg;
   launch.scenario = scenario;
   launch.overrides = overrides;
@@ -300,14 +230,19 @@ int main_impl(int argc, char** argv) {
   run_cmd
       ->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);
-  run_cmd->add_flag("--recalibrate", options.recalibrate,
+  EngineSettings settings;
+  run_cmd->add_flag("--recalibrate", settings.recalibrate,
                     "Measure do_work now instead of using the cached calibration");
-  std::string engine = "mpi";
+  // How the smpi launcher tells lbbench-smpi the simulated core's clock against this host's.
+  run_cmd->add_option("--code-time-scale", settings.code_time_scale)->group("")->check(CLI::PositiveNumber);
+  std::string engine;
   std::string machine;
   int ranks = 0;
   std::string platform_dir;
+  std::vector<std::string> engine_names;
+  for (const auto& e : engine_table()) engine_names.emplace_back(e.name);
   run_cmd->add_option("--engine", engine, "mpi (real MPI, under mpirun or srun) or smpi (a simulated machine)")
-      ->check(CLI::IsMember({"mpi", "smpi"}));
+      ->check(CLI::IsMember(engine_names));
   run_cmd->add_option("--machine", machine,
                       "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
   run_cmd->add_option("--ranks", ranks, "Simulated ranks (smpi engine)")->check(CLI::PositiveNumber);
@@ -371,7 +306,14 @@ int main_impl(int argc, char** argv) {
     std::fprintf(stderr, "lbbench: error: %s\n", e.what());
     return kExitRun;
   }
-  if (*calibrate_cmd) return calibrate(argc, argv, quick, no_cache, network);
+  if (*calibrate_cmd) {
+    try {
+      return calibrate_command(CalibrateRequest{.quick = quick, .no_cache = no_cache, .network = network}, argc, argv);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+      return kExitInput;
+    }
+  }
   if (!set_file.empty()) {
     try {
       const auto from_file = read_set_file(set_file);
@@ -382,21 +324,24 @@ int main_impl(int argc, char** argv) {
     }
   }
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
-  if (engine == "smpi" && std::string(engine_name()) == "mpi") {
+  const std::unique_ptr<Engine> native = make_native_engine(settings);
+  const EngineInfo& requested = engine.empty() ? native->info() : find_engine(engine);
+  if (requested.kind != native->info().kind) {
     try {
-      return launch_smpi(smpi_launch_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg, outputs, options));
+      return launch_engine(
+          requested.kind, launch_request_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg, outputs, options));
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;
     }
   }
-  if (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty()) {
+  if (native->info().process_per_rank && (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty())) {
     std::fprintf(stderr,
                  "lbbench: error: --ranks, --platform-dir and --smpi-cfg belong to --engine smpi; with real MPI, "
                  "start the ranks with mpirun -np N (or srun)\n");
     return kExitInput;
   }
-  return run(argc, argv, scenario_file, overrides, outputs, options);
+  return run(argc, argv, scenario_file, overrides, outputs, options, *native);
 }
 
 }  // namespace

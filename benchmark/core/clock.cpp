@@ -4,9 +4,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <ctime>
 
 namespace lbbench {
+
+double wall_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
 
 std::string utc_timestamp(const char* format) {
   const std::time_t t = std::time(nullptr);

@@ -36,9 +36,7 @@ std::string format_range(double min, double max) {
 
 }  // namespace
 
-std::string yaml_location(const std::string& file, const YAML::Node& node) {
-  return format_mark(file, node.Mark());
-}
+std::string yaml_location(const std::string& file, const YAML::Node& node) { return format_mark(file, node.Mark()); }
 
 YAML::Node load_yaml_file(const std::string& path) {
   try {
@@ -144,7 +142,7 @@ std::int64_t ConfigNode::integer(std::string_view key, std::optional<std::int64_
   if (auto child = find(key)) return child->as_integer(min, max);
   if (fallback) return *fallback;
   throw InputError(missing_message(key, "an integer" + format_range(double(min == INT64_MIN ? -HUGE_VAL : min),
-                                                                     double(max == INT64_MAX ? HUGE_VAL : max))));
+                                                                    double(max == INT64_MAX ? HUGE_VAL : max))));
 }
 
 std::uint64_t ConfigNode::unsigned_integer(std::string_view key, std::optional<std::uint64_t> fallback) {
@@ -200,7 +198,8 @@ std::vector<double> ConfigNode::numbers(std::string_view key, std::optional<std:
   }
   const std::string expected = size_min == size_max ? fmt::format("a list of {} numbers", size_min)
                                                     : fmt::format("a list of {} to {} numbers", size_min, size_max);
-  if (!child->node_.IsSequence()) child->fail(fmt::format("expected {}, got {}", expected, describe_node(child->node_)));
+  if (!child->node_.IsSequence())
+    child->fail(fmt::format("expected {}, got {}", expected, describe_node(child->node_)));
   std::vector<double> out;
   for (const auto& element : child->elements(expected)) out.push_back(element.as_number(min, max));
   if (out.size() < size_min || out.size() > size_max) {
@@ -211,7 +210,8 @@ std::vector<double> ConfigNode::numbers(std::string_view key, std::optional<std:
 
 std::int64_t ConfigNode::as_integer(std::int64_t min, std::int64_t max) const {
   std::int64_t v = 0;
-  const std::string range = format_range(min == INT64_MIN ? -HUGE_VAL : double(min), max == INT64_MAX ? HUGE_VAL : double(max));
+  const std::string range =
+      format_range(min == INT64_MIN ? -HUGE_VAL : double(min), max == INT64_MAX ? HUGE_VAL : double(max));
   if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, v)) {
     // Accept integral floating forms such as 1e6, which YAML users write for sizes.
     double d = 0;
@@ -243,7 +243,8 @@ std::string ConfigNode::as_string() const {
 std::string ConfigNode::as_choice(std::span<const std::string> allowed) const {
   const std::string value = as_string();
   if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
-  fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed), fmt::join(allowed, ", ")));
+  fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed),
+                   fmt::join(allowed, ", ")));
 }
 
 std::vector<ConfigNode> ConfigNode::elements(std::string_view expected) const {
@@ -264,10 +265,10 @@ void ConfigNode::finish() const {
     std::vector<std::string> known = *asked_;
     std::sort(known.begin(), known.end());
     const std::string where_key = format_mark(*file_, kv.first.Mark());
-    const std::string expected =
-        known.empty() ? std::string(" This mapping takes no keys.") : fmt::format(" Expected one of: {}.", fmt::join(known, ", "));
-    throw InputError(
-        fmt::format("{}: {}: unknown key '{}'.{}{}", where_key, child_path(key), key, did_you_mean(key, known), expected));
+    const std::string expected = known.empty() ? std::string(" This mapping takes no keys.")
+                                               : fmt::format(" Expected one of: {}.", fmt::join(known, ", "));
+    throw InputError(fmt::format("{}: {}: unknown key '{}'.{}{}", where_key, child_path(key), key,
+                                 did_you_mean(key, known), expected));
   }
 }
 

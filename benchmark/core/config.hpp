@@ -58,15 +58,14 @@ class ConfigNode {
   std::int64_t integer(std::string_view key, std::optional<std::int64_t> fallback = std::nullopt,
                        std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX);
   std::uint64_t unsigned_integer(std::string_view key, std::optional<std::uint64_t> fallback = std::nullopt);
-  double number(std::string_view key, std::optional<double> fallback = std::nullopt,
-                double min = -HUGE_VAL, double max = HUGE_VAL);
+  double number(std::string_view key, std::optional<double> fallback = std::nullopt, double min = -HUGE_VAL,
+                double max = HUGE_VAL);
   bool boolean(std::string_view key, std::optional<bool> fallback = std::nullopt);
   std::string string(std::string_view key, std::optional<std::string> fallback = std::nullopt);
   std::string choice(std::string_view key, std::span<const std::string> allowed,
                      std::optional<std::string> fallback = std::nullopt);
-  std::vector<double> numbers(std::string_view key, std::optional<std::vector<double>> fallback,
-                              std::size_t size_min, std::size_t size_max, double min = -HUGE_VAL,
-                              double max = HUGE_VAL);
+  std::vector<double> numbers(std::string_view key, std::optional<std::vector<double>> fallback, std::size_t size_min,
+                              std::size_t size_max, double min = -HUGE_VAL, double max = HUGE_VAL);
 
   // --- this node as a scalar -----------------------------------------------------------------
   [[nodiscard]] std::int64_t as_integer(std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX) const;
@@ -84,8 +83,8 @@ class ConfigNode {
   [[nodiscard]] ConfigNode unrecorded() const;
 
  private:
-  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
-             SchemaRecorder* recorder, std::string schema_path);
+  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path, SchemaRecorder* recorder,
+             std::string schema_path);
   [[nodiscard]] std::string child_path(std::string_view key) const;
   void note_key(std::string_view key);
   void check_duplicate_keys() const;

@@ -39,8 +39,14 @@ class Load {
   constexpr Load() = default;
   constexpr explicit Load(double seconds) : s_(seconds) {}
   [[nodiscard]] constexpr double seconds() const { return s_; }
-  constexpr Load& operator+=(Load o) { s_ += o.s_; return *this; }
-  constexpr Load& operator-=(Load o) { s_ -= o.s_; return *this; }
+  constexpr Load& operator+=(Load o) {
+    s_ += o.s_;
+    return *this;
+  }
+  constexpr Load& operator-=(Load o) {
+    s_ -= o.s_;
+    return *this;
+  }
   friend constexpr Load operator+(Load a, Load b) { return Load(a.s_ + b.s_); }
   friend constexpr Load operator-(Load a, Load b) { return Load(a.s_ - b.s_); }
   friend constexpr Load operator*(Load a, double k) { return Load(a.s_ * k); }

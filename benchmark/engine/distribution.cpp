@@ -12,13 +12,14 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
+#include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

@@ -12,8 +12,7 @@ namespace lbbench {
 
 // Starting rank of every local vertex. Throws InputError (agreed on every rank) when the
 // distribution asks for what the mesh lacks, or a partition file is wrong.
-std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed,
-                                 MPI_Comm comm);
+std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed, MPI_Comm comm);
 
 // Moves every vertex to its starting rank. Placing the mesh is not a migration of the
 // benchmark: no payload, nothing counted.

@@ -32,8 +32,8 @@ constexpr std::int64_t kStamp = sizeof(double);
 }  // namespace
 
 HaloExchange::HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm,
-                           const WanDelay* delay)
-    : comm_(comm), delay_(delay) {
+                           WaitMode wait_mode, const WanDelay* delay)
+    : wait_mode_(wait_mode), comm_(comm), delay_(delay) {
   const int me = comm_rank(comm_);
   auto crosses_sites = [&](int peer) {
     return delay_ &&
@@ -111,7 +111,7 @@ void HaloExchange::post() {
   released_ = 0;
   held_.clear();
   if (delay_) {
-    const double sent = now_seconds() + delay_->clock_offset;
+    const double sent = wall_seconds() + delay_->clock_offset;
     for (const auto& s : slots_) {
       if (s.stamped) std::memcpy(send_buffer_.data() + s.offset, &sent, sizeof sent);
     }
@@ -153,31 +153,28 @@ void HaloExchange::wait(int step, double watchdog_seconds) {
 }
 
 void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, double watchdog_seconds) {
-#ifdef LBBENCH_SMPI
-  // Under SMPI every poll is a simulation event: block instead. A hang there is a
-  // simulated deadlock, which SimGrid itself detects and reports. One MPI_Wait per
-  // request, not MPI_Waitall: SimGrid 3.32 serves MPI_Waitall with repeated waitanys, and
-  // each completion then walks the whole request list, O(n^2) in a rank's neighbors.
-  (void)step;
-  (void)watchdog_seconds;
-  for (auto& request : requests) MPI_Wait(&request, MPI_STATUS_IGNORE);
-#else
+  if (wait_mode_ == WaitMode::block) {
+    // One MPI_Wait per request, not MPI_Waitall: SimGrid 3.32 serves MPI_Waitall with
+    // repeated waitanys, and each completion then walks the whole request list, O(n^2) in
+    // a rank's neighbors.
+    for (auto& request : requests) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return;
+  }
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
-  const double start = now_seconds();
+  const double start = wall_seconds();
   std::uint64_t polls = 0;
   PollBackoff backoff(sleep_while_waiting_);
   for (auto& request : requests) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
-      if ((++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) report_hang(step, now_seconds() - start);
+      if ((++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) report_hang(step, wall_seconds() - start);
       backoff.pause();
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
   }
-#endif
 }
 
 double HaloExchange::arrival_time(std::size_t slot) const {
@@ -196,13 +193,13 @@ void HaloExchange::release(std::size_t slot, std::vector<LocalIndex>& ready) {
 std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_seconds) {
   const std::size_t n = slots_.size();
   std::vector<LocalIndex> ready;
-  const double start = now_seconds();
+  const double start = wall_seconds();
   completed_.resize(n);
   std::uint64_t polls = 0;
   PollBackoff backoff(sleep_while_waiting_);
   while (ready.empty() && released_ < n) {
     // Cross-site messages whose latency has passed.
-    const double shared_now = delay_ ? now_seconds() + delay_->clock_offset : 0;
+    const double shared_now = delay_ ? wall_seconds() + delay_->clock_offset : 0;
     for (auto it = held_.begin(); it != held_.end();) {
       if (it->first <= shared_now) {
         release(it->second, ready);
@@ -213,19 +210,15 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
     }
     if (!ready.empty()) break;
     int count = 0;
-#ifdef LBBENCH_SMPI
-    (void)watchdog_seconds;
-    (void)polls;
-    (void)start;
-    (void)step;
-    MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
-#else
-    MPI_Testsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
-    if (count == 0 && (++polls & 1023) == 0 && now_seconds() - start > watchdog_seconds) {
-      report_hang(step, now_seconds() - start);
+    if (wait_mode_ == WaitMode::block) {
+      MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
+    } else {
+      MPI_Testsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
+      if (count == 0 && (++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) {
+        report_hang(step, wall_seconds() - start);
+      }
+      if (count == 0) backoff.pause();
     }
-    if (count == 0) backoff.pause();
-#endif
     if (count == MPI_UNDEFINED) count = 0;  // every receive has completed; only held ones remain
     for (int k = 0; k < count; ++k) {
       const auto slot = static_cast<std::size_t>(completed_[static_cast<std::size_t>(k)]);
@@ -252,7 +245,7 @@ void HaloExchange::hold_for_wan_latency() const {
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].stamped) arrival = std::max(arrival, arrival_time(i));
   }
-  while (now_seconds() + delay_->clock_offset < arrival) {
+  while (wall_seconds() + delay_->clock_offset < arrival) {
   }
 }
 
@@ -267,17 +260,17 @@ double clock_offset_to_rank0(MPI_Comm comm) {
       for (int k = 0; k < kRounds; ++k) {
         double dummy = 0;
         MPI_Recv(&dummy, 1, MPI_DOUBLE, r, kTagSync, comm, MPI_STATUS_IGNORE);
-        const double t = now_seconds();
+        const double t = wall_seconds();
         MPI_Send(&t, 1, MPI_DOUBLE, r, kTagSync, comm);
       }
     } else if (me == r) {
       double best_rtt = HUGE_VAL;
       for (int k = 0; k < kRounds; ++k) {
-        const double t0 = now_seconds();
+        const double t0 = wall_seconds();
         MPI_Send(&t0, 1, MPI_DOUBLE, 0, kTagSync, comm);
         double remote = 0;
         MPI_Recv(&remote, 1, MPI_DOUBLE, 0, kTagSync, comm, MPI_STATUS_IGNORE);
-        const double t1 = now_seconds();
+        const double t1 = wall_seconds();
         if (t1 - t0 < best_rtt) {
           best_rtt = t1 - t0;
           offset = remote - (t0 + t1) / 2;

@@ -20,8 +20,14 @@ namespace lbbench {
 struct WanDelay {
   std::vector<int> rank_site;
   double latency = 0;
-  double clock_offset = 0;  // add to this rank's now_seconds() for the shared clock
+  double clock_offset = 0;  // add to this rank's wall_seconds() for the shared clock
 };
+
+// How a rank waits for its messages. `poll`: test them one by one, with a watchdog that
+// turns a hang into an error naming the step and the pending messages (real MPI). `block`:
+// wait in MPI; under a simulator every poll is a simulated event, and a hang is a
+// simulated deadlock that the simulator detects and reports itself.
+enum class WaitMode { poll, block };
 
 // Offset of this rank's clock to rank 0's, from the fastest of a few ping-pongs with rank
 // 0 (Cristian's method). Collective.
@@ -33,7 +39,7 @@ class HaloExchange {
   // the same migration. `comm` must be reserved for step messages (the caller keeps one
   // for the whole run; creating a communicator per rebuild is costly under SMPI).
   HaloExchange(const LocalGraph& g, std::int64_t edge_bytes, MessageMode mode, MPI_Comm comm,
-               const WanDelay* delay = nullptr);
+               WaitMode wait_mode = WaitMode::poll, const WanDelay* delay = nullptr);
 
   // When ranks outnumber cores, a rank that spins while it waits takes CPU time from the
   // ranks that share its core and still compute. With this on, waiting ranks sleep
@@ -42,7 +48,7 @@ class HaloExchange {
 
   // Posts every receive, then every send.
   void post();
-  // Waits for all of them. After `watchdog_seconds` it throws HangError naming the step and
+  // Waits for all of them. Polling, after `watchdog_seconds` it throws HangError naming the step and
   // the pending messages. Checks that every message arrived for the edge it was meant for.
   void wait(int step, double watchdog_seconds);
 
@@ -70,6 +76,7 @@ class HaloExchange {
 
  private:
   bool sleep_while_waiting_ = false;
+  WaitMode wait_mode_ = WaitMode::poll;
 
   struct RemoteEdge {
     LocalIndex vertex;  // the local end

@@ -10,10 +10,9 @@
 #include <optional>
 #include <thread>
 
-#include "core/error.hpp"
 #include "core/blocks.hpp"
+#include "core/error.hpp"
 #include "mpi/mpi.hpp"
-#include "work/compute.hpp"
 
 namespace lbbench {
 
@@ -66,32 +65,27 @@ void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info)
   }
 }
 
-// What a cost model should assume of one migration message: the preset's link latency and
-// bandwidth (a message between nodes; hops and contention are left to the simulation).
+}  // namespace
+
 void set_network(const MachinePreset& preset, MachineInfo& info) {
   info.link_latency_s = preset.link_latency;
   info.link_bandwidth_Bps = preset.link_bandwidth;
 }
 
-// The fits of the platform this run is on, from the scenario's costs file; a file without
-// them is an error rather than a silent fallback to the paper's alpha and beta.
-void attach_fitted_costs(const MachineSpec& spec, MachineInfo& info) {
+void attach_fitted_costs(const MachineSpec& spec, std::string_view engine, MachineInfo& info) {
   if (spec.costs_file.empty()) return;
-  const auto it = spec.costs.find({engine_name(), spec.preset});
+  const auto it = spec.costs.find({std::string(engine), spec.preset});
   if (it == spec.costs.end()) {
     std::string listed;
     for (const auto& [platform, fits] : spec.costs) listed += fmt::format(" {} · {};", platform.first, platform.second);
-    throw AgreedInputError(
-        fmt::format("machine.costs: {} has no fits for {} · {} (it has:{}); fit them with `lbbench "
-                    "report --costs-out` over runs on this platform",
-                    spec.costs_file_resolved, engine_name(), spec.preset,
-                    listed.empty() ? " none" : listed.substr(0, listed.size() - 1)));
+    throw AgreedInputError(fmt::format(
+        "machine.costs: {} has no fits for {} · {} (it has:{}); fit them with `lbbench "
+        "report --costs-out` over runs on this platform",
+        spec.costs_file_resolved, engine, spec.preset, listed.empty() ? " none" : listed.substr(0, listed.size() - 1)));
   }
   info.fitted_costs = std::make_shared<const FittedCosts>(it->second);
 }
 
-// Each rank's node and site on the preset. The layout places world ranks (the simulated
-// hostfile's order); a reordered communicator runs them in another order.
 void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& info) {
   const std::vector<int> world = world_ranks_of(comm);
   const RankLayout layout = plan_layout(preset, comm_size(MPI_COMM_WORLD));
@@ -104,34 +98,9 @@ void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& in
   info.rank_site = std::move(site);
 }
 
-MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
+MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm) {
   MachineLayout out;
   const int nranks = comm_size(comm);
-#ifdef LBBENCH_SMPI
-  // The simulated machine is the preset's: no real hosts to discover (and the allgathers
-  // below are O(P^2) messages). Every simulated rank of the process runs the same scenario,
-  // so the first to get here plans the layout and the others share its tables.
-  if (spec.definition) {
-    const MachinePreset preset = spec.effective_preset();
-    static std::optional<MachineInfo> shared;
-    static int shared_nodes = 0;  // O(P) to find, so found once rather than on every rank
-    if (!shared || shared->rank_node.size() != static_cast<std::size_t>(nranks)) {
-      shared = MachineInfo{};
-      place_on_preset(preset, comm, *shared);
-      shared->rank_speed = std::vector<double>(static_cast<std::size_t>(nranks), 1.0);
-      const auto& nodes = shared->rank_node.values();
-      shared_nodes = nodes.empty() ? 0 : *std::max_element(nodes.begin(), nodes.end()) + 1;
-    }
-    out.info = *shared;
-    out.info.sites = preset.sites;
-    set_network(preset, out.info);
-    if (const char* scale = std::getenv(kCodeTimeScaleEnv)) out.info.code_time_scale = std::atof(scale);
-    out.nodes = shared_nodes;
-    out.ranks_on_my_node = preset.ranks_per_node();
-    out.cores_on_my_node = static_cast<unsigned>(preset.cores);
-    return out;
-  }
-#endif
   out.info = MachineInfo::uniform(nranks);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
@@ -160,14 +129,6 @@ MachineLayout describe_layout(const MachineSpec& spec, MPI_Comm comm) {
     if (spec.latency) out.info.link_latency_s = *spec.latency;
     if (spec.bandwidth) out.info.link_bandwidth_Bps = *spec.bandwidth;
   }
-  return out;
-}
-
-}  // namespace
-
-MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm) {
-  MachineLayout out = describe_layout(spec, comm);
-  attach_fitted_costs(spec, out.info);
   return out;
 }
 

@@ -1,10 +1,12 @@
-// The machine a run is on, as balancers see it. The `local` preset describes the real
-// hosts: ranks that share memory are one node, all nodes one site, all speeds equal.
+// The machine a run is on, as balancers see it, and the pieces engines place ranks with.
+// The `local` preset describes the real hosts: ranks that share memory are one node, all
+// nodes one site, all speeds equal.
 #pragma once
 
 #include <mpi.h>
 
 #include <string>
+#include <string_view>
 
 #include "balancers/balancer.hpp"
 #include "scenario/scenario.hpp"
@@ -18,11 +20,24 @@ struct MachineLayout {
   unsigned cores_on_my_node = 1;
 };
 
-// Collective.
-MachineLayout describe_machine(const MachineSpec& spec, MPI_Comm comm);
+// What engines place ranks with (engines/*/ decide which apply).
 
-// Set by `lbbench run --engine smpi` for the simulated ranks: simulated seconds per host
-// second of real code (MachineInfo::code_time_scale).
-inline constexpr const char* kCodeTimeScaleEnv = "LBBENCH_SMPI_CODE_TIME_SCALE";
+// The real hosts the job runs on: ranks that share memory are one node. With a preset,
+// balancers are told its nodes and sites instead; on machine local, the scenario's
+// declared sites and speeds. Collective.
+MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm);
+
+// Each rank's node and site on the preset. The layout places world ranks (the simulated
+// hostfile's order); a reordered communicator runs them in another order.
+void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& info);
+
+// What a cost model should assume of one migration message: the preset's link latency and
+// bandwidth (a message between nodes; hops and contention are left to the simulation).
+void set_network(const MachinePreset& preset, MachineInfo& info);
+
+// The fits of the platform (engine, preset) this run is on, from the scenario's costs
+// file; a file without them is an error rather than a silent fallback to the paper's
+// alpha and beta.
+void attach_fitted_costs(const MachineSpec& spec, std::string_view engine, MachineInfo& info);
 
 }  // namespace lbbench

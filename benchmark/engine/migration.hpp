@@ -12,8 +12,9 @@
 #include <unordered_map>
 
 #include "balancers/balancer.hpp"
-#include "mpi/mpi.hpp"
 #include "meshes/local_graph.hpp"
+#include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

@@ -12,10 +12,10 @@
 #include "balancers/reorder/load_create.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "mpi/mpi.hpp"
 #include "engine/distribution.hpp"
+#include "engines/engine.hpp"
 #include "meshes/build.hpp"
-#include "work/compute.hpp"
+#include "mpi/mpi.hpp"
 #include "workload/load_field.hpp"
 
 namespace lbbench {
@@ -172,8 +172,8 @@ Json report_of(const ReorderSpec& spec, const reorder::SlotLayout& layout, const
 
 }  // namespace
 
-StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
-  const bool real = std::string(engine_name()) == "mpi";
+StartupReorder reorder_at_start(const Scenario& s, const Engine& engine, MPI_Comm comm) {
+  const bool real = engine.real_cores();
   if (s.cores && !real) {
     throw AgreedInputError(
         fmt::format("{}: {} pins real processes to real cores; it needs the mpi engine (on a simulated machine, "
@@ -183,11 +183,11 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   const int cpu = s.cores ? pin_to_core(*s.cores, s.source, comm) : -1;
   const double my_load = initial_rank_load(s, comm);
   const ReorderSpec spec = s.reorder.value_or(ReorderSpec{});
-  const std::int64_t key = reorder::current_core_key();
+  const std::int64_t key = reorder::core_key(engine.current_cpu());
 
   StartupReorder out;
   MPI_Barrier(comm);
-  const double t0 = now_seconds();
+  const double t0 = engine.now();
   collectively(comm, [&] {
     try {
       out.comm = create(spec, my_load, key, s.seed, comm);
@@ -195,7 +195,7 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
       throw InputError(fmt::format("{}: reorder: {}", s.source, e.what()));
     }
   });
-  const double create_s = allreduce(now_seconds() - t0, MPI_MAX, comm);
+  const double create_s = allreduce(engine.now() - t0, MPI_MAX, comm);
 
   // The process that is rank 0 of the reordered communicator writes the record.
   const int new_rank = comm_rank(out.comm);
@@ -207,14 +207,6 @@ StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm) {
   if (comm_rank(comm) != reporter) return out;
   const reorder::SlotLayout layout = reorder::layout_from_core_keys(keys);
   out.report = report_of(spec, layout, loads, new_ranks, cpus, create_s);
-  // A simulated node's ranks share all its cores, so the node is the unit the reorder balances.
-  const char* unit = real ? "core" : "node";
-  out.summary = fmt::format(
-      "  reorder {} on {} {}{}s: max {} load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} "
-      "ms\n",
-      spec.method, layout.cores(), real ? "" : "simulated ", unit, unit,
-      out.report["max_core_load_before_s"].get<double>(), out.report["max_core_load_after_s"].get<double>(),
-      out.report["lower_bound_s"].get<double>(), 1e3 * create_s);
   return out;
 }
 

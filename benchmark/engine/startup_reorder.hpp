@@ -16,13 +16,14 @@ namespace lbbench {
 struct StartupReorder {
   MPI_Comm comm = MPI_COMM_NULL;  // the reordered communicator; the caller frees it
   Json report;                    // the record's `reorder` object; only on the new rank 0
-  std::string summary;            // lines for the run summary; only on the new rank 0
 };
+
+class Engine;
 
 // Collective over comm. With `cores`, first pins each node's processes round-robin to
 // that many cores (§1.2 order for a list of processes per core). Then each rank's load is
 // the sum of its vertices' weights at step 0 times unit_seconds, and the scenario's
 // reorder method permutes the ranks.
-StartupReorder reorder_at_start(const Scenario& s, MPI_Comm comm);
+StartupReorder reorder_at_start(const Scenario& s, const Engine& engine, MPI_Comm comm);
 
 }  // namespace lbbench

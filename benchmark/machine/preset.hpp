@@ -52,11 +52,11 @@ struct MachinePreset {
 // is on site 0, and so on.
 struct RankLayout {
   int nranks = 0;
-  int nodes_per_site = 0;       // nodes the ranks use on each site
-  int hosts_per_site = 0;       // nodes the platform declares (a torus or fat tree rounds up)
-  std::vector<int> torus_shape; // torus dimensions, product == hosts_per_site
+  int nodes_per_site = 0;        // nodes the ranks use on each site
+  int hosts_per_site = 0;        // nodes the platform declares (a torus or fat tree rounds up)
+  std::vector<int> torus_shape;  // torus dimensions, product == hosts_per_site
   int fat_tree_leaves = 0;
-  std::vector<int> rank_host;   // global node index (site-major)
+  std::vector<int> rank_host;  // global node index (site-major)
   std::vector<int> rank_site;
 };
 

@@ -1,6 +1,6 @@
 // Decision time of the centralized strategies' serial solve() (the vector family's scored
-// by the vector objective Σ_k max_r), and of the distributed strategies' serial references (every rank's protocol in one process, so the time is
-// the work of all ranks together), with the quality of the result as counters: the
+// by the vector objective Σ_k max_r), and of the distributed strategies' serial references (every rank's protocol in
+// one process, so the time is the work of all ranks together), with the quality of the result as counters: the
 // makespan, and the makespan over its lower bound (the larger of the average rank load
 // and the largest object).
 #include <benchmark/benchmark.h>
@@ -63,7 +63,10 @@ void BM_Greedy(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(1));
 }
 
-BENCHMARK(BM_Greedy)->ArgNames({"ranks", "objects"})->Args({1000, 100000})->Args({10000, 1000000})
+BENCHMARK(BM_Greedy)
+    ->ArgNames({"ranks", "objects"})
+    ->Args({1000, 100000})
+    ->Args({10000, 1000000})
     ->Unit(benchmark::kMillisecond);
 
 // A side x side grid graph (the graph partitioners need edges), objects in row blocks.
@@ -94,10 +97,16 @@ void BM_Grid(benchmark::State& state, B balancer) {
   report_quality(state, p, a);
 }
 
-BENCHMARK_CAPTURE(BM_Grid, metis, MetisBalancer(MetisParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Grid, refine, RefineBalancer(RefineParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Grid, metis, MetisBalancer(MetisParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Grid, refine, RefineBalancer(RefineParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
 
 // A distributed strategy's serial reference: its time divided by the rank count is the
 // work one rank does, messages aside; the protocol's traffic comes as counters.
@@ -119,14 +128,26 @@ void BM_Distributed(benchmark::State& state, B balancer) {
   state.counters["largest_list"] = static_cast<double>(stats.largest_list);
 }
 
-BENCHMARK_CAPTURE(BM_Distributed, diffusion, DiffusionBalancer(DiffusionParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Distributed, tree, TreeBalancer(TreeParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Distributed, gossip, GossipBalancer(GossipParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))->ArgNames({"ranks", "side"})
-    ->Args({256, 192})->Args({1024, 512})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, diffusion, DiffusionBalancer(DiffusionParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, tree, TreeBalancer(TreeParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, gossip, GossipBalancer(GossipParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))
+    ->ArgNames({"ranks", "side"})
+    ->Args({256, 192})
+    ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
 
 // --- the vector family (Buch) ---------------------------------------------------------------
 
@@ -142,7 +163,8 @@ GlobalProblem vector_problem(int ranks, std::int64_t objects, int dims) {
     p.owner.push_back(Rank{static_cast<int>(i % ranks)});
     double sum = 0;
     for (int k = 0; k < dims; ++k) {
-      const double x = std::exp(standard_normal(hash_of({43, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(k)})));
+      const double x =
+          std::exp(standard_normal(hash_of({43, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(k)})));
       p.load_vec.emplace_back(x);
       sum += x;
     }
@@ -154,7 +176,8 @@ GlobalProblem vector_problem(int ranks, std::int64_t objects, int dims) {
 // Any strategy's solve(), scored by the vector objective Σ_k max_r and its lower bound.
 template <class B>
 void BM_Vector(benchmark::State& state, B balancer) {
-  const GlobalProblem p = vector_problem(static_cast<int>(state.range(0)), state.range(1), static_cast<int>(state.range(2)));
+  const GlobalProblem p =
+      vector_problem(static_cast<int>(state.range(0)), state.range(1), static_cast<int>(state.range(2)));
   Assignment a;
   for (auto _ : state) {
     a = balancer.solve(p);

@@ -1,10 +1,8 @@
 // Small MPI helpers shared by every part: session setup, typed datatypes, collective error
-// agreement and a sparse personalized exchange.
+// agreement, private communicators and scans. The sparse exchange is sparse_exchange.hpp.
 #pragma once
 
 #include <mpi.h>
-
-#include <memory>
 
 #include <cstdint>
 #include <exception>
@@ -57,16 +55,26 @@ std::string mpi_library_version();
 template <class T>
 MPI_Datatype mpi_type() {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<U, int>) return MPI_INT;
-  else if constexpr (std::is_same_v<U, std::int64_t>) return MPI_INT64_T;
-  else if constexpr (std::is_same_v<U, std::uint64_t>) return MPI_UINT64_T;
-  else if constexpr (std::is_same_v<U, char>) return MPI_CHAR;
-  else if constexpr (std::is_same_v<U, std::byte>) return MPI_BYTE;
-  else if constexpr (std::is_same_v<U, VertexId>) return MPI_INT64_T;
-  else if constexpr (std::is_same_v<U, Rank>) return MPI_INT;
-  else if constexpr (std::is_same_v<U, Load>) return MPI_DOUBLE;
-  else static_assert(sizeof(U) == 0, "no MPI datatype for this type");
+  if constexpr (std::is_same_v<U, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<U, int>)
+    return MPI_INT;
+  else if constexpr (std::is_same_v<U, std::int64_t>)
+    return MPI_INT64_T;
+  else if constexpr (std::is_same_v<U, std::uint64_t>)
+    return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<U, char>)
+    return MPI_CHAR;
+  else if constexpr (std::is_same_v<U, std::byte>)
+    return MPI_BYTE;
+  else if constexpr (std::is_same_v<U, VertexId>)
+    return MPI_INT64_T;
+  else if constexpr (std::is_same_v<U, Rank>)
+    return MPI_INT;
+  else if constexpr (std::is_same_v<U, Load>)
+    return MPI_DOUBLE;
+  else
+    static_assert(sizeof(U) == 0, "no MPI datatype for this type");
 }
 
 template <class T>
@@ -93,56 +101,5 @@ void collectively(MPI_Comm comm, F&& fn) {
   }
   agree_on_errors(error, comm);
 }
-
-struct Message {
-  int peer = 0;
-  Bytes data;
-};
-
-// The run's clock: under SMPI the simulated one, else the monotonic wall clock.
-double now_seconds();
-
-// One message per peer from per-peer buffers, skipping empty ones; the buffers are moved.
-template <class PeerBuffers>
-std::vector<Message> to_messages(PeerBuffers&& buffers) {
-  std::vector<Message> out;
-  for (auto& [peer, bytes] : buffers) {
-    if (!bytes.empty()) out.push_back({static_cast<int>(peer), std::move(bytes)});
-  }
-  return out;
-}
-
-// Sends each message to its peer and returns the messages sent to this rank, with no
-// O(P) collective: the NBX protocol (Hoefler, Siebert, Lumsdaine, PPoPP'10) of synchronous
-// sends, probes and a non-blocking barrier. Owns a duplicate communicator so its traffic
-// never matches anyone else's.
-#ifdef LBBENCH_SMPI
-struct SimulatedCensus;
-#endif
-
-class SparseExchange {
- public:
-  // Messages above max_chunk bytes travel in chunks (MPI counts are 32-bit); tests lower it.
-  explicit SparseExchange(MPI_Comm comm, std::size_t max_chunk = std::size_t{1} << 30);
-  ~SparseExchange();
-  SparseExchange(const SparseExchange&) = delete;
-  SparseExchange& operator=(const SparseExchange&) = delete;
-
-  std::vector<Message> exchange(const std::vector<Message>& outgoing);
-  [[nodiscard]] MPI_Comm comm() const { return comm_; }
-
- private:
-#ifndef LBBENCH_SMPI
-  std::vector<Message> exchange_nbx(const std::vector<Message>& outgoing, int parity);
-#else
-  std::vector<Message> exchange_simulated(const std::vector<Message>& outgoing, int parity);
-  // What is on its way to whom, shared by every simulated rank of this exchange (mpi.cpp).
-  std::shared_ptr<SimulatedCensus> census_;
-#endif
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  std::size_t max_chunk_;
-  int round_ = 0;
-};
-
 
 }  // namespace lbbench

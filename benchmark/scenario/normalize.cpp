@@ -19,7 +19,10 @@ Json mesh_json(const MeshSpec& mesh) {
                           return j;
                         },
                         [](const GeometricSpec& g) {
-                          return Json{{"generator", name_of(kGenerators, Generator::geometric)}, {"n", g.n}, {"dim", g.dim}, {"radius", g.radius}};
+                          return Json{{"generator", name_of(kGenerators, Generator::geometric)},
+                                      {"n", g.n},
+                                      {"dim", g.dim},
+                                      {"radius", g.radius}};
                         },
                         [](const DropletsSpec& d) {
                           return Json{{"generator", name_of(kGenerators, Generator::droplets)},
@@ -43,48 +46,51 @@ Json mesh_json(const MeshSpec& mesh) {
 Json weights_json(const WeightModel& w) {
   Json j{{"model", weight_model_name(w)}};
   j.update(std::visit(Overloaded{
-                        [](const UniformWeights& u) {
-                          return Json{{"min", u.min}, {"max", u.max}};
-                        },
-                        [](const LognormalWeights& l) {
-                          return Json{{"mu", l.mu}, {"sigma", l.sigma}};
-                        },
-                        [](const HotspotWeights& h) {
-                          Json j{{"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
-                          if (!h.center.empty()) j["center"] = h.center;
-                          return j;
-                        },
-                        [](const GradientWeights& g) {
-                          return Json{{"axis", g.axis}, {"from", g.from}, {"to", g.to}};
-                        },
-                        [](const FileWeights& f) {
-                          return Json{{"component", f.component}, {"scale", f.scale}};
-                        },
-                    },
-                    w));
+                          [](const UniformWeights& u) {
+                            return Json{{"min", u.min}, {"max", u.max}};
+                          },
+                          [](const LognormalWeights& l) {
+                            return Json{{"mu", l.mu}, {"sigma", l.sigma}};
+                          },
+                          [](const HotspotWeights& h) {
+                            Json j{{"base", h.base}, {"peak", h.peak}, {"radius", h.radius}};
+                            if (!h.center.empty()) j["center"] = h.center;
+                            return j;
+                          },
+                          [](const GradientWeights& g) {
+                            return Json{{"axis", g.axis}, {"from", g.from}, {"to", g.to}};
+                          },
+                          [](const FileWeights& f) {
+                            return Json{{"component", f.component}, {"scale", f.scale}};
+                          },
+                      },
+                      w));
   return j;
 }
 
 Json evolution_json(const Evolution& e) {
   Json j{{"kind", evolution_name(e)}};
   j.update(std::visit(Overloaded{
-                        [](const StaticEvolution&) { return Json::object(); },
-                        [](const DriftEvolution& d) {
-                          return Json{{"velocity", d.velocity}};
-                        },
-                        [](const AmrEvolution& a) {
-                          return Json{{"period", a.period}, {"regions", a.regions}, {"radius", a.radius},
-                                      {"factor", a.factor}, {"levels", a.levels}};
-                        },
-                        [](const PhasesEvolution& p) {
-                          Json phases = Json::array();
-                          for (const auto& ph : p.phases) {
-                            phases.push_back(Json{{"steps", ph.steps}, {"weights", weights_json(ph.weights)}});
-                          }
-                          return Json{{"cycle", p.cycle}, {"phases", phases}};
-                        },
-                    },
-                    e));
+                          [](const StaticEvolution&) { return Json::object(); },
+                          [](const DriftEvolution& d) {
+                            return Json{{"velocity", d.velocity}};
+                          },
+                          [](const AmrEvolution& a) {
+                            return Json{{"period", a.period},
+                                        {"regions", a.regions},
+                                        {"radius", a.radius},
+                                        {"factor", a.factor},
+                                        {"levels", a.levels}};
+                          },
+                          [](const PhasesEvolution& p) {
+                            Json phases = Json::array();
+                            for (const auto& ph : p.phases) {
+                              phases.push_back(Json{{"steps", ph.steps}, {"weights", weights_json(ph.weights)}});
+                            }
+                            return Json{{"cycle", p.cycle}, {"phases", phases}};
+                          },
+                      },
+                      e));
   return j;
 }
 

@@ -1,10 +1,9 @@
 // Strict scenario parsing: every key is read through ConfigNode, so misspellings, wrong
 // types and out-of-range values are reported with file:line:column and the key path.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
-
-#include <fmt/ranges.h>
 
 #include "balancers/registry.hpp"
 #include "balancers/reorder/methods.hpp"
@@ -358,8 +357,9 @@ MachineSpec parse_machine(ConfigNode m) {
     m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
   if (m.has("processes_per_core"))
     m.at("processes_per_core", "")
-        .fail("is for simulated presets; on machine local the launcher places the processes (share real cores with "
-              "`cores:`)");
+        .fail(
+            "is for simulated presets; on machine local the launcher places the processes (share real cores with "
+            "`cores:`)");
   if (auto sites = m.find("sites")) {
     if (sites->is_scalar()) {
       out.site_groups = static_cast<int>(sites->as_integer(1, 1 << 20));

@@ -12,8 +12,8 @@
 
 #include "balancers/params.hpp"
 #include "core/config.hpp"
-#include "core/named.hpp"
 #include "core/json_yaml.hpp"
+#include "core/named.hpp"
 #include "machine/preset.hpp"
 #include "meshes/mesh_spec.hpp"
 #include "scenario/costs_file.hpp"

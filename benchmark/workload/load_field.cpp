@@ -38,9 +38,9 @@ LoadField::LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uin
   }
   if (const auto* drift = std::get_if<DriftEvolution>(&spec_.evolution)) {
     if (static_cast<int>(drift->velocity.size()) != dim_) {
-      throw InputError(fmt::format("workload.evolution.velocity has {} entries, but the mesh positions are {}-D{}",
-                                   drift->velocity.size(), dim_,
-                                   has_coords_ ? "" : " (the mesh has no coordinates; positions are scaled vertex ids)"));
+      throw InputError(fmt::format(
+          "workload.evolution.velocity has {} entries, but the mesh positions are {}-D{}", drift->velocity.size(), dim_,
+          has_coords_ ? "" : " (the mesh has no coordinates; positions are scaled vertex ids)"));
     }
   }
 }
@@ -55,14 +55,15 @@ void LoadField::check_model(const WeightModel& model, const LocalGraph& graph) c
   }
   if (const auto* g = std::get_if<GradientWeights>(&model)) {
     if (g->axis >= dim_) {
-      throw InputError(fmt::format("workload.weights.axis is {}, but the mesh positions are {}-D{}", g->axis, dim_,
-                                   no_coords));
+      throw InputError(
+          fmt::format("workload.weights.axis is {}, but the mesh positions are {}-D{}", g->axis, dim_, no_coords));
     }
   }
   if (const auto* f = std::get_if<FileWeights>(&model)) {
     if (graph.ncon == 0) {
-      throw InputError("workload.weights.model is from-file, but the mesh file has no vertex weights "
-                       "(METIS/Chaco format code with the tens digit set)");
+      throw InputError(
+          "workload.weights.model is from-file, but the mesh file has no vertex weights "
+          "(METIS/Chaco format code with the tens digit set)");
     }
     if (f->component >= graph.ncon) {
       throw InputError(fmt::format("workload.weights.component is {}, but the mesh has {} weight(s) per vertex",
@@ -122,8 +123,8 @@ double LoadField::amr_factor(const std::array<double, 3>& x, int step) const {
   for (int i = 0; i < amr->regions; ++i) {
     double d2 = 0.0;
     for (int a = 0; a < dim_; ++a) {
-      const double c = uniform01({seed_, tag(Stream::amr_region), epoch, static_cast<std::uint64_t>(i),
-                                  static_cast<std::uint64_t>(a)});
+      const double c = uniform01(
+          {seed_, tag(Stream::amr_region), epoch, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(a)});
       d2 += (x[a] - c) * (x[a] - c);
     }
     const double d = std::sqrt(d2);

@@ -3,8 +3,8 @@
 #include <array>
 
 #include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

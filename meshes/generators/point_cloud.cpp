@@ -16,11 +16,12 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
+#include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 
@@ -253,8 +254,8 @@ LocalGraph generate_droplets(const DropletsSpec& spec, std::uint64_t seed, MPI_C
   std::vector<double> norm(static_cast<std::size_t>(spec.droplets), 1.0);
   for (int k = 0; k < spec.droplets; ++k) {
     for (int a = 0; a < dim; ++a) {
-      const double u = uniform01({seed, tag(Stream::droplet_center), static_cast<std::uint64_t>(k),
-                                  static_cast<std::uint64_t>(a)});
+      const double u =
+          uniform01({seed, tag(Stream::droplet_center), static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(a)});
       centers[k][a] = margin + u * (1.0 - 2.0 * margin);
       norm[k] *= normal_cdf((1.0 - centers[k][a]) / sigma) - normal_cdf(-centers[k][a] / sigma);
     }

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/error.hpp"
 #include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
+#include "core/error.hpp"
 #include "meshes/build.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
@@ -38,8 +38,8 @@ void produce(const std::string& path, RootRouter& router, int nranks, std::int64
         "{}:1: not a Matrix Market file: expected \"%%MatrixMarket matrix coordinate <field> <symmetry>\"", path));
   }
   if (lower(banner[2]) != "coordinate") {
-    throw InputError(fmt::format("{}:1: '{}' format is a dense matrix, not a graph; expected 'coordinate'", path,
-                                 banner[2]));
+    throw InputError(
+        fmt::format("{}:1: '{}' format is a dense matrix, not a graph; expected 'coordinate'", path, banner[2]));
   }
   LineSource src(path, '%');
   while (src.next(line)) {
@@ -65,7 +65,8 @@ void produce(const std::string& path, RootRouter& router, int nranks, std::int64
     if (i < 1 || i > n || j < 1 || j > n) {
       src.fail(fmt::format("entry ({}, {}) is outside the {} x {} matrix", i, j, n, n));
     }
-    if (++entries > nnz) src.fail(fmt::format("more entries than the {} the size line (line {}) declares", nnz, size_line));
+    if (++entries > nnz)
+      src.fail(fmt::format("more entries than the {} the size line (line {}) declares", nnz, size_line));
     if (i == j) continue;
     const std::int64_t a = i - 1, b = j - 1;
     ByteWriter to_a = router.record(block_owner(a, n, nranks));

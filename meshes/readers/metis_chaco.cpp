@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/error.hpp"
 #include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
+#include "core/error.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
@@ -24,8 +24,8 @@ namespace {
 struct Header {
   std::int64_t n = 0;
   std::int64_t m = 0;
-  bool sizes = false;         // METIS: a vertex size leads each line
-  bool numbers = false;       // Chaco: the vertex number leads each line
+  bool sizes = false;    // METIS: a vertex size leads each line
+  bool numbers = false;  // Chaco: the vertex number leads each line
   bool edge_weights = false;
   int ncon = 0;
   std::int64_t line = 0;
@@ -107,7 +107,8 @@ void read_vertex(LineSource& src, const Header& h, std::int64_t v, const std::st
     std::int64_t w = 1;
     if (h.edge_weights) {
       w = next_int("edge weight");
-      if (w < 1 || w > INT32_MAX) src.fail(fmt::format("vertex {}: edge weight {} must be in 1..{}", v + 1, w, INT32_MAX));
+      if (w < 1 || w > INT32_MAX)
+        src.fail(fmt::format("vertex {}: edge weight {} must be in 1..{}", v + 1, w, INT32_MAX));
     }
     out.put(u - 1);
     out.put(static_cast<std::int32_t>(w));
@@ -124,8 +125,8 @@ void produce(const std::string& path, bool chaco, RootRouter& router, int nranks
   std::int64_t entries = 0;
   for (std::int64_t v = 0; v < h.n; ++v) {
     if (!src.next(line)) {
-      src.fail(fmt::format("the file ends after {} vertex lines, but the header (line {}) declares n = {}", v, h.line,
-                           h.n));
+      src.fail(
+          fmt::format("the file ends after {} vertex lines, but the header (line {}) declares n = {}", v, h.line, h.n));
     }
     read_vertex(src, h, v, line, router, entries, nranks);
   }
@@ -136,9 +137,10 @@ void produce(const std::string& path, bool chaco, RootRouter& router, int nranks
   }
   if (entries != 2 * h.m) {
     // Reported after the symmetry check, which names the offending lines when that is why.
-    deferred_error = fmt::format("{}:{}: the header declares m = {} edges, but the vertex lines list {} neighbor "
-                                 "entries ({} edges counted from both ends)",
-                                 path, h.line, h.m, entries, static_cast<double>(entries) / 2.0);
+    deferred_error = fmt::format(
+        "{}:{}: the header declares m = {} edges, but the vertex lines list {} neighbor "
+        "entries ({} edges counted from both ends)",
+        path, h.line, h.m, entries, static_cast<double>(entries) / 2.0);
   }
 }
 
@@ -185,9 +187,8 @@ ReadGraph read_metis_or_chaco(const std::string& path, bool chaco, MPI_Comm comm
   const int nranks = comm_size(comm);
   std::string deferred_error;
   std::int64_t n = 0;
-  const Bytes mine = route_from_root(comm, [&](RootRouter& router) {
-    produce(path, chaco, router, nranks, n, deferred_error);
-  });
+  const Bytes mine =
+      route_from_root(comm, [&](RootRouter& router) { produce(path, chaco, router, nranks, n, deferred_error); });
   // Rank 0 knows n from the header; the others learn it here to compute block owners.
   MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
   ReadGraph read = decode(mine, n, comm);

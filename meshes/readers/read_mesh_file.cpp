@@ -1,7 +1,7 @@
 // Reads a mesh file in the format the scenario names, plus optional coordinates.
-#include "mpi/mpi.hpp"
 #include "meshes/build.hpp"
 #include "meshes/readers/graph_reader.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -6,8 +6,9 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "mpi/mpi.hpp"
 #include "meshes/readers/graph_reader.hpp"
+#include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

@@ -1,7 +1,7 @@
-"""The code's layering, read from its includes: the folders that hold plain data (core,
+"""The code's layering, read from its sources: the folders that hold plain data (core,
 scenario, machine presets, records, the harness) include no balancer strategy, no MPI and
-no partitioner. The link side of the same rule is checked when CMake configures
-(cmake/LbbenchLayering.cmake).
+no partitioner, and the engines differ only inside benchmark/engines. The link side of the
+first rule is checked when CMake configures (cmake/LbbenchLayering.cmake).
 
 Environment: LBBENCH_SOURCE_DIR.
 """
@@ -15,8 +15,10 @@ SOURCE = Path(os.environ["LBBENCH_SOURCE_DIR"])
 
 PLAIN_FOLDERS = ["benchmark/core", "benchmark/scenario", "benchmark/machine", "benchmark/record", "harness"]
 # What plain code may include of balancers/: the registry table and the typed params.
-SPEC_HEADERS = re.compile(r"^balancers/(registry|params|fitted_costs|assumed_network|[a-z]+/params|"
-                          r"reorder/methods)\.hpp$")
+SPEC_HEADERS = re.compile(r"^balancers/(registry|params|fitted_costs|assumed_network|protocol_stats|[a-z]+/params|"
+                          r"model/metrics|reorder/methods)\.hpp$")
+# The engines as plain data: names and what each can run.
+PLAIN_ENGINE_HEADERS = {"engines/catalog.hpp"}
 FORBIDDEN_SYSTEM = {"mpi.h", "metis.h", "zoltan.h", "smpi/smpi.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
@@ -34,11 +36,45 @@ def violations(folder, root=SOURCE):
             where = path.relative_to(root)
             if kind == '"' and header.startswith("balancers/") and not SPEC_HEADERS.match(header):
                 out.append(f"{where}: includes the strategy header {header}")
-            if kind == '"' and header.startswith(("mpi/", "engine/", "engines/", "meshes/build", "work/")):
+            needs_mpi = header.startswith(("mpi/", "engine/", "meshes/build")) or (
+                header.startswith("engines/") and header not in PLAIN_ENGINE_HEADERS)
+            if kind == '"' and needs_mpi:
                 out.append(f"{where}: includes {header}, which needs MPI")
             if header in FORBIDDEN_SYSTEM:
                 out.append(f"{where}: includes <{header}>")
     return out
+
+
+# Engines differ in their own folders only: no preprocessor switch on the engine and no
+# comparison with an engine's name anywhere else.
+ENGINE_SWITCH = re.compile(r'#\s*if(n?def)?\b[^\n]*LBBENCH_SMPI|[!=]=\s*"s?mpi"|"s?mpi"\s*[!=]=')
+CODE_FOLDERS = ["benchmark", "balancers", "meshes", "harness"]
+
+
+def engine_switches(root=SOURCE):
+    out = []
+    for folder in CODE_FOLDERS:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".cpp", ".hpp", ".h"} or "engines" in path.relative_to(root).parts:
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if ENGINE_SWITCH.search(line):
+                    out.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    return out
+
+
+class EnginesDifferInTheirOwnFolders(unittest.TestCase):
+    def test_no_engine_switch_outside_the_engines(self):
+        self.assertEqual(engine_switches(), [])
+
+    def test_the_check_sees_an_engine_switch(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "harness").mkdir()
+            (Path(tmp) / "harness" / "a.cpp").write_text('#ifdef LBBENCH_SMPI\nif (run.engine == "smpi") {}\n')
+            (Path(tmp) / "benchmark" / "engines" / "smpi").mkdir(parents=True)
+            (Path(tmp) / "benchmark" / "engines" / "smpi" / "b.cpp").write_text('#ifdef LBBENCH_SMPI\n')
+            self.assertEqual(engine_switches(Path(tmp)), ["harness/a.cpp:1: #ifdef LBBENCH_SMPI",
+                                                          'harness/a.cpp:2: if (run.engine == "smpi") {}'])
 
 
 class PlainDataStaysPlain(unittest.TestCase):

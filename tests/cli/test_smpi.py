@@ -141,10 +141,16 @@ class SimulatedMachines(unittest.TestCase):
         no_ranks = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", check=False)
         self.assertEqual(no_ranks.returncode, 2)
         self.assertIn("needs a rank count", no_ranks.stderr)
+        # Refused before the simulation starts, also as a candidate of auto.
         zoltan = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "4", "--set",
                           "balancer.name=zoltan", check=False)
-        self.assertNotEqual(zoltan.returncode, 0)
-        self.assertIn("cannot run under the SMPI engine", zoltan.stderr)
+        self.assertEqual(zoltan.returncode, 2)
+        self.assertIn("zoltan cannot run under the smpi engine", zoltan.stderr)
+        self.assertNotIn("smpirun", zoltan.stderr)
+        candidate = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "4", "--set",
+                             "balancer={name: auto, params: {candidates: [none, zoltan]}}", check=False)
+        self.assertEqual(candidate.returncode, 2)
+        self.assertIn("zoltan cannot run under the smpi engine", candidate.stderr)
 
     def test_smpi_cfg_reaches_simgrid(self):
         # Without simulated computation, a centralized METIS decision costs only its

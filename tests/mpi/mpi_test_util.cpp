@@ -102,6 +102,11 @@ void expect_error_containing(const std::function<void()>& fn, const std::vector<
   }
 }
 
+const Engine& native_engine() {
+  static const std::unique_ptr<Engine> engine = make_native_engine(EngineSettings{});
+  return *engine;
+}
+
 std::string param_name(std::string text) {
   for (auto& c : text) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return text;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "balancers/balancer.hpp"
+#include "engines/engine.hpp"
 #include "meshes/local_graph.hpp"
 
 namespace lbbench::test {
@@ -52,6 +53,9 @@ std::unique_ptr<Balancer> balancer_from_yaml(const std::string& name, const std:
 // global load sums reduced over comm. It refers to g, loads and machine.
 LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const MachineInfo& machine, std::uint64_t seed,
                    int invocation, MPI_Comm comm);
+
+// The engine this test binary runs (Open MPI's), made once.
+const Engine& native_engine();
 
 // A GoogleTest parameter name from any text: letters and digits kept, the rest '_'.
 std::string param_name(std::string text);

@@ -7,9 +7,9 @@
 
 #include "balancers/global/zoltan.hpp"
 #include "balancers/registry.hpp"
-#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/build.hpp"
+#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {
@@ -43,7 +43,8 @@ void check_invariants(Balancer& balancer, bool deterministic = true) {
     EXPECT_TRUE(valid) << "move of local vertex " << m.vertex << " to rank " << m.to.value();
     if (valid) target[static_cast<std::size_t>(m.vertex)] = m.to;
   }
-  for (std::size_t v = 0; v < loads.size(); ++v) after[static_cast<std::size_t>(target[v].value())] += loads[v].seconds();
+  for (std::size_t v = 0; v < loads.size(); ++v)
+    after[static_cast<std::size_t>(target[v].value())] += loads[v].seconds();
   MPI_Allreduce(MPI_IN_PLACE, after.data(), p, MPI_DOUBLE, MPI_SUM, kWorld);
   EXPECT_NEAR(std::accumulate(after.begin(), after.end(), 0.0), view.total_load.seconds(), 1e-9);
   EXPECT_LE(*std::max_element(after.begin(), after.end()), view.max_rank_load.seconds() * (1 + 1e-9))
@@ -85,14 +86,15 @@ TEST_P(ZoltanVariants, KeepTheInvariants) {
   check_invariants(*test::balancer_from_yaml("zoltan", GetParam()), !scotch);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Methods, ZoltanVariants,
-    testing::Values("{method: graph, approach: partition}", "{method: graph, approach: repartition}",
-                    "{method: graph, approach: refine}", "{method: graph, graph_package: scotch, approach: partition}",
-                    "{method: hypergraph, approach: partition}", "{method: hypergraph, approach: repartition}",
-                    "{method: hypergraph, approach: refine}", "{method: rcb}", "{method: rib}", "{method: hsfc}",
-                    "{method: block}", "{method: random}"),
-    [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Methods, ZoltanVariants,
+                         testing::Values("{method: graph, approach: partition}",
+                                         "{method: graph, approach: repartition}", "{method: graph, approach: refine}",
+                                         "{method: graph, graph_package: scotch, approach: partition}",
+                                         "{method: hypergraph, approach: partition}",
+                                         "{method: hypergraph, approach: repartition}",
+                                         "{method: hypergraph, approach: refine}", "{method: rcb}", "{method: rib}",
+                                         "{method: hsfc}", "{method: block}", "{method: random}"),
+                         [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
 
 }  // namespace
 }  // namespace lbbench

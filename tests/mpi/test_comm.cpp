@@ -3,10 +3,11 @@
 
 #include <numeric>
 
-#include "core/error.hpp"
 #include "core/blocks.hpp"
-#include "mpi/mpi.hpp"
+#include "core/error.hpp"
 #include "meshes/readers/root_router.hpp"
+#include "mpi/mpi.hpp"
+#include "mpi/sparse_exchange.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {
@@ -133,8 +134,16 @@ TEST(AgreeOnErrors, EveryRankThrowsTheLowestFailingRanksError) {
 
 TEST(AgreeOnErrors, KeepsTheKindOfError) {
   const int me = comm_rank(MPI_COMM_WORLD);
-  EXPECT_THROW(collectively(MPI_COMM_WORLD, [&] { if (me == 0) throw InputError("x"); }), AgreedInputError);
-  EXPECT_THROW(collectively(MPI_COMM_WORLD, [&] { if (me == 0) throw RunError("x"); }), AgreedRunError);
+  EXPECT_THROW(collectively(MPI_COMM_WORLD,
+                            [&] {
+                              if (me == 0) throw InputError("x");
+                            }),
+               AgreedInputError);
+  EXPECT_THROW(collectively(MPI_COMM_WORLD,
+                            [&] {
+                              if (me == 0) throw RunError("x");
+                            }),
+               AgreedRunError);
   EXPECT_NO_THROW(collectively(MPI_COMM_WORLD, [] {}));
 }
 

@@ -6,9 +6,9 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/build.hpp"
+#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {
@@ -34,7 +34,8 @@ void expect_well_formed(const LocalGraph& g, MPI_Comm comm = kWorld) {
 std::uint64_t edge_fingerprint(const LocalGraph& g, MPI_Comm comm) {
   std::uint64_t h = 0;
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
-    for (auto u : g.neighbors(v)) h += hash_of({static_cast<std::uint64_t>(g.gid[v].value()), static_cast<std::uint64_t>(u.value())});
+    for (auto u : g.neighbors(v))
+      h += hash_of({static_cast<std::uint64_t>(g.gid[v].value()), static_cast<std::uint64_t>(u.value())});
   }
   return allreduce(h, MPI_SUM, comm);
 }
@@ -78,7 +79,8 @@ TEST(Geometric, EdgesAreExactlyThePairsWithinTheCutoff) {
   std::vector<std::int64_t> all_ids(600);
   std::vector<double> all_xy(1200);
   MPI_Allgatherv(ids.data(), n_local, MPI_INT64_T, all_ids.data(), counts.data(), displs.data(), MPI_INT64_T, kWorld);
-  MPI_Allgatherv(mine.data(), 2 * n_local, MPI_DOUBLE, all_xy.data(), ccounts.data(), cdispls.data(), MPI_DOUBLE, kWorld);
+  MPI_Allgatherv(mine.data(), 2 * n_local, MPI_DOUBLE, all_xy.data(), ccounts.data(), cdispls.data(), MPI_DOUBLE,
+                 kWorld);
   std::vector<std::array<double, 2>> xy(600);
   for (int i = 0; i < 600; ++i) {
     const auto id = static_cast<std::size_t>(all_ids[i]);
@@ -120,7 +122,9 @@ TEST(Droplets, ExactCountRankIndependenceAndClustering) {
     std::vector<std::int64_t> degree;
     for (LocalIndex v = 0; v < g.num_local(); ++v) degree.push_back(g.degree(v));
     std::sort(degree.begin(), degree.end());
-    const auto at = [&](double q) { return static_cast<double>(degree[static_cast<std::size_t>(q * (degree.size() - 1))]); };
+    const auto at = [&](double q) {
+      return static_cast<double>(degree[static_cast<std::size_t>(q * (degree.size() - 1))]);
+    };
     return at(0.9) / (at(0.1) + 1.0);
   };
   const LocalGraph uniform = generate_geometric(GeometricSpec{5000, 2, 0.02}, 2, MPI_COMM_SELF);
@@ -248,25 +252,39 @@ TEST_P(ReaderErrors, NameTheLineAndWhatIsWrong) {
 INSTANTIATE_TEST_SUITE_P(
     Files, ReaderErrors,
     testing::Values(
-        BadFile{"asym.graph", MeshFormat::metis, "3 2\n2\n1 3\n2 1\n",
+        BadFile{"asym.graph",
+                MeshFormat::metis,
+                "3 2\n2\n1 3\n2 1\n",
                 {":4: vertex 3 lists neighbor 1, but vertex 1 (line 2) does not list 3"}},
-        BadFile{"range.graph", MeshFormat::metis, "3 2\n2\n1 3\n2 7\n", {":4: vertex 3: neighbor id 7 is out of range 1..3"}},
-        BadFile{"count.graph", MeshFormat::metis, "3 3\n2\n1 3\n2\n",
+        BadFile{"range.graph",
+                MeshFormat::metis,
+                "3 2\n2\n1 3\n2 7\n",
+                {":4: vertex 3: neighbor id 7 is out of range 1..3"}},
+        BadFile{"count.graph",
+                MeshFormat::metis,
+                "3 3\n2\n1 3\n2\n",
                 {":1: the header declares m = 3 edges, but the vertex lines list 4 neighbor entries"}},
-        BadFile{"short.graph", MeshFormat::metis, "4 2\n2\n1 3\n2\n",
+        BadFile{"short.graph",
+                MeshFormat::metis,
+                "4 2\n2\n1 3\n2\n",
                 {":4: the file ends after 3 vertex lines, but the header (line 1) declares n = 4"}},
         BadFile{"long.graph", MeshFormat::metis, "2 1\n2\n1\n1\n", {":4: more vertex lines than the n = 2"}},
         BadFile{"self.graph", MeshFormat::metis, "2 1\n1 2\n1\n", {":2: vertex 1 lists itself"}},
         BadFile{"dup.graph", MeshFormat::metis, "3 2\n2 2\n1 1 3\n2\n", {":2: vertex 1 lists neighbor 2 twice"}},
-        BadFile{"ewgt.graph", MeshFormat::metis, "2 1 001\n2 5\n1 6\n",
-                {"has weight", "here but", "on line"}},
+        BadFile{"ewgt.graph", MeshFormat::metis, "2 1 001\n2 5\n1 6\n", {"has weight", "here but", "on line"}},
         BadFile{"header.graph", MeshFormat::metis, "three 2\n", {":1: bad header 'three 2'"}},
         BadFile{"token.graph", MeshFormat::metis, "2 1\n2\nx\n", {":3: vertex 2: neighbor 'x' is not an integer"}},
-        BadFile{"rect.mtx", MeshFormat::matrix_market, "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 2 1\n",
+        BadFile{"rect.mtx",
+                MeshFormat::matrix_market,
+                "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 2 1\n",
                 {":2: the matrix is 3 x 4; a graph needs a square matrix"}},
-        BadFile{"nnz.mtx", MeshFormat::matrix_market, "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n",
+        BadFile{"nnz.mtx",
+                MeshFormat::matrix_market,
+                "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n",
                 {"the file ends after 1 entries, but the size line (line 2) declares 3"}},
-        BadFile{"dense.mtx", MeshFormat::matrix_market, "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
+        BadFile{"dense.mtx",
+                MeshFormat::matrix_market,
+                "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
                 {":1: 'array' format is a dense matrix"}}),
     [](const testing::TestParamInfo<BadFile>& info) { return test::param_name(info.param.name); });
 
@@ -279,9 +297,8 @@ TEST(CoordinatesReader, CountMismatchIsAnError) {
 }
 
 TEST(Readers, MissingFileIsAnError) {
-  test::expect_error_containing(
-      [&] { read_mesh_file(file_spec("/nonexistent/x.graph", MeshFormat::metis), kWorld); },
-      {"/nonexistent/x.graph", "cannot open"});
+  test::expect_error_containing([&] { read_mesh_file(file_spec("/nonexistent/x.graph", MeshFormat::metis), kWorld); },
+                                {"/nonexistent/x.graph", "cannot open"});
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "mpi/mpi.hpp"
 #include "engine/migration.hpp"
 #include "meshes/build.hpp"
+#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {
@@ -76,7 +76,8 @@ TEST(Migration, EverythingToOneRankAndBack) {
   EXPECT_EQ(g.num_local(), me == p - 1 ? 300 : 0);
   EXPECT_EQ(count_wrong_owner_entries(g, kWorld), 0);
   MigrationPlan cyclic;
-  for (LocalIndex v = 0; v < g.num_local(); ++v) cyclic.moves.push_back({v, Rank{static_cast<int>(g.gid[v].value() % p)}});
+  for (LocalIndex v = 0; v < g.num_local(); ++v)
+    cyclic.moves.push_back({v, Rank{static_cast<int>(g.gid[v].value() % p)}});
   migrator.migrate(g, cyclic, coordinate_weight_sum);
   for (auto id : g.gid) EXPECT_EQ(id.value() % p, me);
   EXPECT_EQ(count_wrong_owner_entries(g, kWorld), 0);

@@ -55,7 +55,8 @@ TEST(ScenarioErrors, MisspelledTopLevelKey) {
 
 TEST(ScenarioErrors, MisspelledNestedKey) {
   const std::string e = error_of(replace(kValid, "  weights:", "  weigths:"));
-  EXPECT_NE(e.find("s.yaml:9:3: workload.weigths: unknown key 'weigths'. Did you mean 'weights'?"), std::string::npos) << e;
+  EXPECT_NE(e.find("s.yaml:9:3: workload.weigths: unknown key 'weigths'. Did you mean 'weights'?"), std::string::npos)
+      << e;
 }
 
 TEST(ScenarioErrors, MisspelledKeyForTheChosenGenerator) {
@@ -71,7 +72,8 @@ TEST(ScenarioErrors, WrongType) {
             std::string::npos)
       << list;
   const std::string map = error_of(replace(kValid, "mesh:\n  generator: grid2d\n  nx: 8\n  ny: 8", "mesh: grid2d"));
-  EXPECT_NE(map.find("s.yaml:4:7: mesh: expected the mesh section (a mapping of keys), got 'grid2d'"), std::string::npos)
+  EXPECT_NE(map.find("s.yaml:4:7: mesh: expected the mesh section (a mapping of keys), got 'grid2d'"),
+            std::string::npos)
       << map;
 }
 
@@ -143,7 +145,8 @@ TEST(ScenarioErrors, CommandLineOverrides) {
   const std::string e = error_of(kValid, {"steps=many"});
   EXPECT_NE(e.find("--set: steps: expected an integer"), std::string::npos) << e;
   const std::string key = error_of(kValid, {"workload.wieghts.peak=3"});
-  EXPECT_NE(key.find("--set: workload.wieghts: unknown key 'wieghts'. Did you mean 'weights'?"), std::string::npos) << key;
+  EXPECT_NE(key.find("--set: workload.wieghts: unknown key 'wieghts'. Did you mean 'weights'?"), std::string::npos)
+      << key;
   EXPECT_NE(error_of(kValid, {"no-equals-sign"}).find("expected key.path=value"), std::string::npos);
 }
 

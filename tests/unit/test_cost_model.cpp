@@ -10,7 +10,7 @@
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "core/error.hpp"
-#include "work/network.hpp"
+#include "engines/mpi/network.hpp"
 
 namespace lbbench {
 namespace {

@@ -181,20 +181,25 @@ TEST(RecordStore, AFinishedRunOutranksItsFailures) {
   EXPECT_EQ(s.at("c"), "ok");
 }
 
+// A run record as a sweep stores it, through the record's own type.
 Json run_record(const std::string& balancer, double total, const std::string& id, double migrations = 0) {
-  return Json{{"schema", "lbbench.run/1"},
-              {"scenario", "s"},
-              {"engine", "mpi"},
-              {"machine", "local"},
-              {"ranks", 2},
-              {"balancer", balancer},
-              {"balancer_params", Json::object()},
-              {"total_time_s", total},
-              {"lb_time_s", 0.5},
-              {"migration_time_s", 0.25},
-              {"migrations", migrations},
-              {"imbalance_after", Json::array({0.1, 0.3})},
-              {"sweep", {{"id", id}, {"status", "ok"}, {"axes", {{"balancer", balancer}}}}}};
+  RunRecord r;
+  r.scenario = "s";
+  r.scenario_sha256 = std::string(64, '0');
+  r.engine = "mpi";
+  r.machine = "local";
+  r.ranks = 2;
+  r.balancer = balancer;
+  r.total_time_s = total;
+  r.lb_time_s = 0.5;
+  r.migration_time_s = 0.25;
+  r.migrations = static_cast<std::int64_t>(migrations);
+  r.imbalance_after = {0.1, 0.3};
+  r.sweep.emplace();
+  r.sweep->id = id;
+  r.sweep->axes = Json{{"balancer", balancer}};
+  r.sweep->status = "ok";
+  return to_json(r);
 }
 
 const BalancerRow& row_of(const ReportCase& c, const std::string& b) {
@@ -340,22 +345,21 @@ TEST(CostFits, KeepsCoefficientsNonNegativeAndFoldsAConstantTermIntoC0) {
 }
 
 TEST(CostFits, FitsEachBalancerOnEachPlatformFromRecords) {
-  auto record = [](const char* balancer, const char* engine, double v, std::vector<double> decisions) {
-    Json lb = Json::array();
-    for (const double d : decisions) lb.push_back(Json{{"decision_s", d}});
-    return Json{{"schema", "lbbench.run/1"},
-                {"balancer", balancer},
-                {"engine", engine},
-                {"machine", "local"},
-                {"vertices", v},
-                {"edges", 2 * v},
-                {"ranks", 2},
-                {"lb", lb}};
+  auto record = [](const char* balancer, const char* engine, std::int64_t v, std::vector<double> decisions) {
+    RunRecord r;
+    r.balancer = balancer;
+    r.engine = engine;
+    r.machine = "local";
+    r.vertices = v;
+    r.edges = 2 * v;
+    r.ranks = 2;
+    for (const double d : decisions) r.lb.emplace_back().decision_s = d;
+    return r;
   };
-  const std::vector<Json> records{record("greedy", "mpi", 1000, {1e-3, 1e-3}), record("greedy", "mpi", 2000, {2e-3}),
-                                  record("greedy", "smpi", 1000, {5e-3}), record("metis", "mpi", 1000, {4e-3}),
-                                  record("none", "mpi", 1000, {})};
-  std::vector<const Json*> pointers;
+  const std::vector<RunRecord> records{record("greedy", "mpi", 1000, {1e-3, 1e-3}),
+                                       record("greedy", "mpi", 2000, {2e-3}), record("greedy", "smpi", 1000, {5e-3}),
+                                       record("metis", "mpi", 1000, {4e-3}), record("none", "mpi", 1000, {})};
+  std::vector<const RunRecord*> pointers;
   for (const auto& r : records) pointers.push_back(&r);
   const auto fits = fit_decision_costs(pointers);
   ASSERT_EQ(fits.size(), 3U);
@@ -370,34 +374,36 @@ TEST(CostFits, FitsEachBalancerOnEachPlatformFromRecords) {
 
 // A run record whose LB calls took 0.5 ms + 2 µs per vertex per rank + 1 µs per arriving
 // vertex + 1 ns per arriving payload byte to migrate, for `arriving` vertices per call.
-Json migration_record(const char* balancer, double vertices, double ranks, double element_bytes,
-                      const std::vector<double>& arriving) {
-  Json lb = Json::array();
-  for (const double m : arriving) {
-    lb.push_back(Json{{"decision_s", 1e-3},
-                      {"elements_moved_max", m},
-                      {"migration_s", 5e-4 + 2e-6 * vertices / ranks + 1e-6 * m + 1e-9 * m * element_bytes}});
+RunRecord migration_record(const char* balancer, std::int64_t vertices, int ranks, double element_bytes,
+                           const std::vector<std::int64_t>& arriving) {
+  RunRecord r;
+  r.balancer = balancer;
+  r.engine = "smpi";
+  r.machine = "bgq";
+  r.vertices = vertices;
+  r.edges = 2 * vertices;
+  r.ranks = ranks;
+  r.config = Json{{"workload", Json{{"element_bytes", element_bytes}}}};
+  for (const std::int64_t m : arriving) {
+    const auto moved = static_cast<double>(m);
+    LbEvent& call = r.lb.emplace_back();
+    call.elements_moved_max = m;
+    call.decision_s = 1e-3;
+    call.migration_s =
+        5e-4 + 2e-6 * static_cast<double>(vertices) / ranks + 1e-6 * moved + 1e-9 * moved * element_bytes;
   }
-  return Json{{"schema", "lbbench.run/1"},
-              {"balancer", balancer},
-              {"engine", "smpi"},
-              {"machine", "bgq"},
-              {"vertices", vertices},
-              {"edges", 2 * vertices},
-              {"ranks", ranks},
-              {"config", Json{{"workload", Json{{"element_bytes", element_bytes}}}}},
-              {"lb", lb}};
+  return r;
 }
 
 TEST(CostFits, FitsOneMigrationCostPerPlatformOverEveryBalancersCalls) {
   // Calls that move nothing still pay the engine's fixed work, so they count too; calls of
   // records made before elements_moved_max was recorded cannot, and stay out.
-  const std::vector<Json> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
-                                  migration_record("tree", 16384, 32, 4096, {5, 1000}),
-                                  migration_record("metis", 8192, 16, 2048, {300, 0})};
-  Json old = migration_record("greedy", 4096, 16, 1024, {50});
-  old["lb"][0].erase("elements_moved_max");
-  std::vector<const Json*> pointers{&old};
+  const std::vector<RunRecord> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
+                                       migration_record("tree", 16384, 32, 4096, {5, 1000}),
+                                       migration_record("metis", 8192, 16, 2048, {300, 0})};
+  RunRecord old = migration_record("greedy", 4096, 16, 1024, {50});
+  old.lb[0].elements_moved_max.reset();
+  std::vector<const RunRecord*> pointers{&old};
   for (const auto& r : records) pointers.push_back(&r);
   const auto fits = fit_migration_costs(pointers);
   ASSERT_EQ(fits.size(), 1U);
@@ -412,10 +418,10 @@ TEST(CostFits, FitsOneMigrationCostPerPlatformOverEveryBalancersCalls) {
 }
 
 TEST(CostFits, TheCostsFileReadsBackAsTheFitsOfEachPlatform) {
-  const std::vector<Json> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
-                                  migration_record("tree", 16384, 32, 4096, {5, 1000}),
-                                  migration_record("metis", 8192, 16, 2048, {300, 0})};
-  std::vector<const Json*> pointers;
+  const std::vector<RunRecord> records{migration_record("greedy", 4096, 16, 1024, {0, 10, 100}),
+                                       migration_record("tree", 16384, 32, 4096, {5, 1000}),
+                                       migration_record("metis", 8192, 16, 2048, {300, 0})};
+  std::vector<const RunRecord*> pointers;
   for (const auto& r : records) pointers.push_back(&r);
   const auto decision = fit_decision_costs(pointers);
   const auto migration = fit_migration_costs(pointers);

@@ -1,4 +1,4 @@
-// Run records (contract: schema "lbbench.run/1", one JSON object per line, JSON Lines).
+// Appending a record to a JSON Lines file, whole or not at all.
 #pragma once
 
 #include <string>
@@ -6,8 +6,6 @@
 #include "core/json_yaml.hpp"
 
 namespace lbbench {
-
-inline constexpr const char* kRunSchema = "lbbench.run/1";
 
 // Appends one record as one line. The file is locked for the write, the line goes out in
 // a single write and is flushed to disk; if the write comes up short, the file is cut

@@ -1,5 +1,5 @@
 // The work kernel (see do_work.hpp).
-#include "work/do_work.hpp"
+#include "engines/mpi/do_work.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,8 +44,8 @@ std::size_t default_work_array_bytes() {
     const auto mb = std::strtoull(env, nullptr, 10);
     if (mb > 0) return std::bit_floor(static_cast<std::size_t>(mb) << 20);
   }
-  const std::size_t want = std::clamp<std::size_t>(4 * last_level_cache_bytes(), std::size_t{64} << 20,
-                                                   std::size_t{512} << 20);
+  const std::size_t want =
+      std::clamp<std::size_t>(4 * last_level_cache_bytes(), std::size_t{64} << 20, std::size_t{512} << 20);
   return std::bit_floor(want);
 }
 

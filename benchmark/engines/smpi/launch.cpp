@@ -1,10 +1,8 @@
-// `lbbench run --engine smpi` (see smpi_launch.hpp).
-#include "app/smpi_launch.hpp"
+// `lbbench run --engine smpi` (see launch.hpp).
+#include "engines/smpi/launch.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,11 +13,8 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "core/suggest.hpp"
-#include "engine/machine.hpp"
+#include "harness/process.hpp"
 #include "scenario/scenario.hpp"
-
-extern char** environ;
 
 namespace lbbench {
 
@@ -73,21 +68,6 @@ class PlatformDir {
   bool temporary_ = false;
 };
 
-int run_and_wait(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-    throw InputError(fmt::format("cannot start {}: is SimGrid installed (smpirun on the PATH)?", args[0]));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 // SimGrid's guard pages cost two memory mappings per simulated rank; past
 // vm.max_map_count it aborts ("Failed to protect stack"), so they go, with a note.
 std::optional<std::string> guard_pages_off(int ranks, const std::vector<std::string>& cfg) {
@@ -122,14 +102,9 @@ double measure_host_ghz() {
   return best;
 }
 
-int launch_smpi(const SmpiLaunch& launch) {
+int launch_smpi(const LaunchRequest& launch) {
   const Scenario s = load_scenario(launch.scenario, launch.overrides);
-  if (!s.machine.definition) {
-    throw InputError(
-        fmt::format("{}: the smpi engine simulates a machine; choose one with --machine or machine.preset "
-                    "(known: {})",
-                    launch.scenario, fmt::join(machine_preset_names(launch.scenario), ", ")));
-  }
+  engine_info(EngineKind::smpi).check(s);
   const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
   if (ranks < 1) throw InputError("the smpi engine needs a rank count: give --ranks N or the scenario's ranks");
   if (launch.ranks > 0 && s.ranks && *s.ranks != launch.ranks) {
@@ -148,9 +123,6 @@ int launch_smpi(const SmpiLaunch& launch) {
                                 platform.string(), "-hostfile", hosts.string()};
   const double host_ghz = measure_host_ghz();
   for (const auto& flag : smpi_flags(preset, host_ghz)) args.push_back(flag);
-  // How SimGrid will charge real code (balancers, the framework): a host second costs
-  // host_ghz / core_ghz simulated seconds. Cost models that time code need the same scale.
-  ::setenv(kCodeTimeScaleEnv, fmt::format("{:.9g}", host_ghz / preset.core_ghz).c_str(), 1);
   for (const auto& setting : launch.cfg) {
     if (setting.find(':') == std::string::npos) {
       throw InputError(
@@ -166,8 +138,15 @@ int launch_smpi(const SmpiLaunch& launch) {
   write_file(sets, nlohmann::json(launch.overrides).dump());
   args.insert(args.end(), {"--set-file", sets.string()});
   args.insert(args.end(), {"--set", "ranks=" + std::to_string(ranks)});
+  // How SimGrid will charge real code (balancers, the framework): a host second costs
+  // host_ghz / core_ghz simulated seconds. Cost models that time code need the same scale.
+  args.insert(args.end(), {"--code-time-scale", fmt::format("{:.9g}", host_ghz / preset.core_ghz)});
   args.insert(args.end(), launch.forwarded.begin(), launch.forwarded.end());
-  return run_and_wait(args);
+  try {
+    return run_in_foreground(args);
+  } catch (const InputError&) {
+    throw InputError("cannot start smpirun: is SimGrid installed (smpirun on the PATH)?");
+  }
 }
 
 }  // namespace lbbench

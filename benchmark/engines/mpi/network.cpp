@@ -1,5 +1,5 @@
 // Ping-pong network calibration (see network.hpp).
-#include "work/network.hpp"
+#include "engines/mpi/network.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +46,7 @@ int choose_peer(MPI_Comm comm, bool& same_node) {
 double time_round_trips(MPI_Comm comm, int peer, std::vector<char>& buffer, int trips) {
   const int me = comm_rank(comm);
   const auto count = static_cast<int>(buffer.size());
-  const double t0 = now_seconds();
+  const double t0 = wall_seconds();
   for (int i = 0; i < trips; ++i) {
     if (me == 0) {
       MPI_Send(buffer.data(), count, MPI_BYTE, peer, kTag, comm);
@@ -56,7 +56,7 @@ double time_round_trips(MPI_Comm comm, int peer, std::vector<char>& buffer, int 
       MPI_Send(buffer.data(), count, MPI_BYTE, 0, kTag, comm);
     }
   }
-  return now_seconds() - t0;
+  return wall_seconds() - t0;
 }
 
 PingPongPoint measure_size(MPI_Comm comm, int peer, std::int64_t bytes, double batch_s) {

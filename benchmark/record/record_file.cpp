@@ -1,12 +1,11 @@
-// Run records (see record.hpp).
-#include "engine/record.hpp"
+// Appending a record (see record_file.hpp).
+#include "record/record_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
@@ -26,7 +25,8 @@ void append_record(const std::string& path, const Json& record) {
   const bool complete = written == static_cast<ssize_t>(line.size());
   if (!complete) {
     const int saved = errno;
-    if (::ftruncate(fd, st.st_size) != 0) { /* nothing more we can do; the error below says why */ }
+    if (::ftruncate(fd, st.st_size) != 0) { /* nothing more we can do; the error below says why */
+    }
     ::flock(fd, LOCK_UN);
     ::close(fd);
     throw RunError(fmt::format("{}: could not append the record: {}", path, std::strerror(saved)));

@@ -1,8 +1,7 @@
 // Calibrating do_work (see calibration.hpp).
-#include "work/calibration.hpp"
+#include "engines/mpi/calibration.hpp"
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,16 +44,16 @@ Calibration measure_calibration(WorkKernel& kernel, double seconds) {
   kernel.access(1 << 20);
   // Size a batch to about 10 ms, so timer resolution does not matter.
   std::uint64_t batch = 1 << 16;
-  double t0 = now_seconds();
+  double t0 = wall_seconds();
   kernel.access(batch);
-  const double probe = std::max(now_seconds() - t0, 1e-7);
+  const double probe = std::max(wall_seconds() - t0, 1e-7);
   batch = std::max<std::uint64_t>(1 << 12, static_cast<std::uint64_t>(static_cast<double>(batch) * 0.01 / probe));
   std::vector<double> rates;
-  const double until = now_seconds() + seconds;
-  while (now_seconds() < until || rates.size() < 5) {
-    t0 = now_seconds();
+  const double until = wall_seconds() + seconds;
+  while (wall_seconds() < until || rates.size() < 5) {
+    t0 = wall_seconds();
     kernel.access(batch);
-    rates.push_back(static_cast<double>(batch) / (now_seconds() - t0));
+    rates.push_back(static_cast<double>(batch) / (wall_seconds() - t0));
   }
   std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2), rates.end());
   Calibration c;
@@ -133,9 +132,9 @@ std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration&
     DoWork work(kernel, c.accesses_per_second, t.seconds);
     std::vector<double> samples;
     for (int i = 0; i < t.reps; ++i) {
-      const double t0 = now_seconds();
+      const double t0 = wall_seconds();
       work(1.0);
-      samples.push_back(now_seconds() - t0);
+      samples.push_back(wall_seconds() - t0);
     }
     const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
     double var = 0;

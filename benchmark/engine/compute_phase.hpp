@@ -1,9 +1,7 @@
 // The compute phase of a step (Algorithm 3, lines 6-8): do_work(w) for every local vertex.
-// The engine decides what that means: real random reads under Open MPI, simulated compute
-// under SMPI. The step loop and the balancers never know which.
+// The engine decides what that means (engines/engine.hpp): real random reads under Open
+// MPI, simulated compute under SMPI. The step loop and the balancers never know which.
 #pragma once
-
-#include <mpi.h>
 
 #include <memory>
 #include <span>
@@ -26,11 +24,5 @@ class ComputePhase {
   // A value that depends on all work done, so a compiler cannot drop it.
   [[nodiscard]] virtual std::uint64_t checksum() const { return 0; }
 };
-
-// Collective. `recalibrate` forces a fresh measurement on engines that calibrate.
-std::unique_ptr<ComputePhase> make_compute_phase(double unit_seconds, bool recalibrate, MPI_Comm comm);
-
-// The name of the engine this binary was built for: "mpi" or "smpi".
-const char* engine_name();
 
 }  // namespace lbbench

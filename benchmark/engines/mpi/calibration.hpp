@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/json_yaml.hpp"
-#include "work/do_work.hpp"
+#include "engines/mpi/do_work.hpp"
 
 namespace lbbench {
 

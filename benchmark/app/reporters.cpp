@@ -1,0 +1,105 @@
+// Reporters (see reporters.hpp).
+#include "app/reporters.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "balancers/params.hpp"
+
+namespace lbbench {
+
+namespace {
+
+std::string header(const RunRecord& r) {
+  std::string out = fmt::format("lbbench · {} · {} ranks on {} ({}) · {} vertices · {} edges · {} steps · balancer {}",
+                                r.scenario, r.ranks, r.machine, r.engine, r.vertices, r.edges, r.steps, r.balancer);
+  const bool balances = r.balancer_family != family_name(Family::baseline);
+  out += balances ? fmt::format(" every {} steps\n", r.lb_period) : "\n";
+  if (r.simulated()) out += "  (times are simulated)\n";
+  return out;
+}
+
+std::string totals(const RunRecord& r) {
+  std::string out = fmt::format(
+      "  total {:.3f} s   compute {:.3f} s (mean/rank)   wait {:.3f} s   LB {:.3f} s   migration {:.3f} s\n",
+      r.total_time_s, r.compute_time_s, r.wait_time_s, r.lb_time_s, r.migration_time_s);
+  const auto& imbalance = r.per_step.imbalance;
+  if (!imbalance.empty()) {
+    out += fmt::format("  imbalance (max/avg - 1): first step {:.1f}%, last step {:.1f}%, mean {:.1f}%\n",
+                       100 * imbalance.front(), 100 * imbalance.back(), 100 * r.imbalance_mean);
+  }
+  if (r.load_vector && !r.load_vector->objective_per_step_s.empty()) {
+    const auto& objective = r.load_vector->objective_per_step_s;
+    out += fmt::format("  load vector ({}): sum of phase maxima {:.2f} ms at the first step, {:.2f} ms at the last\n",
+                       fmt::join(r.load_vector->components, ", "), 1e3 * objective.front(), 1e3 * objective.back());
+  }
+  return out;
+}
+
+std::string lb_call(const LbEvent& e, std::size_t index) {
+  std::string out = fmt::format(
+      "  LB {} after step {}: imbalance {:.1f}% -> {:.1f}% (predicted {:.1f}%), {} vertices moved ({:.2f} MB)\n",
+      index + 1, e.step, 100 * e.imbalance_before, 100 * e.imbalance_after, 100 * e.model_imbalance_predicted_after,
+      e.migrations, static_cast<double>(e.migrated_bytes) / 1e6);
+  if (e.vector) {
+    out += fmt::format("        sum of phase maxima {:.2f} -> {:.2f} ms (the model: {:.2f} -> {:.2f} ms predicted)\n",
+                       1e3 * e.vector->objective_before_s, 1e3 * e.vector->objective_after_s,
+                       1e3 * e.vector->model_objective_before_s, 1e3 * e.vector->model_objective_predicted_after_s);
+  }
+  if (e.protocol) {
+    out += fmt::format("        protocol: {} rounds, {} messages ({:.1f} kB), largest list {}, decided in {:.3f} s\n",
+                       e.protocol->rounds, e.protocol->messages, static_cast<double>(e.protocol->bytes) / 1e3,
+                       e.protocol->largest_list, e.decision_s);
+  }
+  return out;
+}
+
+std::string communication(const RunRecord& r) {
+  std::string out = fmt::format("  edge cut {} -> {} edges; {} messages per step", r.edge_cut_initial, r.edge_cut,
+                                r.messages_per_step);
+  out += r.cross_site_messages_per_step ? fmt::format(", {} between sites\n", *r.cross_site_messages_per_step) : "\n";
+  out += fmt::format("  perfect balance would take {:.3f} s ({:.1f}% less)\n", r.perfect_balance_time_s,
+                     r.total_time_s > 0 ? 100.0 * (r.total_time_s - r.perfect_balance_time_s) / r.total_time_s : 0.0);
+  return out;
+}
+
+// The start-up rank reorder: a simulated node's ranks share all its cores, so the node is
+// the unit the reorder balances there.
+std::string reorder(const RunRecord& r) {
+  if (!r.reorder.is_object()) return {};
+  const Json& o = r.reorder;
+  const char* unit = r.simulated() ? "node" : "core";
+  return fmt::format(
+      "  reorder {} on {} {}{}s: max {} load {:.4g} s -> {:.4g} s per step (lower bound {:.4g} s); created in {:.3f} "
+      "ms\n",
+      o.value("method", ""), o.value("core_loads_before_s", Json::array()).size(), r.simulated() ? "simulated " : "",
+      unit, unit, o.value("max_core_load_before_s", 0.0), o.value("max_core_load_after_s", 0.0),
+      o.value("lower_bound_s", 0.0), 1e3 * o.value("create_s", 0.0));
+}
+
+}  // namespace
+
+std::string console_summary(const RunRecord& r) {
+  std::string out = header(r) + totals(r);
+  for (std::size_t i = 0; i < r.lb.size(); ++i) out += lb_call(r.lb[i], i);
+  return out + communication(r) + reorder(r);
+}
+
+std::string steps_csv(const RunRecord& r) {
+  std::string csv = "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
+  const PerStep& p = r.per_step;
+  std::size_t next_call = 0;
+  auto value = [](const std::vector<double>& series, std::size_t i, const char* format) {
+    return i < series.size() ? fmt::format(fmt::runtime(format), series[i]) : std::string();
+  };
+  for (std::size_t i = 0; i < p.imbalance.size(); ++i) {
+    const bool lb_here = next_call < r.lb.size() && static_cast<std::size_t>(r.lb[next_call].step) == i;
+    if (lb_here) ++next_call;
+    csv += fmt::format("{},{},{},{},{},{},{}\n", i, value(p.wall_max_s, i, "{:.9g}"),
+                       value(p.compute_max_s, i, "{:.9g}"), value(p.compute_avg_s, i, "{:.9g}"),
+                       value(p.wait_avg_s, i, "{:.9g}"), value(p.imbalance, i, "{:.6g}"), lb_here ? 1 : 0);
+  }
+  return csv;
+}
+
+}  // namespace lbbench

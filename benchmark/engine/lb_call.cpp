@@ -1,0 +1,189 @@
+// One LB call (see lb_call.hpp).
+#include "engine/lb_call.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <numeric>
+#include <unordered_map>
+
+#include "balancers/model/metrics.hpp"
+#include "core/error.hpp"
+#include "engine/load_model.hpp"
+#include "engines/engine.hpp"
+#include "mpi/mpi.hpp"
+
+namespace lbbench {
+
+namespace {
+
+double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
+
+// What the plan leaves on the ranks, reduced over them.
+struct PredictedAfter {
+  double imbalance = 0;         // of the summed loads
+  double vector_objective = 0;  // Σ_k max_r of the component loads (vector workloads only)
+};
+
+// This rank's load per component, over its vertices except those the plan moves away
+// (whose loads are added to `given`, per target rank).
+std::vector<double> rank_components(const std::vector<Load>& vectors, int dims, const MigrationPlan& plan, int me,
+                                    std::unordered_map<int, std::vector<double>>* given = nullptr) {
+  const auto d = static_cast<std::size_t>(dims);
+  const std::size_t n = vectors.size() / d;
+  std::vector<double> kept(d, 0.0);
+  std::vector<char> leaves(n, 0);
+  for (const auto& m : plan.moves) {
+    if (m.vertex < 0 || static_cast<std::size_t>(m.vertex) >= n || m.to == Rank{me}) continue;
+    leaves[static_cast<std::size_t>(m.vertex)] = 1;
+    if (!given) continue;
+    auto& out = (*given)[m.to.value()];
+    out.resize(d, 0.0);
+    for (std::size_t k = 0; k < d; ++k) out[k] += vectors[static_cast<std::size_t>(m.vertex) * d + k].seconds();
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    if (leaves[v]) continue;
+    for (std::size_t k = 0; k < d; ++k) kept[k] += vectors[v * d + k].seconds();
+  }
+  return kept;
+}
+
+// Σ_k max_r, over ranks (collective).
+double vector_objective_of(const std::vector<double>& mine, MPI_Comm comm) {
+  std::vector<double> worst(mine.size());
+  MPI_Allreduce(mine.data(), worst.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm);
+  return std::accumulate(worst.begin(), worst.end(), 0.0);
+}
+
+// What the plan gives on the loads the balancer saw: each rank sends the load it gives
+// away to its targets (a sparse exchange, nothing of size P).
+PredictedAfter predict_after(const LbContext& ctx, const MigrationPlan& plan, const std::vector<Load>& vectors,
+                             int dims, double avg) {
+  const int me = comm_rank(ctx.comm);
+  std::unordered_map<int, std::vector<double>> given;
+  std::vector<double> after = rank_components(vectors, dims, plan, me, &given);
+  std::unordered_map<int, Bytes> outgoing;
+  for (const auto& [peer, load] : given) {
+    ByteWriter w(outgoing[peer]);
+    for (double x : load) w.put(x);
+  }
+  for (const auto& m : ctx.prediction_exchange.exchange(to_messages(outgoing))) {
+    ByteReader r(m.data);
+    for (double& x : after) x += r.get<double>();
+  }
+  PredictedAfter out;
+  out.imbalance = imbalance(allreduce(std::accumulate(after.begin(), after.end(), 0.0), MPI_MAX, ctx.comm), avg);
+  if (dims > 1) out.vector_objective = vector_objective_of(after, ctx.comm);
+  return out;
+}
+
+// Two doubles per rank, gathered on rank 0: the metrics need every rank's load (the rank
+// correlation sorts them), and nothing else of the graph.
+std::optional<LbMetrics> gather_load_metrics(const LbContext& ctx, const RankSteps& steps, double model_load, int step,
+                                             int measured_since) {
+  double measured = 0;
+  for (int s = measured_since; s <= step; ++s) measured += steps.compute[static_cast<std::size_t>(s)];
+  measured /= static_cast<double>(step - measured_since + 1);
+  const std::array<double, 2> mine{model_load, measured};
+  const int me = comm_rank(ctx.comm);
+  const auto nranks = static_cast<std::size_t>(comm_size(ctx.comm));
+  std::vector<double> all(me == 0 ? 2 * nranks : 0);
+  MPI_Gather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, ctx.comm);
+  if (me != 0) return std::nullopt;
+  std::vector<double> model(nranks);
+  std::vector<double> measured_loads(nranks);
+  for (std::size_t r = 0; r < nranks; ++r) {
+    model[r] = all[2 * r];
+    measured_loads[r] = all[2 * r + 1];
+  }
+  return LbMetrics{load_moments(model), load_moments(measured_loads), rank_correlation(model, measured_loads)};
+}
+
+void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
+  const std::int64_t wrong = count_wrong_owner_entries(graph, comm);
+  if (wrong != 0) {
+    throw AgreedRunError(fmt::format("after the migration at step {}, {} owner-table entries are wrong", step, wrong));
+  }
+}
+
+}  // namespace
+
+LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
+                    int measured_since) {
+  const Scenario& s = ctx.scenario;
+  const int me = comm_rank(ctx.comm);
+  const int nranks = comm_size(ctx.comm);
+  const int dims = ctx.field.dims();
+  const std::vector<Load> vectors =
+      modeled_vertex_loads(LoadModelInputs{.scenario = s,
+                                           .graph = graph,
+                                           .machine = ctx.machine,
+                                           .rank = me,
+                                           .dims = dims,
+                                           .invocation = invocation,
+                                           .weights = loop.weights(),
+                                           .phase_time = loop.phase_time(),
+                                           .steps_since_last_call = loop.steps_since_rebuild()});
+  const std::vector<Load> loads = summed_loads(vectors, dims);
+  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+  const LoadView view{.graph = graph,
+                      .vertex_load = loads,
+                      .dims = dims,
+                      .vertex_load_vec = dims > 1 ? std::span<const Load>(vectors) : std::span<const Load>(),
+                      .edge_bytes = s.workload.edge_bytes,
+                      .element_bytes = s.workload.element_bytes,
+                      .machine = ctx.machine,
+                      .rank = Rank{me},
+                      .nranks = nranks,
+                      .seed = s.seed,
+                      .invocation = invocation,
+                      .step = step,
+                      .period = s.balancer.period,
+                      .rank_load = rank_load,
+                      .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, ctx.comm)),
+                      .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, ctx.comm))};
+  std::optional<LbMetrics> metrics = gather_load_metrics(ctx, loop.steps(), rank_load.seconds(), step, measured_since);
+  const double t0 = ctx.engine.now();
+  const MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
+  const double decision = ctx.engine.now() - t0;
+
+  LbEvent event;
+  event.step = step;
+  event.before = loop.census(ctx.machine);
+  const double avg = view.total_load.seconds() / nranks;
+  event.model_imbalance_before = imbalance(view.max_rank_load.seconds(), avg);
+  const PredictedAfter predicted = predict_after(ctx, plan, vectors, dims, avg);
+  event.model_imbalance_predicted_after = predicted.imbalance;
+  if (dims > 1) {
+    LbVector v;
+    v.model_objective_before_s = vector_objective_of(rank_components(vectors, dims, {}, me), ctx.comm);
+    v.model_objective_predicted_after_s = predicted.vector_objective;
+    event.vector = v;
+  }
+
+  const double t1 = ctx.engine.now();
+  const std::int64_t local_before = graph.num_local();
+  const MigrationStats stats = ctx.migrator.migrate(graph, plan, [&](const LocalGraph& g) {
+    double sum = 0;
+    for (LocalIndex v = 0; v < g.num_local(); ++v) {
+      sum += ctx.field.total_weight(g.gid[v], g.coords_of(v), g.vweights_of(v), step);
+    }
+    return sum;
+  });
+  loop.rebuild(graph);
+  const double migration = ctx.engine.now() - t1;
+  if (ctx.verify) verify_owner_tables(graph, step, ctx.comm);
+
+  event.after = loop.census(ctx.machine);
+  event.migrations = allreduce(stats.vertices_sent, MPI_SUM, ctx.comm);
+  event.migrated_bytes = allreduce(stats.bytes_sent, MPI_SUM, ctx.comm);
+  event.elements_moved_max = allreduce(graph.num_local() - local_before + stats.vertices_sent, MPI_MAX, ctx.comm);
+  event.decision_s = allreduce(decision, MPI_MAX, ctx.comm);
+  event.migration_s = allreduce(migration, MPI_MAX, ctx.comm);
+  event.protocol = plan.protocol;
+  event.metrics = std::move(metrics);
+  event.prediction = plan.decision;
+  return event;
+}
+
+}  // namespace lbbench

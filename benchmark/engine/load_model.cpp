@@ -1,0 +1,92 @@
+// The application model (see load_model.hpp).
+#include "engine/load_model.hpp"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "core/hash.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// The `weights` model's estimate of what each local vertex's messages cost per step, as
+// an application would reckon its halo exchange: α + β·bytes for every message the vertex
+// sends to another rank (its receives overlap them). A per-neighbor message shares its α
+// among the edges it carries. α and β are the machine's (see MachineInfo).
+std::vector<double> message_cost_estimates(const LoadModelInputs& in) {
+  const LocalGraph& graph = in.graph;
+  const double alpha = in.machine.message_latency_s();
+  const double beta = in.machine.seconds_per_byte();
+  const bool per_neighbor = in.scenario.workload.messages == MessageMode::per_neighbor;
+  std::unordered_map<int, std::int64_t> edges_to;  // remote edges per neighbor rank
+  if (per_neighbor) {
+    for (const Rank owner : graph.adj_owner) {
+      if (owner != Rank{in.rank}) ++edges_to[owner.value()];
+    }
+  }
+  std::vector<double> cost(static_cast<std::size_t>(graph.num_local()), 0.0);
+  for (LocalIndex v = 0; v < graph.num_local(); ++v) {
+    for (std::int64_t e = graph.xadj[v]; e < graph.xadj[v + 1]; ++e) {
+      const Rank owner = graph.adj_owner[static_cast<std::size_t>(e)];
+      if (owner == Rank{in.rank}) continue;
+      const auto bytes = static_cast<double>(in.scenario.workload.edge_bytes * graph.edge_weight(e));
+      const double start_up = per_neighbor ? alpha / static_cast<double>(edges_to.at(owner.value())) : alpha;
+      cost[static_cast<std::size_t>(v)] += start_up + beta * bytes;
+    }
+  }
+  return cost;
+}
+
+double modeled_load(const LoadModelInputs& in, std::size_t v, std::size_t k) {
+  switch (in.scenario.model) {
+    case AppModel::measured: return in.phase_time[k][v] / in.steps_since_last_call;
+    case AppModel::weights:
+    case AppModel::weights_no_comm: return in.weights[k][v] * in.scenario.workload.unit_seconds;
+    case AppModel::counts: return in.scenario.workload.unit_seconds / static_cast<double>(in.dims);
+  }
+  return 0;
+}
+
+// The scenario's `model_error` for one vertex at this LB call: 0 for a vertex the model
+// leaves out, else mean-one log-normal noise. A pure function of (seed, vertex, call),
+// so it does not depend on where the vertex lives.
+double model_error_factor(const LoadModelInputs& in, VertexId v) {
+  const ModelError& e = in.scenario.model_error;
+  if (!e.any()) return 1.0;
+  const auto id = static_cast<std::uint64_t>(v.value());
+  const std::uint64_t seed = in.scenario.seed;
+  if (e.omit > 0 && uniform01({seed, tag(Stream::model_error), id}) < e.omit) return 0.0;
+  if (e.noise <= 0) return 1.0;
+  const auto call = static_cast<std::uint64_t>(in.invocation);
+  const double z = standard_normal(hash_of({seed, tag(Stream::model_error), id, call + 1}));
+  return std::exp(e.noise * z - 0.5 * e.noise * e.noise);
+}
+
+}  // namespace
+
+std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in) {
+  const auto dims = static_cast<std::size_t>(in.dims);
+  const auto n = static_cast<std::size_t>(in.graph.num_local());
+  std::vector<Load> loads(n * dims);
+  const std::vector<double> messages =
+      in.scenario.model == AppModel::weights ? message_cost_estimates(in) : std::vector<double>(n, 0.0);
+  for (std::size_t v = 0; v < n; ++v) {
+    const double error = model_error_factor(in, in.graph.gid[v]);
+    for (std::size_t k = 0; k < dims; ++k) loads[v * dims + k] = Load(error * modeled_load(in, v, k));
+    // The halo exchange completes after the step's last phase.
+    loads[v * dims + dims - 1] += Load(error * messages[v]);
+  }
+  return loads;
+}
+
+std::vector<Load> summed_loads(const std::vector<Load>& vectors, int dims) {
+  const auto d = static_cast<std::size_t>(dims);
+  std::vector<Load> loads(vectors.size() / d);
+  for (std::size_t v = 0; v < loads.size(); ++v) {
+    for (std::size_t k = 0; k < d; ++k) loads[v] += vectors[v * d + k];
+  }
+  return loads;
+}
+
+}  // namespace lbbench

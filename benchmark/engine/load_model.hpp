@@ -1,0 +1,34 @@
+// The application model (Pearce et al.): what a balancer is told each local vertex costs
+// at an LB call. `measured`: its do_work time per step since the last call; `weights`: its
+// weight times unit_seconds plus what its messages cost at α + β·bytes; `weights-no-comm`:
+// the weight alone; `counts`: one unit each. The scenario's model_error then scales or
+// drops vertices on purpose (Section 7.1).
+#pragma once
+
+#include <vector>
+
+#include "balancers/balancer.hpp"
+#include "meshes/local_graph.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+struct LoadModelInputs {
+  const Scenario& scenario;
+  const LocalGraph& graph;
+  const MachineInfo& machine;
+  int rank = 0;
+  int dims = 1;
+  int invocation = 0;                               // the LB call, 0 first: model_error's noise is drawn anew per call
+  const std::vector<std::vector<double>>& weights;  // per component, per local vertex
+  const std::vector<std::vector<double>>& phase_time;  // per component, per local vertex, since the last call
+  int steps_since_last_call = 1;
+};
+
+// Each local vertex's load vector as the model tells it (dims components, vertex-major).
+std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in);
+
+// Each vertex's vector summed: its whole load.
+std::vector<Load> summed_loads(const std::vector<Load>& vectors, int dims);
+
+}  // namespace lbbench

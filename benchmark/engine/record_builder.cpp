@@ -1,0 +1,204 @@
+// The end of a run (see record_builder.hpp).
+#include "engine/record_builder.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engines/engine.hpp"
+#include "mpi/mpi.hpp"
+
+namespace lbbench {
+
+namespace {
+
+double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
+
+// The per-step series over all ranks (complete on rank 0).
+struct Totals {
+  std::vector<double> compute_max, compute_sum, wall_max, wait_sum;  // per step
+  std::vector<double> imbalance;                                     // per step
+  // Vector workloads: per component, per step, the slowest rank's and the summed phase time.
+  std::vector<std::vector<double>> phase_max, phase_sum;
+  double total_time = 0, compute_mean = 0, compute_max_rank = 0, perfect = 0;
+
+  [[nodiscard]] bool has_vectors() const { return !phase_max.empty(); }
+  // Σ_k max_r of the phase times at a step: what the step's compute costs with barriers.
+  [[nodiscard]] double vector_objective(std::size_t step) const {
+    double sum = 0;
+    for (const auto& m : phase_max) sum += m[step];
+    return sum;
+  }
+  // Each component's max over average at a step.
+  [[nodiscard]] std::vector<double> max_over_avg(std::size_t step, int nranks) const {
+    std::vector<double> out;
+    for (std::size_t k = 0; k < phase_max.size(); ++k) {
+      const double avg = phase_sum[k][step] / nranks;
+      out.push_back(avg > 0 ? phase_max[k][step] / avg : 1.0);
+    }
+    return out;
+  }
+};
+
+void reduce_to_root(const std::vector<double>& mine, std::vector<double>& out, MPI_Op op, MPI_Comm comm) {
+  out.resize(mine.size());
+  MPI_Reduce(mine.data(), out.data(), static_cast<int>(mine.size()), MPI_DOUBLE, op, 0, comm);
+}
+
+Totals reduce_totals(const RunEnd& end, MPI_Comm comm) {
+  Totals t;
+  const RankSteps& mine = end.steps;
+  reduce_to_root(mine.compute, t.compute_max, MPI_MAX, comm);
+  reduce_to_root(mine.compute, t.compute_sum, MPI_SUM, comm);
+  reduce_to_root(mine.wall, t.wall_max, MPI_MAX, comm);
+  reduce_to_root(mine.wait, t.wait_sum, MPI_SUM, comm);
+  const double p = comm_size(comm);
+  t.total_time = allreduce(end.elapsed_s, MPI_MAX, comm);
+  const double my_compute = std::accumulate(mine.compute.begin(), mine.compute.end(), 0.0);
+  t.compute_mean = allreduce(my_compute, MPI_SUM, comm) / p;
+  t.compute_max_rank = allreduce(my_compute, MPI_MAX, comm);
+  if (end.components.size() > 1) {
+    for (const auto& phase : mine.phase_compute) {
+      reduce_to_root(phase, t.phase_max.emplace_back(), MPI_MAX, comm);
+      reduce_to_root(phase, t.phase_sum.emplace_back(), MPI_SUM, comm);
+    }
+  }
+  t.imbalance.resize(t.compute_max.size());
+  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
+    t.imbalance[i] = imbalance(t.compute_max[i], t.compute_sum[i] / p);
+    t.perfect += t.compute_sum[i] / p;
+  }
+  return t;
+}
+
+LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>& names, int nranks, int steps) {
+  LoadVectorRecord v;
+  v.components = names;
+  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
+    v.objective_per_step_s.push_back(t.vector_objective(i));
+    double avg = 0;
+    for (const auto& sum : t.phase_sum) avg += sum[i] / nranks;
+    v.perfect_per_step_s.push_back(avg);
+  }
+  v.objective_mean_s = std::accumulate(v.objective_per_step_s.begin(), v.objective_per_step_s.end(), 0.0) / steps;
+  v.phase_max_s = t.phase_max;
+  for (const auto& sum : t.phase_sum) {
+    std::vector<double>& avg = v.phase_avg_s.emplace_back(sum);
+    for (double& a : avg) a /= nranks;
+  }
+  return v;
+}
+
+// The whole run as `auto`'s first call predicted it, for each candidate: the measured
+// steps up to the call, then the paper's assumption (equations 9 and 11) that the loads
+// stay as they are, so the candidate's one call sets every later step's L_max. A run of
+// the candidate also calls it at every later LB point, which then finds the load balanced
+// and moves nothing, but still pays its decision (and, with fitted costs, the migration
+// engine's fixed work): `repeat_s` each. The report scores these against the runs of each
+// candidate.
+std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events, const Totals& t) {
+  const auto first =
+      std::find_if(events.begin(), events.end(), [](const LbEvent& e) { return !e.prediction.is_null(); });
+  if (first == events.end()) return std::nullopt;
+  const auto upto = static_cast<std::size_t>(first->step) + 1;
+  const double before =
+      std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
+  const double steps_after = static_cast<double>(s.steps) - static_cast<double>(upto);
+  RunPrediction p;
+  for (int step = first->step + 1; step < s.steps; ++step) p.later_calls += is_lb_point(s, step) ? 1 : 0;
+  const Json& d = first->prediction;
+  for (const auto& [name, c] : d["candidates"].items()) {
+    const double rest = name == "none" ? steps_after * d["lmax_before_s"].get<double>()
+                                       : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
+                                             p.later_calls * c.value("repeat_s", c["decision_s"].get<double>()) +
+                                             steps_after * c["lmax_after_s"].get<double>();
+    p.total_s.emplace_back(name, before + rest);
+  }
+  p.chosen = d["chosen"].get<std::string>();
+  p.at_step = first->step;
+  return p;
+}
+
+// The measured side of each LB call: the imbalance of the steps before and after it.
+void fill_measured(std::vector<LbEvent>& events, const Totals& t, int nranks) {
+  for (auto& e : events) {
+    const auto i = static_cast<std::size_t>(e.step);
+    e.imbalance_before = t.imbalance[i];
+    e.imbalance_after = t.imbalance[i + 1];
+    if (e.vector && t.has_vectors()) {
+      e.vector->objective_before_s = t.vector_objective(i);
+      e.vector->objective_after_s = t.vector_objective(i + 1);
+      e.vector->max_over_avg_before = t.max_over_avg(i, nranks);
+      e.vector->max_over_avg_after = t.max_over_avg(i + 1, nranks);
+    }
+  }
+}
+
+}  // namespace
+
+bool is_lb_point(const Scenario& s, int step) {
+  return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
+}
+
+RunRecord build_record(RunEnd end, MPI_Comm comm) {
+  const Totals t = reduce_totals(end, comm);
+  RunRecord r;
+  if (comm_rank(comm) != 0) return r;
+  const Scenario& s = end.scenario;
+  const int nranks = comm_size(comm);
+  const double p = nranks;
+  fill_measured(end.events, t, nranks);
+  r.scenario = s.name;
+  r.scenario_sha256 = scenario_sha256(s);
+  r.scenario_file = s.source;
+  r.balancer = s.balancer.name();
+  r.balancer_family = family_name(s.balancer.config.family());
+  r.balancer_params = s.balancer.config.params_json();
+  r.lb_period = s.balancer.period;
+  r.model = to_string(s.model);
+  r.engine = end.engine.name();
+  r.machine = s.machine.preset;
+  r.ranks = nranks;
+  r.nodes = end.machine.nodes;
+  r.vertices = end.vertices;
+  r.edges = end.edges;
+  r.steps = s.steps;
+  r.seed = s.seed;
+  r.total_time_s = t.total_time;
+  r.compute_time_s = t.compute_mean;
+  r.compute_time_max_s = t.compute_max_rank;
+  r.wait_time_s = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
+  r.perfect_balance_time_s = t.perfect;
+  for (const auto& e : end.events) {
+    r.lb_time_s += e.decision_s;
+    r.migration_time_s += e.migration_s;
+    r.migrations += e.migrations;
+    r.migrated_bytes += e.migrated_bytes;
+    r.imbalance_before.push_back(e.imbalance_before);
+    r.imbalance_after.push_back(e.imbalance_after);
+    r.imbalance_predicted_after.push_back(e.model_imbalance_predicted_after);
+  }
+  r.lb_invocations = static_cast<int>(end.events.size());
+  r.imbalance_mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s.steps;
+  r.edge_cut_initial = end.initial.edge_cut;
+  r.edge_cut = end.final.edge_cut;
+  r.edge_cut_bytes = end.final.edge_cut_bytes;
+  r.messages_per_step = end.final.messages_per_step;
+  if (end.machine.info.sites > 1) r.cross_site_messages_per_step = end.final.cross_site_messages_per_step;
+  r.per_step.wall_max_s = t.wall_max;
+  r.per_step.compute_max_s = t.compute_max;
+  r.per_step.imbalance = t.imbalance;
+  for (std::size_t i = 0; i < t.compute_sum.size(); ++i) {
+    r.per_step.compute_avg_s.push_back(t.compute_sum[i] / p);
+    r.per_step.wait_avg_s.push_back(t.wait_sum[i] / p);
+  }
+  if (s.machine.definition) r.machine_preset = s.machine.effective_preset().to_json();
+  r.simulation = end.engine.simulation(end.setup_s, end.host_wall_s);
+  if (t.has_vectors()) r.load_vector = load_vector_of(t, end.components, nranks, s.steps);
+  r.prediction = run_prediction(s, end.events, t);
+  r.lb = std::move(end.events);
+  r.config = normalized(s);
+  r.provenance = std::move(end.provenance);
+  return r;
+}
+
+}  // namespace lbbench

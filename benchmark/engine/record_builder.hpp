@@ -1,0 +1,43 @@
+// The end of a run: this rank's times reduced over all ranks, and the record filled from
+// them on rank 0 (the reporters in benchmark/app then only read it).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/machine.hpp"
+#include "engine/step_loop.hpp"
+#include "record/run_record.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+class Engine;
+
+// Everything the record says that this rank knows at the end.
+struct RunEnd {
+  const Scenario& scenario;
+  const Engine& engine;
+  const MachineLayout& machine;
+  std::int64_t vertices = 0;
+  std::int64_t edges = 0;
+  std::vector<std::string> components;  // names of the load components (one for a scalar workload)
+  const RankSteps& steps;
+  std::vector<LbEvent> events;  // as run_lb_call returned them
+  CommCensus initial;           // at the start
+  CommCensus final;             // at the end
+  double elapsed_s = 0;         // this rank's step loop, on the run's clock
+  double setup_s = 0;           // from the replay's start to its first step
+  double host_wall_s = 0;       // host time of the whole replay
+  Provenance provenance;
+};
+
+// Collective over comm. The record is complete on rank 0; other ranks get an empty one.
+RunRecord build_record(RunEnd end, MPI_Comm comm);
+
+// Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
+bool is_lb_point(const Scenario& s, int step);
+
+}  // namespace lbbench

@@ -1,0 +1,102 @@
+// The step loop (see step_loop.hpp).
+#include "engine/step_loop.hpp"
+
+#include "engines/engine.hpp"
+#include "mpi/mpi.hpp"
+
+namespace lbbench {
+
+StepLoop::StepLoop(const Scenario& s, const Engine& engine, const WorkloadField& field, ComputePhase& work,
+                   std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms)
+    : s_(s),
+      engine_(engine),
+      field_(field),
+      work_(work),
+      wan_delay_(std::move(wan_delay)),
+      sleep_while_waiting_(sleep_while_waiting),
+      comms_(comms),
+      me_(comm_rank(comms.run)) {
+  const auto steps = static_cast<std::size_t>(s_.steps);
+  steps_.compute.assign(steps, 0.0);
+  steps_.wait.assign(steps, 0.0);
+  steps_.wall.assign(steps, 0.0);
+  steps_.phase_compute.assign(static_cast<std::size_t>(field_.dims()), std::vector<double>(steps, 0.0));
+}
+
+void StepLoop::rebuild(const LocalGraph& graph) {
+  exchange_.reset();
+  exchange_ = std::make_unique<HaloExchange>(graph, s_.workload.edge_bytes, s_.workload.messages, comms_.halo,
+                                             engine_.wait_mode(), wan_delay_ ? &*wan_delay_ : nullptr);
+  exchange_->sleep_while_waiting(sleep_while_waiting_);
+  phase_time_.assign(static_cast<std::size_t>(field_.dims()),
+                     std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
+  steps_since_rebuild_ = 0;
+  weights_ready_ = false;
+}
+
+void StepLoop::run(const LocalGraph& graph, int step, double watchdog_seconds) {
+  const double t0 = engine_.now();
+  if (!weights_ready_ || !field_.is_static()) {
+    field_.weights(graph, step, weights_);
+    weights_ready_ = true;
+  }
+  exchange_->post();
+  const double computing = s_.workload.schedule == Schedule::bulk ? run_bulk(step, watchdog_seconds)
+                                                                  : run_message_driven(step, watchdog_seconds);
+  const double t_end = engine_.now();
+  const auto i = static_cast<std::size_t>(step);
+  steps_.compute[i] = computing;
+  steps_.wait[i] = t_end - t0 - computing;
+  steps_.wall[i] = t_end - t0;
+  ++steps_since_rebuild_;
+}
+
+// Algorithm 3: all work, then wait. Returns the time spent computing. A vector workload
+// runs its phases in order, each ended by a barrier (as a multi-phase code synchronizes,
+// say to agree on a time step), so each phase's slowest rank costs time. The barrier
+// after the last phase matters too: without it, a rank whose heavy phase comes first
+// runs ahead into the next step, and the phases of consecutive steps overlap.
+double StepLoop::run_bulk(int step, double watchdog_seconds) {
+  double computing = 0;
+  const int dims = field_.dims();
+  for (int k = 0; k < dims; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    const double start = engine_.now();
+    work_.run(weights_[ku], phase_time_[ku]);
+    const double phase = engine_.now() - start;
+    steps_.phase_compute[ku][static_cast<std::size_t>(step)] = phase;
+    computing += phase;
+    if (dims > 1) MPI_Barrier(comms_.phases);  // a scalar workload is Algorithm 3 as it stands
+  }
+  exchange_->wait(step, watchdog_seconds);
+  return computing;
+}
+
+// Interior vertices while messages fly, then each vertex once its messages are in.
+double StepLoop::run_message_driven(int step, double watchdog_seconds) {
+  double start = engine_.now();
+  work_.run_some(exchange_->interior(), weights_[0], phase_time_[0]);
+  double computing = engine_.now() - start;
+  for (auto ready = exchange_->next_ready(step, watchdog_seconds); !ready.empty();
+       ready = exchange_->next_ready(step, watchdog_seconds)) {
+    start = engine_.now();
+    work_.run_some(ready, weights_[0], phase_time_[0]);
+    computing += engine_.now() - start;
+  }
+  exchange_->finish(step, watchdog_seconds);
+  return computing;
+}
+
+CommCensus StepLoop::census(const MachineInfo& machine) const {
+  const int my_site = machine.rank_site[static_cast<std::size_t>(me_)];
+  const std::int64_t cross =
+      exchange_->messages_to([&](int peer) { return machine.rank_site[static_cast<std::size_t>(peer)] != my_site; });
+  CommCensus c;
+  c.edge_cut = allreduce(exchange_->remote_edges(), MPI_SUM, comms_.run) / 2;
+  c.edge_cut_bytes = allreduce(exchange_->remote_edge_bytes(), MPI_SUM, comms_.run) / 2;
+  c.messages_per_step = allreduce(exchange_->messages_per_step(), MPI_SUM, comms_.run);
+  c.cross_site_messages_per_step = allreduce(cross, MPI_SUM, comms_.run);
+  return c;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,81 @@
+// Algorithm 3, lines 3-9: every step, post a receive and a send for each remote edge, run
+// do_work(w) for every local vertex (each phase of a vector workload in turn), and wait for
+// the messages. Keeps this rank's times: per step, and per vertex since the last LB call.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "balancers/balancer.hpp"
+#include "engine/compute_phase.hpp"
+#include "engine/halo_exchange.hpp"
+#include "meshes/local_graph.hpp"
+#include "record/run_record.hpp"
+#include "scenario/scenario.hpp"
+#include "workload/load_field.hpp"
+
+namespace lbbench {
+
+class Engine;
+
+// This rank's times, per step.
+struct RankSteps {
+  std::vector<double> compute;                     // in do_work
+  std::vector<double> wait;                        // the rest of the step
+  std::vector<double> wall;                        // the whole step
+  std::vector<std::vector<double>> phase_compute;  // per component, per step (vector workloads)
+};
+
+class StepLoop {
+ public:
+  // The communicators the loop uses: the run's, for reductions; one reserved for step
+  // messages; one for the barriers between the phases of a vector workload (null for a
+  // scalar one). The caller owns them.
+  struct Comms {
+    MPI_Comm run = MPI_COMM_NULL;
+    MPI_Comm halo = MPI_COMM_NULL;
+    MPI_Comm phases = MPI_COMM_NULL;
+  };
+  StepLoop(const Scenario& s, const Engine& engine, const WorkloadField& field, ComputePhase& work,
+           std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms);
+
+  // Builds the step's messages for the graph as it is now; after every migration, which
+  // also starts the per-vertex times afresh. Collective.
+  void rebuild(const LocalGraph& graph);
+  // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
+  void run(const LocalGraph& graph, int step, double watchdog_seconds);
+
+  [[nodiscard]] const RankSteps& steps() const { return steps_; }
+  // Per component, per local vertex: the weights of the last step run.
+  [[nodiscard]] const std::vector<std::vector<double>>& weights() const { return weights_; }
+  // Per component, per local vertex: do_work time summed since the last rebuild.
+  [[nodiscard]] const std::vector<std::vector<double>>& phase_time() const { return phase_time_; }
+  [[nodiscard]] int steps_since_rebuild() const { return steps_since_rebuild_; }
+  // The communication the current distribution causes per step, over all ranks.
+  // Collective.
+  [[nodiscard]] CommCensus census(const MachineInfo& machine) const;
+
+ private:
+  [[nodiscard]] double run_bulk(int step, double watchdog_seconds);
+  [[nodiscard]] double run_message_driven(int step, double watchdog_seconds);
+
+  const Scenario& s_;
+  const Engine& engine_;
+  const WorkloadField& field_;
+  ComputePhase& work_;
+  std::optional<WanDelay> wan_delay_;
+  bool sleep_while_waiting_;
+  Comms comms_;
+  int me_;
+  std::unique_ptr<HaloExchange> exchange_;
+  std::vector<std::vector<double>> weights_;
+  bool weights_ready_ = false;
+  std::vector<std::vector<double>> phase_time_;
+  int steps_since_rebuild_ = 0;
+  RankSteps steps_;
+};
+
+}  // namespace lbbench

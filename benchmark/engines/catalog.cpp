@@ -1,0 +1,82 @@
+// The engines a run can use (see catalog.hpp).
+#include "engines/catalog.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// Whether the balancer is `kind`, or `auto` with `kind` among its candidates.
+bool uses(const BalancerConfig& config, BalancerKind kind) {
+  if (config.kind == kind) return true;
+  if (const auto* a = std::get_if<AutoParams>(&config.params)) {
+    for (const auto& c : a->candidates) {
+      if (uses(c, kind)) return true;
+    }
+  }
+  return false;
+}
+
+void check_mpi(const Scenario&) {}
+
+void check_simulated(const Scenario& s, std::string_view engine) {
+  if (!s.machine.definition) {
+    throw InputError(
+        fmt::format("{}: the {} engine simulates a machine; choose one with --machine or "
+                    "machine.preset (known: {})",
+                    s.source, engine, fmt::join(machine_preset_names(s.source), ", ")));
+  }
+  if (uses(s.balancer.config, BalancerKind::zoltan)) {
+    throw InputError(fmt::format(
+        "{}: zoltan cannot run under the {} engine: Debian's Zoltan is linked to Open MPI; use metis, refine or "
+        "grid-metis there",
+        s.source, engine));
+  }
+  if (s.cores) {
+    throw InputError(
+        fmt::format("{}: `cores` pins real processes to real cores; it needs the mpi engine (on a simulated machine, "
+                    "machine.processes_per_core puts several ranks on each simulated core)",
+                    s.source));
+  }
+}
+
+void check_smpi(const Scenario& s) { check_simulated(s, "smpi"); }
+
+constexpr std::array kEngines{
+    EngineInfo{"mpi", EngineKind::mpi, "real MPI: ranks are processes started by mpirun or srun; wall-clock times",
+               true, &check_mpi},
+    EngineInfo{"smpi", EngineKind::smpi,
+               "SimGrid SMPI: the same code on a simulated machine preset, all ranks in one process; simulated times",
+               false, &check_smpi},
+};
+
+}  // namespace
+
+std::span<const EngineInfo> engine_table() { return kEngines; }
+
+const EngineInfo& engine_info(EngineKind kind) {
+  for (const auto& e : kEngines) {
+    if (e.kind == kind) return e;
+  }
+  throw std::logic_error("engine_info: an engine kind without a row");
+}
+
+const EngineInfo& find_engine(std::string_view name) {
+  std::vector<std::string> names;
+  for (const auto& e : kEngines) {
+    if (e.name == name) return e;
+    names.emplace_back(e.name);
+  }
+  throw InputError(
+      fmt::format("unknown engine '{}'.{} Known engines: {}", name, did_you_mean(name, names), fmt::join(names, ", ")));
+}
+
+}  // namespace lbbench

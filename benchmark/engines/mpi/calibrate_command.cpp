@@ -1,0 +1,68 @@
+// `lbbench calibrate` on real hosts (see engines/native_commands.hpp): do_work's rate and
+// accuracy, cached per host, or with --network the α and β between two ranks.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "engines/mpi/calibration.hpp"
+#include "engines/mpi/network.hpp"
+#include "engines/native_commands.hpp"
+#include "mpi/mpi.hpp"
+
+namespace lbbench {
+
+namespace {
+
+int calibrate_network(int argc, char** argv, bool quick) {
+  MpiSession mpi(&argc, &argv);
+  if (comm_size(MPI_COMM_WORLD) < 2) {
+    std::fprintf(stderr, "lbbench: error: a ping-pong needs two ranks: mpirun -np 2 lbbench calibrate --network\n");
+    return 2;
+  }
+  const NetworkCalibration c = measure_network(MPI_COMM_WORLD, quick);
+  if (comm_rank(MPI_COMM_WORLD) != 0) return 0;
+  fmt::print("network calibration: ping-pong between rank 0 and rank {} ({})\n", c.peer,
+             c.same_node ? "same node: shared memory" : "another node");
+  fmt::print("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "one-way", "bandwidth", "trips");
+  for (const auto& p : c.points) {
+    fmt::print("  {:>10}  {:>9.3f} us  {:>7.3f} GB/s  {:>8}\n", p.bytes, p.one_way_s * 1e6,
+               static_cast<double>(p.bytes) / p.one_way_s / 1e9, p.round_trips);
+  }
+  fmt::print("  fit t = alpha + bytes * beta: alpha = {:.3f} us, 1/beta = {:.3f} GB/s (worst point off by {:.1f}%)\n",
+             c.fit.latency_s * 1e6, c.fit.bandwidth_Bps / 1e9, 100 * c.fit.max_relative_residual);
+  fmt::print("  for a scenario: machine: {{latency: {:.4g}, bandwidth: {:.4g}}}\n", c.fit.latency_s,
+             c.fit.bandwidth_Bps);
+  fmt::print("  or: --set machine.latency={:.4g} --set machine.bandwidth={:.4g}\n", c.fit.latency_s,
+             c.fit.bandwidth_Bps);
+  return 0;
+}
+
+}  // namespace
+
+int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
+  if (request.network) return calibrate_network(argc, argv, request.quick);
+  MpiSession mpi(&argc, &argv);
+  const int me = comm_rank(MPI_COMM_WORLD);
+  WorkKernel kernel(default_work_array_bytes());
+  Calibration c = measure_calibration(kernel, request.quick ? 0.3 : 1.0);
+  const auto rows = measure_accuracy(kernel, c, request.quick);
+  // One cache file per host: the first rank on each node writes it.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+  if (!request.no_cache && comm_rank(node) == 0) save_calibration(c);
+  MPI_Comm_free(&node);
+  if (me != 0) return 0;
+  fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
+  fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
+             request.no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
+  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv", "p5",
+             "p95");
+  for (const auto& r : rows) {
+    fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}\n", r.target_s, r.repetitions,
+               r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s);
+  }
+  return 0;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,17 @@
+// Commands that exist only where a binary's native engine runs on real hosts:
+// `lbbench calibrate` measures do_work and the network of this host (engines/mpi);
+// lbbench-smpi refuses it (engines/smpi/backend_only.cpp).
+#pragma once
+
+namespace lbbench {
+
+struct CalibrateRequest {
+  bool quick = false;     // a short measurement, accuracy only up to 10 ms
+  bool no_cache = false;  // do not write the calibration cache
+  bool network = false;   // ping-pong between two ranks for α and β
+};
+
+// Runs under mpirun (it starts MPI with argc and argv); returns the exit code.
+int calibrate_command(const CalibrateRequest& request, int argc, char** argv);
+
+}  // namespace lbbench

@@ -1,0 +1,23 @@
+// lbbench-smpi is the smpi engine's back end: smpirun starts it, `lbbench run --engine
+// smpi` starts smpirun. The front end's commands that need another engine or a real host
+// say so here.
+#include "core/error.hpp"
+#include "engines/launch.hpp"
+#include "engines/native_commands.hpp"
+
+namespace lbbench {
+
+int launch_engine(EngineKind, const LaunchRequest&) {
+  throw InputError("lbbench-smpi only runs under smpirun, as the smpi engine; start runs with lbbench");
+}
+
+int calibrate_command(const CalibrateRequest& request, int, char**) {
+  if (request.network) {
+    throw InputError(
+        "under the smpi engine the network is the preset's (machine.latency, machine.bandwidth); there is nothing to "
+        "calibrate");
+  }
+  throw InputError("the smpi engine simulates do_work; there is nothing to calibrate");
+}
+
+}  // namespace lbbench

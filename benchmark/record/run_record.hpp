@@ -1,0 +1,215 @@
+// Run records (contract: schema "lbbench.run/1", one JSON object per line, JSON Lines).
+//
+// An engine fills one RunRecord per run; every reporter reads one: the console summary and
+// the per-step table (benchmark/app), `lbbench report` and the cost fits (harness). None of
+// them re-derives what the record holds, and only this file writes the schema strings.
+// Records are only ever extended: from_json reads records written before a field existed,
+// leaving it empty (std::optional) or at its zero.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "balancers/model/metrics.hpp"
+#include "balancers/protocol_stats.hpp"
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+inline constexpr std::string_view kRunSchema = "lbbench.run/1";
+inline constexpr std::string_view kFailureSchema = "lbbench.failure/1";
+
+// The communication the current distribution causes each step, over all ranks.
+struct CommCensus {
+  std::int64_t edge_cut = 0;                      // cut edges
+  std::int64_t edge_cut_bytes = 0;                // bytes they carry per step
+  std::int64_t messages_per_step = 0;             // messages per step
+  std::int64_t cross_site_messages_per_step = 0;  // of which between sites
+};
+
+// Pearce's metrics of the per-rank loads at an LB call: as the balancer was told them (the
+// model) and as measured (compute time per step since the previous call).
+struct LbMetrics {
+  LoadMoments model;
+  LoadMoments measured;
+  std::optional<double> rank_correlation;  // equation 13, model against measured
+};
+
+// A vector workload's phases around one LB call: Σ_k max_r of the phase times measured in
+// the step before and after, each phase's max/avg, and the balancer's own view.
+struct LbVector {
+  double objective_before_s = 0;
+  double objective_after_s = 0;
+  std::vector<double> max_over_avg_before;
+  std::vector<double> max_over_avg_after;
+  double model_objective_before_s = 0;
+  double model_objective_predicted_after_s = 0;
+};
+
+// One LB call, reduced over ranks.
+struct LbEvent {
+  int step = 0;                                // the step after which it ran
+  double imbalance_before = 0;                 // max/avg - 1 of compute time in the step before
+  double imbalance_after = 0;                  // ... and in the step after
+  double model_imbalance_before = 0;           // of the loads the balancer was told
+  double model_imbalance_predicted_after = 0;  // what its plan gives on those loads
+  std::int64_t migrations = 0;
+  std::int64_t migrated_bytes = 0;
+  // Vertices arriving at the busiest receiver (ElementsMoved_max); absent from old records.
+  std::optional<std::int64_t> elements_moved_max;
+  double decision_s = 0;   // slowest rank
+  double migration_s = 0;  // slowest rank
+  CommCensus before;
+  CommCensus after;
+  std::optional<ProtocolStats> protocol;  // distributed strategies
+  Json prediction;                        // what `auto` predicted and chose, as it says; else null
+  std::optional<LbMetrics> metrics;
+  std::optional<LbVector> vector;  // vector workloads
+};
+
+// Per step: the slowest rank's wall and compute time, the mean compute and wait time, and
+// max/avg - 1 of compute time.
+struct PerStep {
+  std::vector<double> wall_max_s;
+  std::vector<double> compute_max_s;
+  std::vector<double> compute_avg_s;  // absent from old records
+  std::vector<double> wait_avg_s;     // absent from old records
+  std::vector<double> imbalance;
+};
+
+// A vector workload's phases over the run.
+struct LoadVectorRecord {
+  std::vector<std::string> components;
+  double objective_mean_s = 0;
+  std::vector<double> objective_per_step_s;  // Σ_k max_r of the phase times
+  std::vector<double> perfect_per_step_s;    // Σ_k of the mean phase times
+  // Per component (in the order of `components`), per step.
+  std::vector<std::vector<double>> phase_max_s;
+  std::vector<std::vector<double>> phase_avg_s;
+};
+
+// What the simulation itself cost on the host that ran it, and the simulated set-up time.
+struct SimulationInfo {
+  double wall_s = 0;
+  double peak_rss_mb = 0;
+  double setup_s = 0;  // simulated time from the replay's start to its first step
+};
+
+// `auto`'s first call as a prediction of the whole run, per candidate.
+struct RunPrediction {
+  std::string chosen;
+  int at_step = 0;
+  int later_calls = 0;
+  std::vector<std::pair<std::string, double>> total_s;  // per candidate, in auto's order
+};
+
+struct Provenance {
+  std::string git;
+  std::string host;
+  std::string mpi_library;
+  std::string mpi_thread_level;
+  std::string start_time;
+  std::string command;
+  Json work;  // how do_work ran: the calibration, or simulated
+};
+
+// Added by `lbbench sweep` to the records of its runs.
+struct SweepInfo {
+  std::string name;
+  std::string id;
+  int index = 0;
+  int repetition = 0;
+  std::string engine;
+  Json axes = Json::object();
+  std::string status;
+  std::optional<double> elapsed_s;
+};
+
+struct RunRecord {
+  std::string scenario;
+  std::string scenario_sha256;
+  std::string scenario_file;
+  std::string balancer;
+  std::string balancer_family;
+  Json balancer_params = Json::object();
+  int lb_period = 0;
+  std::string model;
+  std::string engine;
+  std::string machine;
+  int ranks = 0;
+  int nodes = 0;
+  std::int64_t vertices = 0;
+  std::int64_t edges = 0;
+  int steps = 0;
+  std::uint64_t seed = 0;
+  double total_time_s = 0;
+  double compute_time_s = 0;      // mean over ranks
+  double compute_time_max_s = 0;  // the largest rank's
+  double wait_time_s = 0;
+  double lb_time_s = 0;
+  double migration_time_s = 0;
+  double perfect_balance_time_s = 0;
+  std::int64_t migrations = 0;
+  std::int64_t migrated_bytes = 0;
+  int lb_invocations = 0;
+  std::vector<double> imbalance_before;
+  std::vector<double> imbalance_after;
+  std::vector<double> imbalance_predicted_after;
+  double imbalance_mean = 0;
+  std::int64_t edge_cut_initial = 0;
+  std::int64_t edge_cut = 0;
+  std::int64_t edge_cut_bytes = 0;
+  std::int64_t messages_per_step = 0;
+  std::optional<std::int64_t> cross_site_messages_per_step;  // machines with sites
+  std::vector<LbEvent> lb;
+  PerStep per_step;
+  Json machine_preset;                       // the preset with the scenario's overrides; null on machine local
+  std::optional<SimulationInfo> simulation;  // simulated engines
+  std::optional<LoadVectorRecord> load_vector;
+  std::optional<RunPrediction> prediction;  // `auto`
+  Json config;                              // the normalized scenario
+  Json reorder;                             // the rank reorder at start-up; null without one
+  Provenance provenance;
+  std::optional<SweepInfo> sweep;
+
+  // Times are simulated (the engine simulated the machine).
+  [[nodiscard]] bool simulated() const { return simulation.has_value(); }
+};
+
+// A sweep's run that left no record.
+struct FailureRecord {
+  std::string scenario;
+  std::string balancer;
+  std::string engine;
+  std::string machine;
+  int ranks = 0;
+  int exit_code = 0;
+  std::string reason;
+  std::vector<std::string> error_tail;
+  double elapsed_s = 0;
+  std::string time;
+  Json config;
+  std::optional<SweepInfo> sweep;
+};
+
+Json to_json(const RunRecord& r);
+Json to_json(const FailureRecord& f);
+Json to_json(const SweepInfo& s);
+Json to_json(const CommCensus& c);
+Json to_json(const ProtocolStats& p);
+Json to_json(const LoadMoments& m);
+
+// Throws InputError naming the field when a record lacks a field every record has, or
+// holds a value of the wrong type.
+RunRecord run_record_from_json(const Json& j);
+FailureRecord failure_record_from_json(const Json& j);
+SweepInfo sweep_info_from_json(const Json& j);
+
+[[nodiscard]] bool is_run_record(const Json& j);
+[[nodiscard]] bool is_failure_record(const Json& j);
+
+}  // namespace lbbench
