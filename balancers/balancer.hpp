@@ -100,6 +100,11 @@ struct MigrationPlan {
   Json decision;  // on rank 0, from strategies that choose among others (`auto`); else null
 };
 
+struct GlobalProblem;    // balancers/centralized.hpp
+class ProtocolObserver;  // balancers/protocol.hpp
+// New owner of each object of a GlobalProblem, in the problem's order.
+using Assignment = std::vector<Rank>;
+
 class Balancer {
  public:
   virtual ~Balancer() = default;
@@ -108,6 +113,15 @@ class Balancer {
   // Collective, once before the first plan() on comm: one-time setup (communicators)
   // that should not be charged to the first LB call's decision time.
   virtual void prepare(MPI_Comm /*comm*/) {}
+  // The same decision made in one process over the whole problem (objects in (rank, local
+  // index) order), as `auto`'s cost model and the model engine make it: a centralized
+  // strategy's solve, a distributed one's serial reference. `observer`, when given, sees
+  // every round of a distributed protocol. The default moves nothing.
+  [[nodiscard]] virtual Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const;
+  // What decide_serially needs in the problem besides the loads: the communication graph,
+  // and each object's load vector.
+  [[nodiscard]] virtual bool needs_graph() const { return false; }
+  [[nodiscard]] virtual bool needs_vectors() const { return false; }
 };
 
 // The baseline: never moves anything.

@@ -45,17 +45,16 @@ struct GlobalProblem {
   [[nodiscard]] int site(int r) const { return rank_site.empty() ? 0 : rank_site[static_cast<std::size_t>(r)]; }
 };
 
-// New owner of each object, in the problem's order.
-using Assignment = std::vector<Rank>;
-
 class CentralizedBalancer : public Balancer {
  public:
   MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
   [[nodiscard]] virtual Assignment solve(const GlobalProblem& problem) const = 0;
-  // Graph partitioners need the edges; load-only strategies skip gathering them.
-  [[nodiscard]] virtual bool needs_graph() const { return false; }
-  // Vector strategies need each object's load vector, not only its sum.
-  [[nodiscard]] virtual bool needs_vectors() const { return false; }
+  [[nodiscard]] Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver*) const final {
+    return solve(problem);
+  }
+  // Graph partitioners need the edges (needs_graph); load-only strategies skip gathering
+  // them. Vector strategies need each object's load vector, not only its sum
+  // (needs_vectors).
   // After solve(), on rank 0: what a strategy that chooses among others decided and why
   // (null for the rest). It goes into the record's LB entry.
   [[nodiscard]] virtual Json decision() const { return nullptr; }

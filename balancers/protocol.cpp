@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 
 namespace lbbench {
@@ -105,7 +106,7 @@ ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange)
   return total;
 }
 
-ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks) {
+ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks, ProtocolObserver* observer) {
   const int nranks = static_cast<int>(ranks.size());
   ProtocolStats stats;
   std::vector<Inbox> inbox(ranks.size());
@@ -118,7 +119,9 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
     std::vector<std::int64_t> sum;
     std::vector<std::int64_t> max;
     for (int r = 0; r < nranks; ++r) {
+      const double cpu_start = observer ? thread_cpu_seconds() : 0.0;
       Outbox out = ranks[static_cast<std::size_t>(r)]->step(inbox[static_cast<std::size_t>(r)]);
+      if (observer) observer->stepped(r, thread_cpu_seconds() - cpu_start, out.messages);
       check_one_per_peer(out.messages, nranks);
       count_sent(out.messages, stats);
       sent = sent || !out.messages.empty();
@@ -137,6 +140,7 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
     }
     ++stats.rounds;
     if (nsum > 0 || nmax > 0) ++stats.reductions;
+    if (observer) observer->round_done(nsum > 0 || nmax > 0);
     for (auto& in : next) {
       in.sum = sum;
       in.max = max;
@@ -280,10 +284,10 @@ MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
 }
 
 Assignment DistributedBalancer::reference(const GlobalProblem& problem, const ProtocolContext& ctx,
-                                          ProtocolStats* stats) const {
+                                          ProtocolStats* stats, ProtocolObserver* observer) const {
   std::vector<std::unique_ptr<RankProtocol>> ranks;
   for (auto& w : split_by_rank(problem, needs_locality())) ranks.push_back(make_protocol(std::move(w), ctx));
-  const ProtocolStats s = run_protocol_serial(ranks);
+  const ProtocolStats s = run_protocol_serial(ranks, observer);
   if (stats) *stats = s;
   Assignment out;
   out.reserve(problem.size());

@@ -105,8 +105,21 @@ struct ProtocolContext {
 // Runs this rank's protocol with real messages; collective over the exchange's comm.
 ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange);
 
+// What a serial run of a protocol did, round by round, for a model of what it would cost
+// on a machine: each rank's handler time and messages, and whether the round reduced.
+class ProtocolObserver {
+ public:
+  virtual ~ProtocolObserver() = default;
+  // Rank `rank` handled its inbox in `cpu_s` seconds of this thread's CPU time and sent
+  // `sent`.
+  virtual void stepped(int rank, double cpu_s, const std::vector<Message>& sent) = 0;
+  // Every rank has stepped. `reduced`: the round also reduced values over all ranks.
+  virtual void round_done(bool reduced) = 0;
+};
+
 // Runs every rank's protocol in one process.
-ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks);
+ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks,
+                                  ProtocolObserver* observer = nullptr);
 
 // Base of the distributed balancers: plan() builds this rank's RankWork and runs the MPI
 // driver; reference() runs every rank's protocol serially on a GlobalProblem.
@@ -115,7 +128,12 @@ class DistributedBalancer : public Balancer {
   MigrationPlan plan(const LoadView& view, MPI_Comm comm) final;
   void prepare(MPI_Comm comm) final;
   [[nodiscard]] Assignment reference(const GlobalProblem& problem, const ProtocolContext& ctx,
-                                     ProtocolStats* stats = nullptr) const;
+                                     ProtocolStats* stats = nullptr, ProtocolObserver* observer = nullptr) const;
+  [[nodiscard]] Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const final {
+    return reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, nullptr,
+                     observer);
+  }
+  [[nodiscard]] bool needs_graph() const final { return needs_locality(); }
   [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work,
                                                                     const ProtocolContext& ctx) const = 0;
   // Diffusion needs the neighbor ranks of each unit; the others only need loads.

@@ -46,10 +46,7 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, d
   const auto t0 = std::chrono::steady_clock::now();
   // Host seconds become the machine's: under SMPI, what the simulated core would take.
   auto code_seconds = [&] { return seconds_since(t0) * problem.code_time_scale; };
-  if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&candidate)) {
-    o.assignment = c->solve(problem);
-    o.decision_s = code_seconds();
-  } else if (const auto* d = dynamic_cast<const DistributedBalancer*>(&candidate)) {
+  if (const auto* d = dynamic_cast<const DistributedBalancer*>(&candidate)) {
     ProtocolStats stats;
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
@@ -57,7 +54,8 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, d
     o.decision_s = code_seconds() / problem.nranks + stats.rounds * alpha;
     o.protocol_rounds = stats.rounds;
   } else {
-    o.assignment = problem.owner;  // `none`: nothing to decide
+    o.assignment = candidate.decide_serially(problem, nullptr);  // `none` moves nothing
+    o.decision_s = code_seconds();
   }
   o.lmax_after = max_of(rank_times(problem, o.assignment));
   o.elements_moved_max = most_arrivals(problem, o.assignment);
@@ -116,9 +114,7 @@ Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
 AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
   for (const auto& candidate : params_.candidates) {
     candidates_.push_back(make_balancer(candidate));
-    if (const auto* c = dynamic_cast<const CentralizedBalancer*>(candidates_.back().get())) {
-      needs_vectors_ = needs_vectors_ || c->needs_vectors();
-    }
+    needs_vectors_ = needs_vectors_ || candidates_.back()->needs_vectors();
   }
 }
 

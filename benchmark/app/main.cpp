@@ -76,17 +76,9 @@ struct Outputs {
   std::string steps_csv;  // --steps-csv
 };
 
-// Fails before the run, not after it, when an output cannot be written: a long run must
-// not end by losing its record.
 void check_outputs_writable(const Outputs& outputs) {
-  auto probe = [](const std::string& path, int flags, const char* what) {
-    if (path.empty()) return;
-    const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw InputError(fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(errno)));
-    ::close(fd);
-  };
-  probe(outputs.record, O_APPEND, "record file");
-  probe(outputs.steps_csv, O_TRUNC, "per-step table");
+  check_writable(outputs.record, "record file", true);
+  check_writable(outputs.steps_csv, "per-step table", false);
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -149,17 +141,19 @@ std::vector<std::string> read_set_file(const std::string& path) {
 // What a run on another engine is started with: the scenario, and the options it forwards.
 LaunchRequest launch_request_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
                                 const std::string& platform_dir, const std::vector<std::string>& cfg,
-                                const Outputs& outputs, const RunOptions& options) {
+                                const Outputs& outputs, const RunOptions& options, std::optional<double> host_ghz) {
   LaunchRequest launch;
   launch.cfg = cfg;
   launch.scenario = scenario;
   launch.overrides = overrides;
   launch.ranks = ranks;
   launch.platform_dir = platform_dir;
-  if (!outputs.record.empty()) launch.forwarded.insert(launch.forwarded.end(), {"--out", outputs.record});
-  if (!outputs.steps_csv.empty()) launch.forwarded.insert(launch.forwarded.end(), {"--steps-csv", outputs.steps_csv});
-  if (options.verify) launch.forwarded.emplace_back("--verify");
-  launch.forwarded.insert(launch.forwarded.end(), {"--watchdog", fmt::format("{}", options.watchdog_seconds)});
+  launch.record_out = outputs.record;
+  launch.steps_csv = outputs.steps_csv;
+  launch.verify = options.verify;
+  launch.watchdog_seconds = options.watchdog_seconds;
+  launch.host_ghz = host_ghz;
+  launch.command_line = options.command_line;
   return launch;
 }
 
@@ -241,11 +235,21 @@ int main_impl(int argc, char** argv) {
   std::string platform_dir;
   std::vector<std::string> engine_names;
   for (const auto& e : engine_table()) engine_names.emplace_back(e.name);
-  run_cmd->add_option("--engine", engine, "mpi (real MPI, under mpirun or srun) or smpi (a simulated machine)")
+  run_cmd
+      ->add_option("--engine", engine,
+                   "mpi (real MPI, under mpirun or srun), smpi (a simulated machine) or model (a modeled machine, for "
+                   "10^5-10^6 ranks)")
       ->check(CLI::IsMember(engine_names));
   run_cmd->add_option("--machine", machine,
                       "Machine preset (sets machine.preset): local, bgp, bgq, cluster-ib, grid-2site");
-  run_cmd->add_option("--ranks", ranks, "Simulated ranks (smpi engine)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--ranks", ranks, "Simulated or modeled ranks (smpi and model engines)")
+      ->check(CLI::PositiveNumber);
+  std::optional<double> host_ghz;
+  run_cmd
+      ->add_option("--host-ghz", host_ghz,
+                   "This host's clock in GHz, which sets how the smpi and model engines charge real code and do_work "
+                   "(measured when not given; give it to compare runs across hosts)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--platform-dir", platform_dir,
                       "Keep the generated SimGrid platform in this folder (smpi engine)");
   std::vector<std::string> smpi_cfg;
@@ -324,21 +328,25 @@ int main_impl(int argc, char** argv) {
     }
   }
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
+  options.command_line = joined_command(argc, argv);
   const std::unique_ptr<Engine> native = make_native_engine(settings);
   const EngineInfo& requested = engine.empty() ? native->info() : find_engine(engine);
   if (requested.kind != native->info().kind) {
     try {
-      return launch_engine(
-          requested.kind, launch_request_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg, outputs, options));
+      return launch_engine(requested.kind, launch_request_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg,
+                                                             outputs, options, host_ghz));
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;
+    } catch (const RunError& e) {
+      std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+      return kExitRun;
     }
   }
-  if (native->info().process_per_rank && (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty())) {
+  if (native->info().process_per_rank && (ranks > 0 || !platform_dir.empty() || !smpi_cfg.empty() || host_ghz)) {
     std::fprintf(stderr,
-                 "lbbench: error: --ranks, --platform-dir and --smpi-cfg belong to --engine smpi; with real MPI, "
-                 "start the ranks with mpirun -np N (or srun)\n");
+                 "lbbench: error: --ranks, --platform-dir, --smpi-cfg and --host-ghz belong to --engine smpi or model; "
+                 "with real MPI, start the ranks with mpirun -np N (or srun)\n");
     return kExitInput;
   }
   return run(argc, argv, scenario_file, overrides, outputs, options, *native);

@@ -14,6 +14,12 @@ double wall_seconds() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 std::string utc_timestamp(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

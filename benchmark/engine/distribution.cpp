@@ -25,29 +25,38 @@ namespace lbbench {
 
 namespace {
 
+// Reads a partition file (the METIS .part format: one rank per line, in vertex order),
+// calling take(vertex, rank) for each line and checking ranks and the line count.
+template <class Take>
+void read_partition_lines(const std::string& path, std::int64_t n, int nranks, Take take) {
+  LineSource src(path, '%');
+  std::string line;
+  std::int64_t v = 0;
+  while (src.next(line)) {
+    const auto tokens = split_tokens(line);
+    if (tokens.empty()) continue;
+    std::int64_t r = 0;
+    if (tokens.size() != 1 || !parse_int(tokens[0], r))
+      src.fail(fmt::format("expected one rank number, got '{}'", line));
+    if (r < 0 || r >= nranks)
+      src.fail(fmt::format("rank {} is outside 0..{} (the run has {} ranks)", r, nranks - 1, nranks));
+    if (v == n) src.fail(fmt::format("more lines than the mesh's {} vertices", n));
+    take(v, static_cast<int>(r));
+    ++v;
+  }
+  if (v != n) src.fail(fmt::format("the file assigns {} vertices, but the mesh has {}", v, n));
+}
+
 std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g, MPI_Comm comm) {
   const int nranks = comm_size(comm);
   const std::int64_t n = g.global_vertices;
   // Stage 1: the file's lines go to the block owner of each vertex id ...
   const Bytes block = route_from_root(comm, [&](RootRouter& router) {
-    LineSource src(path, '%');
-    std::string line;
-    std::int64_t v = 0;
-    while (src.next(line)) {
-      const auto tokens = split_tokens(line);
-      if (tokens.empty()) continue;
-      std::int64_t r = 0;
-      if (tokens.size() != 1 || !parse_int(tokens[0], r))
-        src.fail(fmt::format("expected one rank number, got '{}'", line));
-      if (r < 0 || r >= nranks)
-        src.fail(fmt::format("rank {} is outside 0..{} (the run has {} ranks)", r, nranks - 1, nranks));
-      if (v == n) src.fail(fmt::format("more lines than the mesh's {} vertices", n));
+    read_partition_lines(path, n, nranks, [&](std::int64_t v, int r) {
       ByteWriter out = router.record(block_owner(v, n, nranks));
       out.put(v);
-      out.put(static_cast<int>(r));
-      ++v;
-    }
-    if (v != n) src.fail(fmt::format("the file assigns {} vertices, but the mesh has {}", v, n));
+      out.put(r);
+    });
   });
   std::unordered_map<std::int64_t, int> directory;
   ByteReader in(block);
@@ -86,10 +95,34 @@ std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g,
 
 }  // namespace
 
-std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed, MPI_Comm comm) {
-  const int nranks = comm_size(comm);
+Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, LocalIndex v, int nranks, std::uint64_t seed) {
   const std::int64_t n = g.global_vertices;
-  if (spec.kind == DistributionKind::file) return owners_from_file(spec.file_resolved, g, comm);
+  const std::int64_t id = g.gid[v].value();
+  switch (spec.kind) {
+    case DistributionKind::block: return Rank{block_owner(id, n, nranks)};
+    case DistributionKind::cyclic: return Rank{static_cast<int>(id % nranks)};
+    case DistributionKind::random:
+      return Rank{static_cast<int>(hash_of({seed, tag(Stream::distribution_random), static_cast<std::uint64_t>(id)}) %
+                                   static_cast<std::uint64_t>(nranks))};
+    case DistributionKind::strips: {
+      const double lo = g.bounds.lo[spec.axis];
+      const double extent = g.bounds.hi[spec.axis] - lo;
+      const double x = extent > 0 ? (g.coords_of(v)[spec.axis] - lo) / extent : 0.0;
+      return Rank{std::clamp(static_cast<int>(std::floor(x * nranks)), 0, nranks - 1)};
+    }
+    case DistributionKind::file: break;
+  }
+  throw std::logic_error("starting_rank: a file distribution has no rule");
+}
+
+std::vector<Rank> read_partition_file(const std::string& path, std::int64_t vertices, int nranks) {
+  std::vector<Rank> out;
+  out.reserve(static_cast<std::size_t>(vertices));
+  read_partition_lines(path, vertices, nranks, [&](std::int64_t, int r) { out.push_back(Rank{r}); });
+  return out;
+}
+
+void check_distribution(const DistributionSpec& spec, const LocalGraph& g) {
   if (spec.kind == DistributionKind::strips && spec.axis >= g.dim) {
     // The same on every rank (g.dim is global), so throwing here needs no agreement.
     throw AgreedInputError(
@@ -97,29 +130,15 @@ std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph&
                    : fmt::format("distribution: strips along axis {} need {}-D coordinates; the mesh is {}-D",
                                  spec.axis, spec.axis + 1, g.dim));
   }
+}
+
+std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed, MPI_Comm comm) {
+  if (spec.kind == DistributionKind::file) return owners_from_file(spec.file_resolved, g, comm);
+  check_distribution(spec, g);
+  const int nranks = comm_size(comm);
   std::vector<Rank> out;
   out.reserve(static_cast<std::size_t>(g.num_local()));
-  for (LocalIndex v = 0; v < g.num_local(); ++v) {
-    const std::int64_t id = g.gid[v].value();
-    int r = 0;
-    switch (spec.kind) {
-      case DistributionKind::block: r = block_owner(id, n, nranks); break;
-      case DistributionKind::cyclic: r = static_cast<int>(id % nranks); break;
-      case DistributionKind::random:
-        r = static_cast<int>(hash_of({seed, tag(Stream::distribution_random), static_cast<std::uint64_t>(id)}) %
-                             static_cast<std::uint64_t>(nranks));
-        break;
-      case DistributionKind::strips: {
-        const double lo = g.bounds.lo[spec.axis];
-        const double extent = g.bounds.hi[spec.axis] - lo;
-        const double x = extent > 0 ? (g.coords_of(v)[spec.axis] - lo) / extent : 0.0;
-        r = std::clamp(static_cast<int>(std::floor(x * nranks)), 0, nranks - 1);
-        break;
-      }
-      case DistributionKind::file: break;
-    }
-    out.push_back(Rank{r});
-  }
+  for (LocalIndex v = 0; v < g.num_local(); ++v) out.push_back(starting_rank(spec, g, v, nranks, seed));
   return out;
 }
 

@@ -3,12 +3,25 @@
 
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 #include "meshes/local_graph.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
+
+// Starting rank of local vertex v among `nranks` for every distribution but `file`
+// (a pure function of the vertex, its position and the seed).
+Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, LocalIndex v, int nranks, std::uint64_t seed);
+
+// A partition file's ranks, one per vertex in id order, read in one process; the same
+// checks as the distributed reader.
+std::vector<Rank> read_partition_file(const std::string& path, std::int64_t vertices, int nranks);
+
+// Throws AgreedInputError when the mesh cannot be distributed as the spec says (strips
+// along an axis the mesh lacks).
+void check_distribution(const DistributionSpec& spec, const LocalGraph& g);
 
 // Starting rank of every local vertex. Throws InputError (agreed on every rank) when the
 // distribution asks for what the mesh lacks, or a partition file is wrong.

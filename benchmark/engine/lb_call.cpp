@@ -114,9 +114,11 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const int me = comm_rank(ctx.comm);
   const int nranks = comm_size(ctx.comm);
   const int dims = ctx.field.dims();
+  const std::vector<std::int64_t> everyone = all_positions(graph);
   const std::vector<Load> vectors =
       modeled_vertex_loads(LoadModelInputs{.scenario = s,
                                            .graph = graph,
+                                           .vertices = everyone,
                                            .machine = ctx.machine,
                                            .rank = me,
                                            .dims = dims,

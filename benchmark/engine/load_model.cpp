@@ -2,6 +2,7 @@
 #include "engine/load_model.hpp"
 
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
 
 #include "core/hash.hpp"
@@ -21,28 +22,34 @@ std::vector<double> message_cost_estimates(const LoadModelInputs& in) {
   const bool per_neighbor = in.scenario.workload.messages == MessageMode::per_neighbor;
   std::unordered_map<int, std::int64_t> edges_to;  // remote edges per neighbor rank
   if (per_neighbor) {
-    for (const Rank owner : graph.adj_owner) {
-      if (owner != Rank{in.rank}) ++edges_to[owner.value()];
+    for (const std::int64_t v : in.vertices) {
+      for (std::int64_t e = graph.xadj[v]; e < graph.xadj[v + 1]; ++e) {
+        const Rank owner = graph.adj_owner[static_cast<std::size_t>(e)];
+        if (owner != Rank{in.rank}) ++edges_to[owner.value()];
+      }
     }
   }
-  std::vector<double> cost(static_cast<std::size_t>(graph.num_local()), 0.0);
-  for (LocalIndex v = 0; v < graph.num_local(); ++v) {
+  std::vector<double> cost(in.vertices.size(), 0.0);
+  for (std::size_t i = 0; i < in.vertices.size(); ++i) {
+    const std::int64_t v = in.vertices[i];
     for (std::int64_t e = graph.xadj[v]; e < graph.xadj[v + 1]; ++e) {
       const Rank owner = graph.adj_owner[static_cast<std::size_t>(e)];
       if (owner == Rank{in.rank}) continue;
       const auto bytes = static_cast<double>(in.scenario.workload.edge_bytes * graph.edge_weight(e));
       const double start_up = per_neighbor ? alpha / static_cast<double>(edges_to.at(owner.value())) : alpha;
-      cost[static_cast<std::size_t>(v)] += start_up + beta * bytes;
+      cost[i] += start_up + beta * bytes;
     }
   }
   return cost;
 }
 
-double modeled_load(const LoadModelInputs& in, std::size_t v, std::size_t k) {
+// Vertex at `v` (a position in the graph), component k.
+double modeled_load(const LoadModelInputs& in, std::int64_t v, std::size_t k) {
   switch (in.scenario.model) {
-    case AppModel::measured: return in.phase_time[k][v] / in.steps_since_last_call;
+    case AppModel::measured: return in.phase_time[k][static_cast<std::size_t>(v)] / in.steps_since_last_call;
     case AppModel::weights:
-    case AppModel::weights_no_comm: return in.weights[k][v] * in.scenario.workload.unit_seconds;
+    case AppModel::weights_no_comm:
+      return in.weights[k][static_cast<std::size_t>(v)] * in.scenario.workload.unit_seconds;
     case AppModel::counts: return in.scenario.workload.unit_seconds / static_cast<double>(in.dims);
   }
   return 0;
@@ -67,17 +74,24 @@ double model_error_factor(const LoadModelInputs& in, VertexId v) {
 
 std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in) {
   const auto dims = static_cast<std::size_t>(in.dims);
-  const auto n = static_cast<std::size_t>(in.graph.num_local());
+  const std::size_t n = in.vertices.size();
   std::vector<Load> loads(n * dims);
   const std::vector<double> messages =
       in.scenario.model == AppModel::weights ? message_cost_estimates(in) : std::vector<double>(n, 0.0);
-  for (std::size_t v = 0; v < n; ++v) {
-    const double error = model_error_factor(in, in.graph.gid[v]);
-    for (std::size_t k = 0; k < dims; ++k) loads[v * dims + k] = Load(error * modeled_load(in, v, k));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = in.vertices[i];
+    const double error = model_error_factor(in, in.graph.gid[static_cast<std::size_t>(v)]);
+    for (std::size_t k = 0; k < dims; ++k) loads[i * dims + k] = Load(error * modeled_load(in, v, k));
     // The halo exchange completes after the step's last phase.
-    loads[v * dims + dims - 1] += Load(error * messages[v]);
+    loads[i * dims + dims - 1] += Load(error * messages[i]);
   }
   return loads;
+}
+
+std::vector<std::int64_t> all_positions(const LocalGraph& graph) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(graph.num_local()));
+  std::iota(out.begin(), out.end(), std::int64_t{0});
+  return out;
 }
 
 std::vector<Load> summed_loads(const std::vector<Load>& vectors, int dims) {

@@ -5,6 +5,8 @@
 // drops vertices on purpose (Section 7.1).
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "balancers/balancer.hpp"
@@ -13,9 +15,13 @@
 
 namespace lbbench {
 
+// One rank's vertices: `vertices` are their positions in `graph` (every local vertex of a
+// rank's own graph, or one rank's share of a whole graph), in the rank's local order, and
+// per-vertex arrays (weights, phase_time) are indexed by position too.
 struct LoadModelInputs {
   const Scenario& scenario;
   const LocalGraph& graph;
+  std::span<const std::int64_t> vertices;
   const MachineInfo& machine;
   int rank = 0;
   int dims = 1;
@@ -25,8 +31,12 @@ struct LoadModelInputs {
   int steps_since_last_call = 1;
 };
 
-// Each local vertex's load vector as the model tells it (dims components, vertex-major).
+// Each of the rank's vertices' load vector as the model tells it (dims components,
+// vertex-major, in the order of `vertices`).
 std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in);
+
+// 0, 1, ..., n-1: every vertex of a rank's own graph.
+std::vector<std::int64_t> all_positions(const LocalGraph& graph);
 
 // Each vertex's vector summed: its whole load.
 std::vector<Load> summed_loads(const std::vector<Load>& vectors, int dims);

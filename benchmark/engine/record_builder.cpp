@@ -13,14 +13,19 @@ namespace {
 
 double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
 
-// The per-step series over all ranks (complete on rank 0).
-struct Totals {
-  std::vector<double> compute_max, compute_sum, wall_max, wait_sum;  // per step
-  std::vector<double> imbalance;                                     // per step
-  // Vector workloads: per component, per step, the slowest rank's and the summed phase time.
-  std::vector<std::vector<double>> phase_max, phase_sum;
-  double total_time = 0, compute_mean = 0, compute_max_rank = 0, perfect = 0;
+// The per-step series with what follows from them.
+struct Totals : StepTotals {
+  std::vector<double> imbalance;  // per step
+  double perfect = 0;
 
+  explicit Totals(StepTotals base, int nranks) : StepTotals(std::move(base)) {
+    const double p = nranks;
+    imbalance.resize(compute_max.size());
+    for (std::size_t i = 0; i < imbalance.size(); ++i) {
+      imbalance[i] = lbbench::imbalance(compute_max[i], compute_sum[i] / p);
+      perfect += compute_sum[i] / p;
+    }
+  }
   [[nodiscard]] bool has_vectors() const { return !phase_max.empty(); }
   // Σ_k max_r of the phase times at a step: what the step's compute costs with barriers.
   [[nodiscard]] double vector_objective(std::size_t step) const {
@@ -44,8 +49,8 @@ void reduce_to_root(const std::vector<double>& mine, std::vector<double>& out, M
   MPI_Reduce(mine.data(), out.data(), static_cast<int>(mine.size()), MPI_DOUBLE, op, 0, comm);
 }
 
-Totals reduce_totals(const RunEnd& end, MPI_Comm comm) {
-  Totals t;
+StepTotals reduce_totals(const RunEnd& end, MPI_Comm comm) {
+  StepTotals t;
   const RankSteps& mine = end.steps;
   reduce_to_root(mine.compute, t.compute_max, MPI_MAX, comm);
   reduce_to_root(mine.compute, t.compute_sum, MPI_SUM, comm);
@@ -61,11 +66,6 @@ Totals reduce_totals(const RunEnd& end, MPI_Comm comm) {
       reduce_to_root(phase, t.phase_max.emplace_back(), MPI_MAX, comm);
       reduce_to_root(phase, t.phase_sum.emplace_back(), MPI_SUM, comm);
     }
-  }
-  t.imbalance.resize(t.compute_max.size());
-  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
-    t.imbalance[i] = imbalance(t.compute_max[i], t.compute_sum[i] / p);
-    t.perfect += t.compute_sum[i] / p;
   }
   return t;
 }
@@ -140,13 +140,30 @@ bool is_lb_point(const Scenario& s, int step) {
 }
 
 RunRecord build_record(RunEnd end, MPI_Comm comm) {
-  const Totals t = reduce_totals(end, comm);
-  RunRecord r;
-  if (comm_rank(comm) != 0) return r;
-  const Scenario& s = end.scenario;
-  const int nranks = comm_size(comm);
+  StepTotals totals = reduce_totals(end, comm);
+  if (comm_rank(comm) != 0) return {};
+  return assemble_record(RecordFacts{.scenario = end.scenario,
+                                     .engine = end.engine.name(),
+                                     .ranks = comm_size(comm),
+                                     .nodes = end.machine.nodes,
+                                     .sites = end.machine.info.sites,
+                                     .vertices = end.vertices,
+                                     .edges = end.edges,
+                                     .components = end.components,
+                                     .initial = end.initial,
+                                     .final = end.final,
+                                     .simulation = end.engine.simulation(end.setup_s, end.host_wall_s),
+                                     .provenance = std::move(end.provenance)},
+                         totals, std::move(end.events));
+}
+
+RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std::vector<LbEvent> events) {
+  const Scenario& s = facts.scenario;
+  const int nranks = facts.ranks;
   const double p = nranks;
-  fill_measured(end.events, t, nranks);
+  const Totals t(step_totals, nranks);
+  fill_measured(events, t, nranks);
+  RunRecord r;
   r.scenario = s.name;
   r.scenario_sha256 = scenario_sha256(s);
   r.scenario_file = s.source;
@@ -155,12 +172,12 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
   r.balancer_params = s.balancer.config.params_json();
   r.lb_period = s.balancer.period;
   r.model = to_string(s.model);
-  r.engine = end.engine.name();
+  r.engine = std::string(facts.engine);
   r.machine = s.machine.preset;
   r.ranks = nranks;
-  r.nodes = end.machine.nodes;
-  r.vertices = end.vertices;
-  r.edges = end.edges;
+  r.nodes = facts.nodes;
+  r.vertices = facts.vertices;
+  r.edges = facts.edges;
   r.steps = s.steps;
   r.seed = s.seed;
   r.total_time_s = t.total_time;
@@ -168,7 +185,7 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
   r.compute_time_max_s = t.compute_max_rank;
   r.wait_time_s = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
   r.perfect_balance_time_s = t.perfect;
-  for (const auto& e : end.events) {
+  for (const auto& e : events) {
     r.lb_time_s += e.decision_s;
     r.migration_time_s += e.migration_s;
     r.migrations += e.migrations;
@@ -177,13 +194,13 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
     r.imbalance_after.push_back(e.imbalance_after);
     r.imbalance_predicted_after.push_back(e.model_imbalance_predicted_after);
   }
-  r.lb_invocations = static_cast<int>(end.events.size());
+  r.lb_invocations = static_cast<int>(events.size());
   r.imbalance_mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s.steps;
-  r.edge_cut_initial = end.initial.edge_cut;
-  r.edge_cut = end.final.edge_cut;
-  r.edge_cut_bytes = end.final.edge_cut_bytes;
-  r.messages_per_step = end.final.messages_per_step;
-  if (end.machine.info.sites > 1) r.cross_site_messages_per_step = end.final.cross_site_messages_per_step;
+  r.edge_cut_initial = facts.initial.edge_cut;
+  r.edge_cut = facts.final.edge_cut;
+  r.edge_cut_bytes = facts.final.edge_cut_bytes;
+  r.messages_per_step = facts.final.messages_per_step;
+  if (facts.sites > 1) r.cross_site_messages_per_step = facts.final.cross_site_messages_per_step;
   r.per_step.wall_max_s = t.wall_max;
   r.per_step.compute_max_s = t.compute_max;
   r.per_step.imbalance = t.imbalance;
@@ -192,12 +209,12 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
     r.per_step.wait_avg_s.push_back(t.wait_sum[i] / p);
   }
   if (s.machine.definition) r.machine_preset = s.machine.effective_preset().to_json();
-  r.simulation = end.engine.simulation(end.setup_s, end.host_wall_s);
-  if (t.has_vectors()) r.load_vector = load_vector_of(t, end.components, nranks, s.steps);
-  r.prediction = run_prediction(s, end.events, t);
-  r.lb = std::move(end.events);
+  r.simulation = facts.simulation;
+  if (t.has_vectors()) r.load_vector = load_vector_of(t, facts.components, nranks, s.steps);
+  r.prediction = run_prediction(s, events, t);
+  r.lb = std::move(events);
   r.config = normalized(s);
-  r.provenance = std::move(end.provenance);
+  r.provenance = std::move(facts.provenance);
   return r;
 }
 

@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/machine.hpp"
@@ -36,6 +38,35 @@ struct RunEnd {
 
 // Collective over comm. The record is complete on rank 0; other ranks get an empty one.
 RunRecord build_record(RunEnd end, MPI_Comm comm);
+
+// The per-step series over all ranks, as an engine reduced them.
+struct StepTotals {
+  std::vector<double> compute_max, compute_sum, wall_max, wait_sum;  // per step
+  // Vector workloads: per component, per step, the slowest rank's and the summed phase time.
+  std::vector<std::vector<double>> phase_max, phase_sum;
+  double total_time = 0;        // the slowest rank's step loop
+  double compute_mean = 0;      // Σ over steps and ranks of compute, over the ranks
+  double compute_max_rank = 0;  // the largest rank's Σ of compute
+};
+
+// Everything else the record says, the same on every engine.
+struct RecordFacts {
+  const Scenario& scenario;
+  std::string_view engine;
+  int ranks = 0;
+  int nodes = 0;
+  int sites = 1;
+  std::int64_t vertices = 0;
+  std::int64_t edges = 0;
+  std::vector<std::string> components;
+  CommCensus initial;
+  CommCensus final;
+  std::optional<SimulationInfo> simulation;
+  Provenance provenance;
+};
+
+// The record of a run from its totals and LB calls (no communication).
+RunRecord assemble_record(RecordFacts facts, const StepTotals& totals, std::vector<LbEvent> events);
 
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);

@@ -50,12 +50,25 @@ void check_simulated(const Scenario& s, std::string_view engine) {
 
 void check_smpi(const Scenario& s) { check_simulated(s, "smpi"); }
 
+void check_model(const Scenario& s) {
+  check_simulated(s, "model");
+  if (s.reorder) {
+    throw InputError(fmt::format(
+        "{}: the model engine has no start-up rank reorder yet; run reorder scenarios on the mpi or smpi engine",
+        s.source));
+  }
+}
+
 constexpr std::array kEngines{
     EngineInfo{"mpi", EngineKind::mpi, "real MPI: ranks are processes started by mpirun or srun; wall-clock times",
                true, &check_mpi},
     EngineInfo{"smpi", EngineKind::smpi,
                "SimGrid SMPI: the same code on a simulated machine preset, all ranks in one process; simulated times",
                false, &check_smpi},
+    EngineInfo{"model", EngineKind::model,
+               "the machine modeled, not simulated: flat arrays over vertices and ranks, the real balancer code, "
+               "message and compute times from the preset; for 10^5-10^6 ranks",
+               false, &check_model},
 };
 
 }  // namespace

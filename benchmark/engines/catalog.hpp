@@ -1,7 +1,7 @@
 // The engines a run can use, as plain data: what the command line, sweeps and the
 // harness need to know of an engine without linking it. Each engine's code lives in its
-// own folder (engines/mpi, engines/smpi); engines/engine.hpp is what the replay asks of
-// one.
+// own folder (engines/mpi, engines/smpi, engines/model); engines/engine.hpp is what the
+// MPI replay asks of the two MPI engines.
 #pragma once
 
 #include <span>
@@ -12,7 +12,7 @@
 
 namespace lbbench {
 
-enum class EngineKind { mpi, smpi };
+enum class EngineKind { mpi, smpi, model };
 
 struct EngineInfo {
   std::string_view name;

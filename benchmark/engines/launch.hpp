@@ -3,10 +3,13 @@
 // same scenario, overrides and outputs.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/catalog.hpp"
+#include "scenario/scenario.hpp"
 
 namespace lbbench {
 
@@ -14,10 +17,24 @@ struct LaunchRequest {
   std::string scenario;
   std::vector<std::string> overrides;  // --set, forwarded
   int ranks = 0;                       // 0: the scenario's `ranks`
-  std::vector<std::string> forwarded;  // other run options, forwarded as they are
+  std::string record_out;              // --out
+  std::string steps_csv;               // --steps-csv
+  bool verify = false;                 // --verify
+  double watchdog_seconds = 600;       // --watchdog
   std::string platform_dir;            // keep the generated platform here; empty: a temporary folder
   std::vector<std::string> cfg;        // extra simulator settings, KEY:VALUE
+  // The simulating host's clock, which sets how real code is charged (code_time_scale);
+  // measured when not given.
+  std::optional<double> host_ghz;
+  std::string command_line;  // for provenance
 };
+
+// A scenario's rank count for a one-process engine: --ranks, or the scenario's `ranks`.
+int requested_ranks(const LaunchRequest& launch, const Scenario& s, std::string_view engine);
+
+// Cycles per second of one core of this host, measured with a chain of dependent adds
+// (one per cycle on any current core); or the request's host_ghz.
+double host_ghz(const LaunchRequest& launch);
 
 // Returns the run's exit code. Throws InputError for a request the engine refuses.
 int launch_engine(EngineKind kind, const LaunchRequest& request);

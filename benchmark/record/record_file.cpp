@@ -14,6 +14,13 @@
 
 namespace lbbench {
 
+void check_writable(const std::string& path, const char* what, bool append) {
+  if (path.empty()) return;
+  const int fd = ::open(path.c_str(), (append ? O_APPEND : O_TRUNC) | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(errno)));
+  ::close(fd);
+}
+
 void append_record(const std::string& path, const Json& record) {
   const std::string line = record.dump() + "\n";
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);

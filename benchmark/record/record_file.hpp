@@ -13,4 +13,9 @@ namespace lbbench {
 // opened.
 void append_record(const std::string& path, const Json& record);
 
+// Fails before a run, not after it, when an output cannot be written: a long run must not
+// end by losing its record. `append` opens it for appending (a records file), else for
+// writing anew. Nothing happens for an empty path. Throws InputError naming the file.
+void check_writable(const std::string& path, const char* what, bool append);
+
 }  // namespace lbbench

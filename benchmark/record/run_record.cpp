@@ -343,6 +343,11 @@ Json to_json(const RunRecord& r) {
                            {"setup_s", r.simulation->setup_s}};
   }
   if (r.load_vector) j["load_vector"] = to_json(*r.load_vector);
+  if (r.modeling) {
+    j["modeling"] = Json{{"code_time_scale", r.modeling->code_time_scale},
+                         {"decision_costs", r.modeling->decision_costs},
+                         {"network", r.modeling->network}};
+  }
   j["prediction"] = r.prediction ? to_json(*r.prediction) : Json(nullptr);
   j["config"] = r.config;
   j["provenance"] = to_json(r.provenance);
@@ -405,6 +410,11 @@ RunRecord run_record_from_json(const Json& j) {
         SimulationInfo{s.get<double>("wall_s", 0.0), s.get<double>("peak_rss_mb", 0.0), s.get<double>("setup_s", 0.0)};
   }
   if (f.has("load_vector")) r.load_vector = load_vector_from(f.at("load_vector"));
+  if (f.has("modeling")) {
+    const Fields m = f.at("modeling");
+    r.modeling = ModelingInfo{m.get<double>("code_time_scale", 1.0), m.get<std::string>("decision_costs", ""),
+                              m.get<std::string>("network", "")};
+  }
   if (f.has("prediction")) r.prediction = prediction_from(f.at("prediction"));
   r.config = f.raw("config");
   r.reorder = f.raw("reorder");

@@ -107,6 +107,13 @@ struct RunPrediction {
   std::vector<std::pair<std::string, double>> total_s;  // per candidate, in auto's order
 };
 
+// How the model engine priced a run.
+struct ModelingInfo {
+  double code_time_scale = 1.0;  // machine seconds per host second of the balancers' code
+  std::string decision_costs;    // "measured: ..." or "fitted: ..."
+  std::string network;
+};
+
 struct Provenance {
   std::string git;
   std::string host;
@@ -171,6 +178,7 @@ struct RunRecord {
   std::optional<SimulationInfo> simulation;  // simulated engines
   std::optional<LoadVectorRecord> load_vector;
   std::optional<RunPrediction> prediction;  // `auto`
+  std::optional<ModelingInfo> modeling;     // the model engine
   Json config;                              // the normalized scenario
   Json reorder;                             // the rank reorder at start-up; null without one
   Provenance provenance;

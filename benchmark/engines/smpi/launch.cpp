@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -85,31 +84,10 @@ std::optional<std::string> guard_pages_off(int ranks, const std::vector<std::str
 
 }  // namespace
 
-double measure_host_ghz() {
-  using clock = std::chrono::steady_clock;
-  constexpr std::uint64_t kAdds = std::uint64_t{1} << 28;
-  double best = 0;
-  for (int rep = 0; rep < 3; ++rep) {
-    std::uint64_t x = 0;
-    const auto t0 = clock::now();
-    for (std::uint64_t i = 0; i < kAdds; ++i) {
-      x += 1;
-      asm volatile("" : "+r"(x));  // one dependent add per iteration, not folded away
-    }
-    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
-    best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
-  }
-  return best;
-}
-
 int launch_smpi(const LaunchRequest& launch) {
   const Scenario s = load_scenario(launch.scenario, launch.overrides);
   engine_info(EngineKind::smpi).check(s);
-  const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
-  if (ranks < 1) throw InputError("the smpi engine needs a rank count: give --ranks N or the scenario's ranks");
-  if (launch.ranks > 0 && s.ranks && *s.ranks != launch.ranks) {
-    throw InputError(fmt::format("--ranks {} contradicts the scenario's ranks: {}", launch.ranks, *s.ranks));
-  }
+  const int ranks = requested_ranks(launch, s, "smpi");
   const std::string binary = smpi_binary();
   const MachinePreset preset = s.machine.effective_preset();
   const RankLayout layout = plan_layout(preset, ranks);
@@ -121,8 +99,8 @@ int launch_smpi(const LaunchRequest& launch) {
 
   std::vector<std::string> args{"smpirun",         "-np",       std::to_string(ranks), "-platform",
                                 platform.string(), "-hostfile", hosts.string()};
-  const double host_ghz = measure_host_ghz();
-  for (const auto& flag : smpi_flags(preset, host_ghz)) args.push_back(flag);
+  const double ghz = host_ghz(launch);
+  for (const auto& flag : smpi_flags(preset, ghz)) args.push_back(flag);
   for (const auto& setting : launch.cfg) {
     if (setting.find(':') == std::string::npos) {
       throw InputError(
@@ -140,8 +118,11 @@ int launch_smpi(const LaunchRequest& launch) {
   args.insert(args.end(), {"--set", "ranks=" + std::to_string(ranks)});
   // How SimGrid will charge real code (balancers, the framework): a host second costs
   // host_ghz / core_ghz simulated seconds. Cost models that time code need the same scale.
-  args.insert(args.end(), {"--code-time-scale", fmt::format("{:.9g}", host_ghz / preset.core_ghz)});
-  args.insert(args.end(), launch.forwarded.begin(), launch.forwarded.end());
+  args.insert(args.end(), {"--code-time-scale", fmt::format("{:.9g}", ghz / preset.core_ghz)});
+  if (!launch.record_out.empty()) args.insert(args.end(), {"--out", launch.record_out});
+  if (!launch.steps_csv.empty()) args.insert(args.end(), {"--steps-csv", launch.steps_csv});
+  if (launch.verify) args.emplace_back("--verify");
+  args.insert(args.end(), {"--watchdog", fmt::format("{}", launch.watchdog_seconds)});
   try {
     return run_in_foreground(args);
   } catch (const InputError&) {

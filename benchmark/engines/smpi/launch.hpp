@@ -10,8 +10,4 @@ namespace lbbench {
 // `cfg` settings go to SimGrid after the preset's, so they win.
 int launch_smpi(const LaunchRequest& launch);
 
-// Cycles per second of one core of this host, measured with a chain of dependent adds
-// (one per cycle on any current core).
-double measure_host_ghz();
-
 }  // namespace lbbench

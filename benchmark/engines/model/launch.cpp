@@ -1,0 +1,43 @@
+// `lbbench run --engine model` (see launch.hpp).
+#include "engines/model/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "app/reporters.hpp"
+#include "core/error.hpp"
+#include "engines/model/run.hpp"
+#include "mpi/mpi.hpp"
+#include "record/record_file.hpp"
+
+namespace lbbench {
+
+int launch_model(const LaunchRequest& launch) {
+  const Scenario s = load_scenario(launch.scenario, launch.overrides);
+  engine_info(EngineKind::model).check(s);
+  const int ranks = requested_ranks(launch, s, "model");
+  check_writable(launch.record_out, "record file", true);
+  check_writable(launch.steps_csv, "per-step table", false);
+  // The mesh builders and readers speak MPI; the model builds the whole mesh in this one
+  // process (MPI_COMM_SELF) and sends no message after that.
+  MpiSession mpi(nullptr, nullptr);
+  const double scale = host_ghz(launch) / s.machine.effective_preset().core_ghz;
+  const RunRecord record =
+      run_model(s, ranks, ModelOptions{.code_time_scale = scale, .command_line = launch.command_line});
+  std::fputs(console_summary(record).c_str(), stdout);
+  if (!launch.record_out.empty()) {
+    append_record(launch.record_out, to_json(record));
+    fmt::print("  record appended to {}\n", launch.record_out);
+  }
+  if (!launch.steps_csv.empty()) {
+    std::ofstream out(launch.steps_csv);
+    out << steps_csv(record);
+    if (!out) throw RunError(fmt::format("{}: could not write the per-step table", launch.steps_csv));
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace lbbench

@@ -1,0 +1,282 @@
+// An LB call in the model engine (see lb_call.hpp).
+#include "engines/model/lb_call.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "balancers/centralized.hpp"
+#include "balancers/model/metrics.hpp"
+#include "balancers/protocol.hpp"
+#include "core/clock.hpp"
+#include "engine/load_model.hpp"
+
+namespace lbbench {
+
+namespace {
+
+double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
+
+// The modeled loads of every rank's vertices, in (rank, local index) order, as the MPI
+// engines' ranks compute them, and the problem a serial decision works on.
+struct ModeledProblem {
+  GlobalProblem problem;
+  std::vector<Load> vectors;      // dims per object
+  std::vector<double> rank_load;  // per rank, summed
+};
+
+ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
+  const Scenario& s = ctx.scenario;
+  const int p = state.nranks();
+  const auto dims = static_cast<std::size_t>(ctx.dims);
+  ModeledProblem m;
+  GlobalProblem& pr = m.problem;
+  pr.nranks = p;
+  pr.rank_speed = ctx.machine.rank_speed.values();
+  pr.rank_site = ctx.machine.rank_site.values();
+  pr.seed = s.seed;
+  pr.invocation = in.invocation;
+  pr.element_bytes = s.workload.element_bytes;
+  pr.period = s.balancer.period;
+  pr.link_latency_s = ctx.machine.link_latency_s;
+  pr.link_bandwidth_Bps = ctx.machine.link_bandwidth_Bps;
+  pr.code_time_scale = ctx.machine.code_time_scale;
+  pr.fitted_costs = ctx.machine.fitted_costs;
+  const auto n = static_cast<std::size_t>(state.graph().num_local());
+  pr.id.reserve(n);
+  pr.load.reserve(n);
+  pr.owner.reserve(n);
+  m.vectors.reserve(n * dims);
+  m.rank_load.assign(static_cast<std::size_t>(p), 0.0);
+  for (int r = 0; r < p; ++r) {
+    const std::vector<Load> vectors =
+        modeled_vertex_loads(LoadModelInputs{.scenario = s,
+                                             .graph = state.graph(),
+                                             .vertices = state.vertices_of(r),
+                                             .machine = ctx.machine,
+                                             .rank = r,
+                                             .dims = ctx.dims,
+                                             .invocation = in.invocation,
+                                             .weights = in.weights,
+                                             .phase_time = in.phase_time,
+                                             .steps_since_last_call = in.steps_since_last_call});
+    const std::vector<Load> loads = summed_loads(vectors, ctx.dims);
+    const auto local = state.vertices_of(r);
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      pr.id.push_back(state.graph().gid[static_cast<std::size_t>(local[i])]);
+      pr.load.push_back(loads[i]);
+      pr.owner.push_back(Rank{r});
+      m.rank_load[static_cast<std::size_t>(r)] += loads[i].seconds();
+    }
+    m.vectors.insert(m.vectors.end(), vectors.begin(), vectors.end());
+  }
+  if (ctx.balancer.needs_vectors()) {
+    pr.dims = ctx.dims;
+    pr.load_vec = ctx.dims > 1 ? m.vectors : pr.load;
+  }
+  if (ctx.balancer.needs_graph()) {
+    // As the centralized gather builds it: each object's neighbors as object indices,
+    // with the bytes each edge carries per step.
+    const LocalGraph& g = state.graph();
+    std::vector<std::int64_t> index_of(n, -1);
+    for (std::size_t i = 0; i < n; ++i)
+      index_of[static_cast<std::size_t>(pr.id[i].value())] = static_cast<std::int64_t>(i);
+    pr.xadj.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<LocalIndex>(state.position_of(pr.id[i]));
+      pr.xadj[i + 1] = pr.xadj[i] + g.degree(v);
+    }
+    pr.adjncy.resize(static_cast<std::size_t>(pr.xadj.back()));
+    pr.adj_bytes.resize(pr.adjncy.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<LocalIndex>(state.position_of(pr.id[i]));
+      std::int64_t out = pr.xadj[i];
+      for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e, ++out) {
+        pr.adjncy[static_cast<std::size_t>(out)] =
+            index_of[static_cast<std::size_t>(g.adj[static_cast<std::size_t>(e)].value())];
+        pr.adj_bytes[static_cast<std::size_t>(out)] = s.workload.edge_bytes * g.edge_weight(e);
+      }
+    }
+  }
+  return m;
+}
+
+// Prices a distributed protocol round by round, as the census exchange runs it under
+// SMPI: every rank runs its handler and posts its messages, a barrier stands for NBX's,
+// each rank receives what was sent to it, and an allreduce decides whether to go on
+// (another when the round reduced values). Rounds end together: the collectives
+// synchronize the ranks.
+class RoundPricer final : public ProtocolObserver {
+ public:
+  RoundPricer(const NetworkModel& net, double code_time_scale)
+      : net_(net), scale_(code_time_scale), busy_(static_cast<std::size_t>(net.nranks()), 0.0) {}
+
+  void stepped(int rank, double cpu_s, const std::vector<Message>& sent) override {
+    busy_[static_cast<std::size_t>(rank)] = cpu_s * scale_;
+    handler_s_ += cpu_s;
+    for (const auto& m : sent) sent_.push_back({rank, m.peer, static_cast<double>(m.data.size())});
+  }
+
+  void round_done(bool reduced) override {
+    const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.collective_s(0);
+    double received = barrier;
+    std::vector<double> done(busy_.size(), barrier);
+    for (const auto& m : sent_) {
+      const auto to = static_cast<std::size_t>(m.to);
+      const double arrives = busy_[static_cast<std::size_t>(m.from)] + net_.transfer_s(m.from, m.to, m.bytes);
+      done[to] = std::max(done[to], arrives) + net_.receive_overhead_s();
+      received = std::max(received, done[to]);
+    }
+    total_s_ += received + net_.collective_s(48) + (reduced ? net_.collective_s(8) : 0.0);
+    std::fill(busy_.begin(), busy_.end(), 0.0);
+    sent_.clear();
+  }
+
+  [[nodiscard]] double total_s() const { return total_s_; }
+  [[nodiscard]] double handler_cpu_s() const { return handler_s_; }
+
+ private:
+  struct Sent {
+    int from;
+    int to;
+    double bytes;
+  };
+  const NetworkModel& net_;
+  double scale_;
+  std::vector<double> busy_;
+  std::vector<Sent> sent_;
+  double total_s_ = 0;
+  double handler_s_ = 0;
+};
+
+// The object bytes a centralized strategy gathers to rank 0, and scatters back.
+double gathered_bytes(const Balancer& b, const GlobalProblem& pr, int dims) {
+  const auto n = static_cast<double>(pr.size());
+  double bytes = 4.0 * pr.nranks + 16 * n;  // counts, ids and loads
+  if (b.needs_graph()) bytes += 4.0 * pr.nranks + 8 * n + 16 * static_cast<double>(pr.adjncy.size());
+  if (b.needs_vectors()) bytes += 8 * n * dims;
+  return bytes;
+}
+
+// The decision's time on the machine and the new owner of every object.
+struct Decided {
+  Assignment assignment;
+  double decision_s = 0;
+  std::optional<ProtocolStats> protocol;
+};
+
+Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
+  const NetworkModel& net = ctx.net;
+  const double scale = ctx.machine.code_time_scale;
+  Decided d;
+  if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&ctx.balancer)) {
+    RoundPricer pricer(net, scale);
+    ProtocolStats stats;
+    const double cpu0 = thread_cpu_seconds();
+    d.assignment =
+        distributed->reference(pr, ProtocolContext{.seed = pr.seed, .invocation = pr.invocation}, &stats, &pricer);
+    // Each rank builds its own part of the problem and reads its owners back: the serial
+    // driver did it for all ranks at once, so each rank's share is the rest over P.
+    const double setup_cpu = std::max(0.0, thread_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
+    // The quantum's extremes before, and the protocol's totals after (4 allreduces).
+    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + 5 * net.collective_s(8);
+    d.protocol = stats;
+    return d;
+  }
+  const double cpu0 = thread_cpu_seconds();
+  d.assignment = ctx.balancer.decide_serially(pr, nullptr);
+  const double cpu = thread_cpu_seconds() - cpu0;
+  if (dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) {
+    // The other sites' shares of the gather and the scatter cross the wide-area link.
+    const double bytes = gathered_bytes(ctx.balancer, pr, ctx.dims);
+    const double scattered = 4.0 * static_cast<double>(pr.size());
+    const double remote = 1.0 - 1.0 / net.preset().sites;
+    d.decision_s = net.gather_s(bytes) + net.wan_s(remote * bytes) + cpu * scale + net.gather_s(scattered) +
+                   net.wan_s(remote * scattered);
+  } else {
+    d.decision_s = cpu * scale / pr.nranks;  // every rank decides for its own vertices
+  }
+  return d;
+}
+
+// Σ_k max_r of per-rank component loads.
+double vector_objective(const std::vector<double>& per_rank_component, int p, int dims) {
+  double sum = 0;
+  for (int k = 0; k < dims; ++k) {
+    double worst = 0;
+    for (int r = 0; r < p; ++r) {
+      worst = std::max(worst, per_rank_component[static_cast<std::size_t>(r) * dims + static_cast<std::size_t>(k)]);
+    }
+    sum += worst;
+  }
+  return sum;
+}
+
+}  // namespace
+
+ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
+  const int p = state.nranks();
+  const auto dims = static_cast<std::size_t>(ctx.dims);
+  const ModeledProblem m = model_problem(ctx, state, in);
+  const GlobalProblem& pr = m.problem;
+
+  ModelDecision out;
+  LbEvent& e = out.event;
+  e.step = in.step;
+  e.before = in.before;
+  e.metrics = LbMetrics{load_moments(m.rank_load), load_moments(in.measured_rank_load),
+                        rank_correlation(m.rank_load, in.measured_rank_load)};
+  const double total = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0);
+  const double avg = total / p;
+  e.model_imbalance_before = imbalance(*std::max_element(m.rank_load.begin(), m.rank_load.end()), avg);
+
+  Decided d = decide(ctx, pr);
+  e.decision_s = d.decision_s;
+  e.protocol = d.protocol;
+  if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) e.prediction = c->decision();
+
+  // The plan on the loads the balancer saw.
+  std::vector<double> after(static_cast<std::size_t>(p) * dims, 0.0);
+  std::vector<double> before(static_cast<std::size_t>(p) * dims, 0.0);
+  std::vector<double> after_sum(static_cast<std::size_t>(p), 0.0);
+  out.target.assign(static_cast<std::size_t>(state.graph().num_local()), Rank{0});
+  for (std::size_t i = 0; i < pr.size(); ++i) {
+    const auto to = static_cast<std::size_t>(d.assignment[i].value());
+    const auto from = static_cast<std::size_t>(pr.owner[i].value());
+    out.target[static_cast<std::size_t>(state.position_of(pr.id[i]))] = d.assignment[i];
+    after_sum[to] += pr.load[i].seconds();
+    for (std::size_t k = 0; k < dims; ++k) {
+      after[to * dims + k] += m.vectors[i * dims + k].seconds();
+      before[from * dims + k] += m.vectors[i * dims + k].seconds();
+    }
+  }
+  e.model_imbalance_predicted_after = imbalance(*std::max_element(after_sum.begin(), after_sum.end()), avg);
+  if (dims > 1) {
+    LbVector v;
+    v.model_objective_before_s = vector_objective(before, p, ctx.dims);
+    v.model_objective_predicted_after_s = vector_objective(after, p, ctx.dims);
+    e.vector = v;
+  }
+  return out;
+}
+
+double model_migration_s(const NetworkModel& net, const MigrationTally& tally) {
+  // Two sparse exchanges (the owner-table notes, then the vertices), the busiest
+  // receiver's bytes over one link, its arrivals received one message each at most, and
+  // the migration engine's checks (about a dozen allreduces).
+  // Between sites, every flow shares the one wide-area link.
+  const double data =
+      std::max(tally.receiver_bytes_max / net.preset().link_bandwidth, net.wan_s(tally.cross_site_bytes)) +
+      static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks())) * net.receive_overhead_s() +
+      net.latency_s(0, std::min(1, net.nranks() - 1));
+  return 2 * net.collective_s(0) + data + 13 * net.collective_s(32);
+}
+
+double model_lb_overhead_s(const NetworkModel& net, int dims) {
+  // Load totals (2), the metrics' gather, the census before and after (4 + 4), the
+  // prediction's exchange and reduction (and the vector objective's), the call's totals
+  // (5).
+  return net.gather_s(16.0 * net.nranks()) + (2 + 4 + 4 + 1 + 5 + (dims > 1 ? 2 : 0)) * net.collective_s(8) +
+         net.collective_s(0);
+}
+
+}  // namespace lbbench

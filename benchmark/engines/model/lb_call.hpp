@@ -1,0 +1,78 @@
+// An LB call in the model engine: the balancer's real decision on the modeled loads of
+// every rank (a centralized strategy's solve, a distributed one's protocol through the
+// serial driver), its plan carried out on the model state, and what it all costs on the
+// machine. The decision's own code is timed by this thread's CPU clock and scaled to the
+// machine's core, as SMPI charges code; or, where the scenario names a costs file, taken
+// from its fits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "balancers/balancer.hpp"
+#include "engines/model/network.hpp"
+#include "engines/model/state.hpp"
+#include "record/run_record.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+struct ModelLbContext {
+  const Scenario& scenario;
+  const NetworkModel& net;
+  const MachineInfo& machine;
+  const Balancer& balancer;
+  int dims = 1;
+};
+
+// What the loop knows at the call.
+struct ModelLbInputs {
+  int step = 0;
+  int invocation = 0;
+  const std::vector<std::vector<double>>& weights;     // per component, by position
+  const std::vector<std::vector<double>>& phase_time;  // per component, by position, since the last call
+  int steps_since_last_call = 1;
+  const std::vector<double>& measured_rank_load;  // per rank: compute per step since the last call
+  CommCensus before;
+};
+
+struct ModelLbCall {
+  LbEvent event;          // measured imbalances are filled from the steps later
+  double duration_s = 0;  // from the call's start (the slowest rank's step end) to the next step
+};
+
+// Decides, migrates `state` and says what it cost. `census_after` gives the census of the
+// new distribution (the caller owns the halo).
+template <class CensusAfter>
+ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,
+                          CensusAfter census_after);
+
+// The parts, for the template above.
+struct ModelDecision {
+  std::vector<Rank> target;  // by position
+  LbEvent event;             // everything but the migration and the census after
+  double decision_s = 0;
+};
+ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
+double model_migration_s(const NetworkModel& net, const MigrationTally& tally);
+// The collectives of an LB call around its decision and migration (load totals, metrics,
+// the censuses, the plan's prediction, the migration's checks).
+double model_lb_overhead_s(const NetworkModel& net, int dims);
+
+template <class CensusAfter>
+ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,
+                          CensusAfter census_after) {
+  ModelDecision d = model_decide(ctx, state, in);
+  const MigrationTally tally = state.migrate(d.target, [&](int r) { return ctx.net.site_of(r); });
+  ModelLbCall out;
+  out.event = std::move(d.event);
+  out.event.after = census_after();
+  out.event.migrations = tally.vertices;
+  out.event.migrated_bytes = tally.bytes;
+  out.event.elements_moved_max = tally.arrivals_max;
+  out.event.migration_s = model_migration_s(ctx.net, tally);
+  out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims);
+  return out;
+}
+
+}  // namespace lbbench

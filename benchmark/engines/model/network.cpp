@@ -1,0 +1,83 @@
+// The network as the model engine charges it (see network.hpp).
+#include "engines/model/network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace lbbench {
+
+namespace {
+
+// SimGrid's default bound on a TCP flow: rate <= gamma / (2 x latency).
+constexpr double kTcpGamma = 4194304.0;
+
+}  // namespace
+
+NetworkModel::NetworkModel(const MachinePreset& preset, int nranks)
+    : preset_(preset), layout_(plan_layout(preset, nranks)), nranks_(nranks) {
+  for (int k = 1; k < nranks; k *= 2) {
+    round_latency_s_ += latency_s(0, k);
+    ++rounds_;
+  }
+}
+
+int NetworkModel::nodes() const {
+  return layout_.rank_host.empty() ? 0 : *std::max_element(layout_.rank_host.begin(), layout_.rank_host.end()) + 1;
+}
+
+int NetworkModel::hops_within_site(int host_a, int host_b) const {
+  switch (preset_.topology) {
+    case Topology::torus: {
+      // SimGrid numbers a torus's hosts with the first dimension fastest and routes
+      // dimension by dimension, each the short way round.
+      int hops = 0;
+      int a = host_a;
+      int b = host_b;
+      for (const int size : layout_.torus_shape) {
+        const int d = std::abs(a % size - b % size);
+        hops += std::min(d, size - d);
+        a /= size;
+        b /= size;
+      }
+      return hops;
+    }
+    case Topology::fat_tree:
+      // Up to the leaf switch and down, or on through a top switch to the other leaf.
+      return host_a / preset_.leaf_nodes == host_b / preset_.leaf_nodes ? 2 : 4;
+    case Topology::crossbar: return 2;  // each node's own link, around the backbone
+  }
+  return 2;
+}
+
+double NetworkModel::latency_s(int from, int to) const {
+  const int a = node_of(from);
+  const int b = node_of(to);
+  if (a == b) return preset_.loopback_latency;
+  const int site_a = site_of(from);
+  const int site_b = site_of(to);
+  const int base_a = site_a * layout_.hosts_per_site;
+  const int base_b = site_b * layout_.hosts_per_site;
+  if (site_a == site_b) return hops_within_site(a - base_a, b - base_b) * preset_.link_latency;
+  // Each node's own link to its site's router, and the wide-area link between them.
+  return 2 * preset_.link_latency + preset_.wan_latency;
+}
+
+double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
+  if (node_of(from) == node_of(to)) return preset_.loopback_bandwidth;
+  if (site_of(from) == site_of(to)) return preset_.link_bandwidth;
+  const double tcp_bound = kTcpGamma / (2 * latency_s(from, to));
+  return std::min({preset_.link_bandwidth, preset_.wan_bandwidth / std::max(1.0, wan_flows), tcp_bound});
+}
+
+double NetworkModel::wan_s(double bytes) const { return preset_.sites > 1 ? bytes / preset_.wan_bandwidth : 0.0; }
+
+double NetworkModel::collective_s(double bytes) const {
+  return round_latency_s_ + rounds_ * (receive_overhead_s() + bytes / preset_.link_bandwidth);
+}
+
+double NetworkModel::gather_s(double total_bytes) const {
+  return round_latency_s_ + rounds_ * receive_overhead_s() + total_bytes / preset_.link_bandwidth;
+}
+
+}  // namespace lbbench

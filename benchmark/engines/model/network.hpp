@@ -1,0 +1,62 @@
+// The network as the model engine charges it: a message between two ranks costs the
+// route's latency plus its bytes over the route's bandwidth, on the routes SimGrid builds
+// for the same preset (engines/smpi): the loopback within a node, dimension-order hops
+// on a torus, two or four links through a two-level fat tree, a node's own link twice on
+// a crossbar, and the wide-area link between sites, where TCP's window bounds the rate as
+// in SimGrid (network/TCP-gamma). A receive costs the preset's receive overhead; a
+// non-blocking send costs nothing, as under SMPI.
+//
+// Contention is modeled on the one link every cross-site message shares, the WAN: a
+// phase's cross-site flows divide its bandwidth equally. Elsewhere concurrent messages do
+// not share links. SimGrid shares every link's bandwidth max-min fairly among the flows
+// that cross it, so the model is optimistic where many messages meet on one torus or
+// fat-tree link (a centralized gather's last hops into rank 0).
+#pragma once
+
+#include <vector>
+
+#include "machine/preset.hpp"
+
+namespace lbbench {
+
+class NetworkModel {
+ public:
+  NetworkModel(const MachinePreset& preset, int nranks);
+
+  [[nodiscard]] double latency_s(int from, int to) const;
+  [[nodiscard]] double bandwidth_Bps(int from, int to, double wan_flows = 1) const;
+  // Seconds for `bytes` to cross the wide-area link alone (0 with one site).
+  [[nodiscard]] double wan_s(double bytes) const;
+  // One message of `bytes` from one rank to another, from its send to its arrival, while
+  // `wan_flows` messages cross the wide-area link at once.
+  [[nodiscard]] double transfer_s(int from, int to, double bytes, double wan_flows = 1) const {
+    return latency_s(from, to) + bytes / bandwidth_Bps(from, to, wan_flows);
+  }
+  [[nodiscard]] double receive_overhead_s() const { return preset_.recv_overhead; }
+  // Open MPI's collectives for small payloads over all ranks (recursive doubling, and
+  // binomial trees for gathers and scatters): ceil(log2 P) rounds, each a message to a
+  // partner 2^k ranks away, received.
+  [[nodiscard]] double collective_s(double bytes) const;
+  // A gather to rank 0 (or the scatter back) of `total_bytes`, every rank's share: the
+  // tree's rounds, then the root's own link carries all of it.
+  [[nodiscard]] double gather_s(double total_bytes) const;
+
+  [[nodiscard]] int nranks() const { return nranks_; }
+  [[nodiscard]] int site_of(int rank) const { return layout_.rank_site[static_cast<std::size_t>(rank)]; }
+  [[nodiscard]] int node_of(int rank) const { return layout_.rank_host[static_cast<std::size_t>(rank)]; }
+  [[nodiscard]] int nodes() const;
+  [[nodiscard]] const MachinePreset& preset() const { return preset_; }
+  [[nodiscard]] const RankLayout& layout() const { return layout_; }
+
+ private:
+  // Links between two distinct nodes of one site.
+  [[nodiscard]] int hops_within_site(int host_a, int host_b) const;
+
+  MachinePreset preset_;
+  RankLayout layout_;
+  int nranks_;
+  double round_latency_s_ = 0;  // Σ over a collective's rounds of its partner's latency
+  int rounds_ = 0;
+};
+
+}  // namespace lbbench

@@ -1,0 +1,257 @@
+// The model engine's run (see run.hpp).
+#include "engines/model/run.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+
+#include "balancers/factory.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "engine/record_builder.hpp"
+#include "engines/model/lb_call.hpp"
+#include "engines/model/network.hpp"
+#include "engines/model/state.hpp"
+#include "engines/model/step_timing.hpp"
+#include "mpi/mpi.hpp"
+#include "workload/load_field.hpp"
+
+namespace lbbench {
+
+namespace {
+
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+// What balancers are told of the machine: the preset's nodes and sites as SMPI lays the
+// ranks out, equal speeds, the preset's network, and the fitted costs of the model's own
+// platform or, failing that, of the simulated one it stands for.
+MachineInfo machine_info(const Scenario& s, const NetworkModel& net, double code_time_scale, std::string* costs_from) {
+  MachineInfo info;
+  info.rank_node = net.layout().rank_host;
+  info.rank_site = net.layout().rank_site;
+  info.rank_speed = std::vector<double>(static_cast<std::size_t>(net.nranks()), 1.0);
+  info.sites = net.preset().sites;
+  info.link_latency_s = net.preset().link_latency;
+  info.link_bandwidth_Bps = net.preset().link_bandwidth;
+  info.code_time_scale = code_time_scale;
+  if (s.machine.costs_file.empty()) return info;
+  for (const char* engine : {"model", "smpi"}) {
+    const auto it = s.machine.costs.find({engine, s.machine.preset});
+    if (it == s.machine.costs.end()) continue;
+    info.fitted_costs = std::make_shared<const FittedCosts>(it->second);
+    *costs_from = fmt::format("fitted: {} · {} ({})", engine, s.machine.preset, s.machine.costs_file);
+    return info;
+  }
+  throw InputError(fmt::format(
+      "machine.costs: {} has no fits for model · {} nor smpi · {}; fit them with `lbbench report --costs-out`",
+      s.machine.costs_file_resolved, s.machine.preset, s.machine.preset));
+}
+
+// The per-step series, accumulated step by step (what the MPI engines reduce at the end).
+class Series {
+ public:
+  Series(int steps, int nranks, int dims) : nranks_(nranks), per_rank_total_(static_cast<std::size_t>(nranks), 0.0) {
+    const auto n = static_cast<std::size_t>(steps);
+    for (auto* v : {&t_.compute_max, &t_.compute_sum, &t_.wall_max, &t_.wait_sum}) v->assign(n, 0.0);
+    if (dims > 1) {
+      t_.phase_max.assign(static_cast<std::size_t>(dims), std::vector<double>(n, 0.0));
+      t_.phase_sum.assign(static_cast<std::size_t>(dims), std::vector<double>(n, 0.0));
+    }
+  }
+
+  void add(int step, const StepTimes& times, const std::vector<double>& start) {
+    const auto i = static_cast<std::size_t>(step);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(nranks_); ++r) {
+      const double wall = times.end[r] - start[r];
+      t_.compute_max[i] = std::max(t_.compute_max[i], times.compute[r]);
+      t_.compute_sum[i] += times.compute[r];
+      t_.wall_max[i] = std::max(t_.wall_max[i], wall);
+      t_.wait_sum[i] += wall - times.compute[r];
+      per_rank_total_[r] += times.compute[r];
+    }
+    for (std::size_t k = 0; k < t_.phase_max.size(); ++k) {
+      for (const double x : times.phase_compute[k]) {
+        t_.phase_max[k][i] = std::max(t_.phase_max[k][i], x);
+        t_.phase_sum[k][i] += x;
+      }
+    }
+  }
+
+  [[nodiscard]] StepTotals totals(double total_time) const {
+    StepTotals t = t_;
+    t.total_time = total_time;
+    t.compute_mean = std::accumulate(per_rank_total_.begin(), per_rank_total_.end(), 0.0) / nranks_;
+    t.compute_max_rank = *std::max_element(per_rank_total_.begin(), per_rank_total_.end());
+    return t;
+  }
+
+ private:
+  int nranks_;
+  StepTotals t_;
+  std::vector<double> per_rank_total_;
+};
+
+class ModelRun {
+ public:
+  ModelRun(const Scenario& s, int nranks, const ModelOptions& o)
+      : s_(s),
+        o_(o),
+        p_(nranks),
+        state_(s, nranks),
+        net_(s.machine.effective_preset(), nranks),
+        machine_(machine_info(s, net_, o.code_time_scale, &decision_costs_)),
+        field_(s.workload, state_.graph(), s.seed),
+        dims_(field_.dims()) {
+    if (state_.graph().global_vertices < nranks) {
+      throw InputError(fmt::format("{}: the mesh has {} vertices but the run has {} ranks; use at most {} ranks",
+                                   s.source, state_.graph().global_vertices, nranks, state_.graph().global_vertices));
+    }
+    s.balancer.config.check_dims(dims_);
+    balancer_ = make_balancer(s.balancer.config);
+    halo_ = halo_of(state_, s.workload);
+  }
+
+  RunRecord run() {
+    const std::string start_time = utc_timestamp();
+    const double host_start = wall_seconds();
+    const CommCensus initial = census_of(halo_, net_);
+    const auto n = static_cast<std::size_t>(state_.graph().num_local());
+    const auto dims = static_cast<std::size_t>(dims_);
+    std::vector<std::vector<double>> weights;
+    std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
+    std::vector<std::vector<double>> phase_time(dims, std::vector<double>(n, 0.0));
+    std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
+    std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
+    Series series(s_.steps, p_, dims_);
+    std::vector<LbEvent> events;
+    bool weights_ready = false;
+    int steps_since_call = 0;
+    const double unit = s_.workload.unit_seconds;
+    for (int step = 0; step < s_.steps; ++step) {
+      if (!weights_ready || !field_.is_static()) {
+        field_.weights(state_.graph(), step, weights);
+        for (std::size_t k = 0; k < dims; ++k) {
+          for (std::size_t v = 0; v < n; ++v) work[k][v] = weights[k][v] * unit;
+        }
+        weights_ready = true;
+      }
+      const StepTimes times = time_step(state_, halo_, net_, s_.workload, work, start);
+      // What a perfect per-vertex timer measures: each vertex's share of the work.
+      for (std::size_t k = 0; k < dims; ++k) {
+        for (std::size_t v = 0; v < n; ++v) phase_time[k][v] += work[k][v];
+      }
+      ++steps_since_call;
+      series.add(step, times, start);
+      for (std::size_t r = 0; r < since_call.size(); ++r) since_call[r] += times.compute[r];
+      start = times.end;
+      if (!is_lb_point(s_, step)) continue;
+      const double call_start = *std::max_element(start.begin(), start.end());
+      std::vector<double> measured(since_call);
+      for (double& m : measured) m /= steps_since_call;
+      ModelLbCall call =
+          balance(step, static_cast<int>(events.size()), weights, phase_time, steps_since_call, measured);
+      events.push_back(std::move(call.event));
+      std::fill(start.begin(), start.end(), call_start + call.duration_s);
+      for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
+      std::fill(since_call.begin(), since_call.end(), 0.0);
+      steps_since_call = 0;
+      weights_ready = false;
+    }
+    const double total_time = *std::max_element(start.begin(), start.end());
+    RunRecord r =
+        assemble_record(RecordFacts{.scenario = s_,
+                                    .engine = "model",
+                                    .ranks = p_,
+                                    .nodes = net_.nodes(),
+                                    .sites = net_.preset().sites,
+                                    .vertices = state_.graph().global_vertices,
+                                    .edges = state_.graph().global_edges,
+                                    .components = field_.names(),
+                                    .initial = initial,
+                                    .final = census_of(halo_, net_),
+                                    .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
+                                    .provenance = provenance(start_time)},
+                        series.totals(total_time), std::move(events));
+    r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
+                              .decision_costs = decision_costs_,
+                              .network = "alpha + beta x bytes over the preset's routes, no contention"};
+    return r;
+  }
+
+ private:
+  ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
+                      const std::vector<std::vector<double>>& phase_time, int steps_since_call,
+                      const std::vector<double>& measured) {
+    const ModelLbContext ctx{.scenario = s_, .net = net_, .machine = machine_, .balancer = *balancer_, .dims = dims_};
+    const ModelLbInputs in{.step = step,
+                           .invocation = invocation,
+                           .weights = weights,
+                           .phase_time = phase_time,
+                           .steps_since_last_call = steps_since_call,
+                           .measured_rank_load = measured,
+                           .before = census_of(halo_, net_)};
+    ModelLbCall call = model_lb_call(ctx, state_, in, [&] {
+      halo_ = halo_of(state_, s_.workload);
+      return census_of(halo_, net_);
+    });
+    if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, call);
+    return call;
+  }
+
+  // Decision and migration from the platform's fits, where it has them, instead of the
+  // timed code and the network model.
+  void apply_fits(const FittedCosts& fits, ModelLbCall& call) const {
+    LbEvent& e = call.event;
+    const double before = e.decision_s + e.migration_s;
+    const auto v = static_cast<double>(state_.graph().global_vertices);
+    if (const FittedCost* d = fits.decision_of(s_.balancer.name())) {
+      e.decision_s = d->seconds(v, static_cast<double>(state_.graph().global_edges), p_);
+    }
+    if (fits.migration) {
+      e.migration_s = fits.migration_s(v / p_, static_cast<double>(e.elements_moved_max.value_or(0)),
+                                       static_cast<double>(s_.workload.element_bytes));
+    }
+    call.duration_s += e.decision_s + e.migration_s - before;
+  }
+
+  [[nodiscard]] Provenance provenance(const std::string& start_time) const {
+    return Provenance{.git = git_describe(),
+                      .host = host_name(),
+                      .mpi_library = "none: the model engine sends no messages",
+                      .mpi_thread_level = "none",
+                      .start_time = start_time,
+                      .command = o_.command_line,
+                      .work = Json{{"kind", "modeled"}, {"unit_seconds", s_.workload.unit_seconds}}};
+  }
+
+  const Scenario& s_;
+  const ModelOptions& o_;
+  int p_;
+  ModelState state_;
+  NetworkModel net_;
+  std::string decision_costs_ = "measured: the code's thread CPU time x code_time_scale";
+  MachineInfo machine_;
+  WorkloadField field_;
+  int dims_;
+  std::unique_ptr<Balancer> balancer_;
+  Halo halo_;
+};
+
+}  // namespace
+
+RunRecord run_model(const Scenario& s, int nranks, const ModelOptions& options) {
+  return ModelRun(s, nranks, options).run();
+}
+
+}  // namespace lbbench

@@ -1,0 +1,119 @@
+// What the model engine holds of a run (see state.hpp).
+#include "engines/model/state.hpp"
+
+#include <algorithm>
+
+#include "core/blocks.hpp"
+#include "engine/distribution.hpp"
+#include "meshes/build.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// Ids the builders give out are dense (0..V-1); grids and files give them in order.
+bool positions_are_ids(const LocalGraph& g) {
+  for (std::size_t i = 0; i < g.gid.size(); ++i) {
+    if (g.gid[i].value() != static_cast<std::int64_t>(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ModelState::ModelState(const Scenario& s, int nranks)
+    : g_(build_mesh(s.mesh, s.seed, MPI_COMM_SELF)), nranks_(nranks), element_bytes_(s.workload.element_bytes) {
+  const auto n = static_cast<std::size_t>(g_.num_local());
+  identity_positions_ = positions_are_ids(g_);
+  if (!identity_positions_) {
+    position_of_id_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      position_of_id_[static_cast<std::size_t>(g_.gid[i].value())] = static_cast<std::int64_t>(i);
+  }
+  // The builders' layout on P ranks: contiguous blocks of ids, each in id order.
+  owner_.resize(n);
+  rank_begin_.assign(static_cast<std::size_t>(nranks) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    owner_[i] = block_owner(g_.gid[i].value(), g_.global_vertices, nranks);
+    ++rank_begin_[static_cast<std::size_t>(owner_[i]) + 1];
+  }
+  for (std::size_t r = 0; r < static_cast<std::size_t>(nranks); ++r) rank_begin_[r + 1] += rank_begin_[r];
+  order_.resize(n);
+  std::vector<std::int64_t> fill(rank_begin_.begin(), rank_begin_.end() - 1);
+  for (std::int64_t id = 0; id < g_.global_vertices; ++id) {
+    const std::int64_t pos = position_of(VertexId{id});
+    order_[static_cast<std::size_t>(fill[static_cast<std::size_t>(owner_[static_cast<std::size_t>(pos)])]++)] = pos;
+  }
+  // Then the scenario's starting ranks, as a migration that counts nothing.
+  std::vector<Rank> start(n);
+  if (s.distribution.kind == DistributionKind::file) {
+    const std::vector<Rank> by_id = read_partition_file(s.distribution.file_resolved, g_.global_vertices, nranks);
+    for (std::size_t i = 0; i < n; ++i) start[i] = by_id[static_cast<std::size_t>(g_.gid[i].value())];
+  } else {
+    check_distribution(s.distribution, g_);
+    for (std::size_t i = 0; i < n; ++i) {
+      start[i] = starting_rank(s.distribution, g_, static_cast<LocalIndex>(i), nranks, s.seed);
+    }
+  }
+  migrate(start);
+}
+
+std::int64_t ModelState::packed_bytes(std::int64_t position) const {
+  const std::int64_t degree = g_.degree(static_cast<LocalIndex>(position));
+  // As Migrator::pack writes it: id, degree, neighbors and their owners, edge weights,
+  // coordinates, file weights, the payload's checksum and the payload.
+  std::int64_t bytes = 8 + 4 + degree * (8 + 4) + 8 * g_.dim + 8 * g_.ncon + 8 + element_bytes_;
+  if (g_.has_edge_weights) bytes += 4 * degree;
+  return bytes;
+}
+
+MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::function<int(int)>& site_of) {
+  const auto p = static_cast<std::size_t>(nranks_);
+  MigrationTally tally;
+  tally.arrived_at.assign(p, 0);
+  std::vector<double> bytes_in(p, 0.0);
+  std::vector<std::int64_t> begin(p + 1, 0);
+  for (std::size_t pos = 0; pos < owner_.size(); ++pos) {
+    const auto to = static_cast<std::size_t>(target[pos].value());
+    ++begin[to + 1];
+    if (static_cast<int>(to) == owner_[pos]) continue;
+    ++tally.vertices;
+    ++tally.arrived_at[to];
+    const std::int64_t b = packed_bytes(static_cast<std::int64_t>(pos));
+    tally.bytes += b;
+    bytes_in[to] += static_cast<double>(b);
+    if (site_of && site_of(static_cast<int>(to)) != site_of(owner_[pos]))
+      tally.cross_site_bytes += static_cast<double>(b);
+  }
+  for (std::size_t r = 0; r < p; ++r) begin[r + 1] += begin[r];
+  std::vector<std::int64_t> order(order_.size());
+  std::vector<std::int64_t> fill(begin.begin(), begin.end() - 1);
+  // What each rank keeps, in its order; then the arrivals, by sending rank.
+  for (std::size_t r = 0; r < p; ++r) {
+    for (const std::int64_t pos : vertices_of(static_cast<int>(r))) {
+      if (target[static_cast<std::size_t>(pos)].value() == static_cast<int>(r))
+        order[static_cast<std::size_t>(fill[r]++)] = pos;
+    }
+  }
+  for (std::size_t r = 0; r < p; ++r) {
+    for (const std::int64_t pos : vertices_of(static_cast<int>(r))) {
+      const auto to = static_cast<std::size_t>(target[static_cast<std::size_t>(pos)].value());
+      if (to != r) order[static_cast<std::size_t>(fill[to]++)] = pos;
+    }
+  }
+  order_ = std::move(order);
+  rank_begin_ = std::move(begin);
+  for (std::size_t pos = 0; pos < owner_.size(); ++pos) owner_[pos] = target[pos].value();
+  refresh_neighbor_owners();
+  tally.arrivals_max = *std::max_element(tally.arrived_at.begin(), tally.arrived_at.end());
+  tally.receiver_bytes_max = *std::max_element(bytes_in.begin(), bytes_in.end());
+  return tally;
+}
+
+void ModelState::refresh_neighbor_owners() {
+  for (std::size_t e = 0; e < g_.adj.size(); ++e) {
+    g_.adj_owner[e] = Rank{owner_[static_cast<std::size_t>(position_of(g_.adj[e]))]};
+  }
+}
+
+}  // namespace lbbench

@@ -1,0 +1,67 @@
+// What the model engine holds of a run, once for all ranks: the whole graph (positions
+// 0..V-1), each vertex's owner, and each rank's vertices in the order the MPI engines keep
+// them on that rank, which is the order balancers see as local indices. Memory is O(V + E
+// + P): no per-rank copies of anything P-sized.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "meshes/local_graph.hpp"
+#include "scenario/scenario.hpp"
+
+namespace lbbench {
+
+// What a migration moved, as the MPI engines' migration would have counted it.
+struct MigrationTally {
+  std::int64_t vertices = 0;             // vertices sent
+  std::int64_t bytes = 0;                // wire bytes: adjacency, coordinates, weights, payload
+  std::int64_t arrivals_max = 0;         // vertices arriving at the busiest receiver
+  double receiver_bytes_max = 0;         // bytes arriving at the busiest receiver (by bytes)
+  double cross_site_bytes = 0;           // bytes moving between sites
+  std::vector<std::int64_t> arrived_at;  // per rank
+};
+
+class ModelState {
+ public:
+  // Builds the mesh in this process, lays it out on `nranks` ranks as the MPI engines'
+  // builders do, and moves every vertex to its starting rank.
+  ModelState(const Scenario& s, int nranks);
+
+  // The whole graph; adj_owner holds each neighbor's current owner.
+  [[nodiscard]] const LocalGraph& graph() const { return g_; }
+  [[nodiscard]] int nranks() const { return nranks_; }
+  [[nodiscard]] Rank owner(std::int64_t position) const { return Rank{owner_[static_cast<std::size_t>(position)]}; }
+  // A rank's vertices (positions), in its local order.
+  [[nodiscard]] std::span<const std::int64_t> vertices_of(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return {order_.data() + rank_begin_[r], static_cast<std::size_t>(rank_begin_[r + 1] - rank_begin_[r])};
+  }
+  [[nodiscard]] std::int64_t position_of(VertexId id) const {
+    return identity_positions_ ? id.value() : position_of_id_[static_cast<std::size_t>(id.value())];
+  }
+  // Bytes one vertex occupies in a migration message.
+  [[nodiscard]] std::int64_t packed_bytes(std::int64_t position) const;
+
+  // Moves each vertex to target[position], as the migration engine orders a rank's
+  // vertices afterwards: the ones it kept, in order, then the arrivals, by sending rank
+  // and in the sender's order.
+  // `site_of` (a rank's site), when given, counts the bytes that cross sites.
+  MigrationTally migrate(const std::vector<Rank>& target, const std::function<int(int)>& site_of = {});
+
+ private:
+  void refresh_neighbor_owners();
+
+  LocalGraph g_;
+  int nranks_;
+  std::int64_t element_bytes_;
+  std::vector<int> owner_;                // per position
+  std::vector<std::int64_t> rank_begin_;  // CSR over ranks into order_
+  std::vector<std::int64_t> order_;       // positions, rank by rank
+  bool identity_positions_ = true;        // position == id (grids, files)
+  std::vector<std::int64_t> position_of_id_;
+};
+
+}  // namespace lbbench

@@ -1,0 +1,92 @@
+"""The model engine: the same decisions as the simulated machine, times close to it, and
+clear refusals of what it cannot run.
+
+Environment: LBBENCH, LBBENCH_SOURCE_DIR.
+"""
+import json
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from test_cli import LBBENCH, SCENARIOS
+
+SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
+
+
+def run(engine, *args, check=True):
+    result = subprocess.run([LBBENCH, "run", "--engine", engine, *args], capture_output=True, text=True, timeout=600)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{engine} {args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+class ModelEngine(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def record(self, engine, *args):
+        out = self.dir / f"{engine}.jsonl"
+        run(engine, *args, "--out", str(out))
+        return json.loads(out.read_text().splitlines()[-1])
+
+    @unittest.skipUnless(SMPI_BUILT, "lbbench-smpi was not built")
+    def test_decides_and_moves_as_the_simulated_machine_does(self):
+        # The same host clock for both, so code is charged alike.
+        for balancer in ("tree", "metis", "diffusion", "gossip"):
+            with self.subTest(balancer=balancer):
+                args = [str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "32", "--set", "steps=6",
+                        "--set", "balancer.period=2", "--set", f"balancer.name={balancer}", "--host-ghz", "2.0"]
+                simulated = self.record("smpi", *args)
+                modeled = self.record("model", *args)
+                self.assertEqual(modeled["engine"], "model")
+                self.assertEqual(len(modeled["lb"]), len(simulated["lb"]))
+                for a, b in zip(modeled["lb"], simulated["lb"]):
+                    self.assertEqual(a["migrations"], b["migrations"])
+                    self.assertEqual(a["migrated_bytes"], b["migrated_bytes"])
+                    self.assertEqual(a["elements_moved_max"], b["elements_moved_max"])
+                    self.assertEqual(a["after"], b["after"])
+                    self.assertAlmostEqual(a["model_imbalance_predicted_after"], b["model_imbalance_predicted_after"],
+                                           places=9)
+                    if "protocol" in b:
+                        for key in ("rounds", "messages", "bytes", "largest_list"):
+                            self.assertEqual(a["protocol"][key], b["protocol"][key])
+                # Compute is do_work's, the same on both; the steps' imbalance with it.
+                for x, y in zip(modeled["per_step"]["imbalance"], simulated["per_step"]["imbalance"]):
+                    self.assertAlmostEqual(x, y, delta=1e-3)
+                self.assertAlmostEqual(modeled["compute_time_s"], simulated["compute_time_s"],
+                                       delta=1e-3 * simulated["compute_time_s"])
+                self.assertIn("measured", modeled["modeling"]["decision_costs"])
+
+    def test_runs_far_more_ranks_than_a_simulation_could(self):
+        # 16,384 ranks of the scale scenario took SMPI over half an hour here.
+        record = self.record("model", str(SCENARIOS / "scale.yaml"), "--machine", "bgq", "--ranks", "16384",
+                             "--set", "balancer.name=tree")
+        self.assertEqual(record["ranks"], 16384)
+        self.assertEqual(record["lb_invocations"], 1)
+        self.assertGreater(record["lb"][0]["migrations"], 0)
+        self.assertLess(record["lb"][0]["model_imbalance_predicted_after"], record["lb"][0]["model_imbalance_before"])
+        self.assertGreater(record["simulation"]["peak_rss_mb"], 0)
+
+    def test_refuses_what_it_cannot_run(self):
+        for args, message in (
+                ([str(SCENARIOS / "hotspot.yaml"), "--ranks", "4"], "the model engine simulates a machine"),
+                ([str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq"], "needs a rank count"),
+                ([str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", "--ranks", "4", "--set", "balancer.name=zoltan"],
+                 "zoltan cannot run under the model engine"),
+                ([str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "64", "--set", "reorder=dist"],
+                 "no start-up rank reorder"),
+                ([str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "100000"],
+                 "the mesh has 16384 vertices but the run has 100000 ranks")):
+            with self.subTest(message=message):
+                result = run("model", *args, check=False)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
