@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "mpi/code_time.hpp"
 #include "mpi/mpi.hpp"
 
 namespace lbbench {
@@ -43,6 +44,7 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
   MPI_Gatherv(bytes.data(), local_edges, MPI_INT64_T, problem.adj_bytes.data(), edge_counts.data(), edge_displs.data(),
               MPI_INT64_T, 0, comm);
   if (me != 0) return;
+  const ChargedCode assembly;
   // Ids are dense (0..n-1), so an array maps them to object indices.
   std::vector<std::int64_t> index_of(static_cast<std::size_t>(g.global_vertices), -1);
   for (std::size_t i = 0; i < problem.size(); ++i)
@@ -105,6 +107,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
   Assignment assignment;
   if (me == 0) {
+    const ChargedCode solving;  // the strategy's decision, on rank 0
     problem.owner.reserve(static_cast<std::size_t>(total));
     for (int r = 0; r < nranks; ++r)
       problem.owner.insert(problem.owner.end(), static_cast<std::size_t>(counts[r]), Rank{r});
@@ -114,6 +117,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   MPI_Scatterv(assignment.data(), counts.data(), displs.data(), mpi_type<Rank>(), mine.data(), local, mpi_type<Rank>(),
                0, comm);
 
+  const ChargedCode reading;
   MigrationPlan out;
   if (me == 0) out.decision = decision();
   for (LocalIndex v = 0; v < local; ++v) {

@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "mpi/code_time.hpp"
 
 namespace lbbench {
 
@@ -73,9 +74,13 @@ ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange)
   Inbox inbox;
   int quiet_rounds = 0;
   while (true) {
-    Outbox out = protocol.step(inbox);
-    check_one_per_peer(out.messages, nranks);
-    count_sent(out.messages, local);
+    Outbox out;
+    {
+      const ChargedCode handler;  // the balancer's own work in this round
+      out = protocol.step(inbox);
+      check_one_per_peer(out.messages, nranks);
+      count_sent(out.messages, local);
+    }
     inbox.messages = exchange.exchange(out.messages);
     ++local.rounds;
 
@@ -267,15 +272,25 @@ void DistributedBalancer::prepare(MPI_Comm comm) {
 
 MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   prepare(comm);
-  const auto [min_positive, max_load] = load_extremes(view.vertex_load);
-  double extremes[2] = {-min_positive, max_load};
+  double extremes[2] = {0, 0};
+  {
+    const ChargedCode scan;
+    const auto [min_positive, max_load] = load_extremes(view.vertex_load);
+    extremes[0] = -min_positive;
+    extremes[1] = max_load;
+  }
   MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
   const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1]);
 
   const ProtocolContext ctx{.seed = view.seed, .invocation = view.invocation};
-  auto protocol = make_protocol(work_from_view(view, quantum, needs_locality()), ctx);
+  std::unique_ptr<RankProtocol> protocol;
+  {
+    const ChargedCode setup;
+    protocol = make_protocol(work_from_view(view, quantum, needs_locality()), ctx);
+  }
   MigrationPlan out;
   out.protocol = run_protocol_mpi(*protocol, *exchange_);
+  const ChargedCode finish;
   const std::vector<Rank> owners = protocol->owners();
   for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
     if (owners[static_cast<std::size_t>(v)] != view.rank) out.moves.push_back({v, owners[static_cast<std::size_t>(v)]});

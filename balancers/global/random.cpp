@@ -3,6 +3,7 @@
 
 #include "balancers/centralized.hpp"
 #include "core/hash.hpp"
+#include "mpi/code_time.hpp"
 
 namespace lbbench {
 
@@ -13,6 +14,7 @@ Rank RandomBalancer::target(int invocation, VertexId v, int nranks) const {
 }
 
 MigrationPlan RandomBalancer::plan(const LoadView& view, MPI_Comm /*comm*/) {
+  const ChargedCode deciding;
   MigrationPlan out;
   for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
     const Rank to = target(view.invocation, view.graph.gid[v], view.nranks);

@@ -141,7 +141,8 @@ std::vector<std::string> read_set_file(const std::string& path) {
 // What a run on another engine is started with: the scenario, and the options it forwards.
 LaunchRequest launch_request_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
                                 const std::string& platform_dir, const std::vector<std::string>& cfg,
-                                const Outputs& outputs, const RunOptions& options, std::optional<double> host_ghz) {
+                                const Outputs& outputs, const RunOptions& options, std::optional<double> host_ghz,
+                                const std::string& code_charge) {
   LaunchRequest launch;
   launch.cfg = cfg;
   launch.scenario = scenario;
@@ -153,6 +154,7 @@ LaunchRequest launch_request_of(const std::string& scenario, const std::vector<s
   launch.verify = options.verify;
   launch.watchdog_seconds = options.watchdog_seconds;
   launch.host_ghz = host_ghz;
+  launch.code_charge = code_charge;
   launch.command_line = options.command_line;
   return launch;
 }
@@ -229,6 +231,13 @@ int main_impl(int argc, char** argv) {
                     "Measure do_work now instead of using the cached calibration");
   // How the smpi launcher tells lbbench-smpi the simulated core's clock against this host's.
   run_cmd->add_option("--code-time-scale", settings.code_time_scale)->group("")->check(CLI::PositiveNumber);
+  std::string code_charge = "explicit";
+  run_cmd
+      ->add_option("--code-charge", code_charge,
+                   "How real code takes simulated time (smpi and model engines): explicit (the balancers' and the "
+                   "migration's code, by its own CPU time; the default), simulator (SimGrid benchmarks all code, its "
+                   "own overhead included) or none (code is free: runs repeat exactly)")
+      ->check(CLI::IsMember({"explicit", "simulator", "none"}));
   std::string engine;
   std::string machine;
   int ranks = 0;
@@ -329,12 +338,13 @@ int main_impl(int argc, char** argv) {
   }
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
   options.command_line = joined_command(argc, argv);
+  settings.charge_code = code_charge == "explicit";
   const std::unique_ptr<Engine> native = make_native_engine(settings);
   const EngineInfo& requested = engine.empty() ? native->info() : find_engine(engine);
   if (requested.kind != native->info().kind) {
     try {
       return launch_engine(requested.kind, launch_request_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg,
-                                                             outputs, options, host_ghz));
+                                                             outputs, options, host_ghz, code_charge));
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "mpi/code_time.hpp"
 
 namespace lbbench {
 
@@ -79,9 +80,15 @@ MigrationStats Migrator::migrate(LocalGraph& g, const MigrationPlan& plan, const
   // between them must not be skipped by anyone, so it stays outside the agreed parts.
   MigrationStats stats;
   std::unordered_map<int, Bytes> outgoing;
-  collectively(comm_, [&] { stats = pack_moving(g, target, outgoing); });
+  collectively(comm_, [&] {
+    const ChargedCode packing;
+    stats = pack_moving(g, target, outgoing);
+  });
   const auto incoming = exchange_->exchange(to_messages(outgoing));
-  collectively(comm_, [&] { keep_and_receive(g, target, incoming); });
+  collectively(comm_, [&] {
+    const ChargedCode unpacking;
+    keep_and_receive(g, target, incoming);
+  });
   const Census after = census(g, weight_sum);
   collectively(comm_, [&] {
     const double tolerance = 1e-9 * std::max(1.0, std::abs(before.weight));
@@ -146,7 +153,7 @@ void Migrator::tell_neighbors(LocalGraph& g, const std::vector<Rank>& target) {
 // file weights, payload checksum, payload. The payload stands for the application state
 // that would move with the element; its first 8 bytes are the id, so a payload delivered
 // for the wrong vertex is caught as surely as a corrupted one.
-void Migrator::pack(const LocalGraph& g, LocalIndex v, Bytes& out) const {
+void pack_vertex(const LocalGraph& g, LocalIndex v, std::int64_t element_bytes, std::uint64_t seed, Bytes& out) {
   ByteWriter w(out);
   const auto degree = static_cast<std::int32_t>(g.degree(v));
   w.put(g.gid[v]);
@@ -157,13 +164,13 @@ void Migrator::pack(const LocalGraph& g, LocalIndex v, Bytes& out) const {
   w.put_span(g.coords_of(v));
   w.put_span(g.vweights_of(v));
   // The payload is written in place after a slot for its checksum.
-  const auto bytes = static_cast<std::size_t>(element_bytes_);
+  const auto bytes = static_cast<std::size_t>(element_bytes);
   const std::size_t checksum_at = out.size();
   w.put<std::uint64_t>(0);
   const std::size_t payload_at = out.size();
   w.grow(bytes);
   std::byte* payload = out.data() + payload_at;
-  const std::uint64_t h = hash_of({seed_, tag(Stream::payload), static_cast<std::uint64_t>(g.gid[v].value())});
+  const std::uint64_t h = hash_of({seed, tag(Stream::payload), static_cast<std::uint64_t>(g.gid[v].value())});
   for (std::size_t i = 0; i < bytes; i += 8) {
     const std::uint64_t word = i == 0 ? static_cast<std::uint64_t>(g.gid[v].value()) : mix64(h + i);
     std::memcpy(payload + i, &word, std::min<std::size_t>(8, bytes - i));
@@ -172,7 +179,7 @@ void Migrator::pack(const LocalGraph& g, LocalIndex v, Bytes& out) const {
   std::memcpy(out.data() + checksum_at, &checksum, sizeof checksum);
 }
 
-void Migrator::unpack(ByteReader& in, int from, LocalGraph& g) const {
+void unpack_vertex(ByteReader& in, std::int64_t element_bytes, int me, int from, LocalGraph& into) {
   const auto id = in.get<VertexId>();
   const auto degree = static_cast<std::size_t>(in.get<std::int32_t>());
   std::vector<VertexId> nbrs;
@@ -181,18 +188,26 @@ void Migrator::unpack(ByteReader& in, int from, LocalGraph& g) const {
   std::vector<double> xyz, vw;
   in.get_into(nbrs, degree);
   in.get_into(owners, degree);
-  if (g.has_edge_weights) in.get_into(weights, degree);
-  in.get_into(xyz, static_cast<std::size_t>(g.dim));
-  in.get_into(vw, static_cast<std::size_t>(g.ncon));
+  if (into.has_edge_weights) in.get_into(weights, degree);
+  in.get_into(xyz, static_cast<std::size_t>(into.dim));
+  in.get_into(vw, static_cast<std::size_t>(into.ncon));
   const auto checksum = in.get<std::uint64_t>();
-  const auto payload = in.take(static_cast<std::size_t>(element_bytes_));
+  const auto payload = in.take(static_cast<std::size_t>(element_bytes));
   std::int64_t embedded = id.value();
   if (payload.size() >= 8) std::memcpy(&embedded, payload.data(), 8);
   if (XXH64(payload.data(), payload.size(), 0) != checksum || embedded != id.value()) {
-    throw RunError(fmt::format("payload of vertex {} received by rank {} from rank {} failed its checksum", id.value(),
-                               me_, from));
+    throw RunError(
+        fmt::format("payload of vertex {} received by rank {} from rank {} failed its checksum", id.value(), me, from));
   }
-  g.add_vertex(id, nbrs, owners, weights, xyz, vw);
+  into.add_vertex(id, nbrs, owners, weights, xyz, vw);
+}
+
+void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into) {
+  const auto degree = static_cast<std::size_t>(g.degree(v));
+  into.add_vertex(g.gid[v], g.neighbors(v), g.neighbor_owners(v),
+                  g.has_edge_weights ? std::span<const std::int32_t>(g.adj_weight.data() + g.xadj[v], degree)
+                                     : std::span<const std::int32_t>{},
+                  g.coords_of(v), g.vweights_of(v));
 }
 
 MigrationStats Migrator::pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
@@ -201,7 +216,7 @@ MigrationStats Migrator::pack_moving(const LocalGraph& g, const std::vector<Rank
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     const Rank to = target[static_cast<std::size_t>(v)];
     if (to == Rank{me_}) continue;
-    pack(g, v, outgoing[to.value()]);
+    pack_vertex(g, v, element_bytes_, seed_, outgoing[to.value()]);
     ++stats.vertices_sent;
   }
   for (const auto& [peer, bytes] : outgoing) stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
@@ -219,16 +234,11 @@ void Migrator::keep_and_receive(LocalGraph& g, const std::vector<Rank>& target,
   kept.has_edge_weights = g.has_edge_weights;
   kept.bounds = g.bounds;
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
-    if (target[static_cast<std::size_t>(v)] != Rank{me_}) continue;
-    const auto degree = static_cast<std::size_t>(g.degree(v));
-    kept.add_vertex(g.gid[v], g.neighbors(v), g.neighbor_owners(v),
-                    g.has_edge_weights ? std::span<const std::int32_t>(g.adj_weight.data() + g.xadj[v], degree)
-                                       : std::span<const std::int32_t>{},
-                    g.coords_of(v), g.vweights_of(v));
+    if (target[static_cast<std::size_t>(v)] == Rank{me_}) keep_vertex(g, v, kept);
   }
   for (const auto& m : incoming) {
     ByteReader in(m.data);
-    while (!in.done()) unpack(in, m.peer, kept);
+    while (!in.done()) unpack_vertex(in, element_bytes_, me_, m.peer, kept);
   }
   g = std::move(kept);
 }

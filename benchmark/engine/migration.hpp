@@ -41,8 +41,6 @@ class Migrator {
   MigrationStats pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
                              std::unordered_map<int, Bytes>& outgoing) const;
   void keep_and_receive(LocalGraph& g, const std::vector<Rank>& target, const std::vector<Message>& incoming) const;
-  void pack(const LocalGraph& g, LocalIndex v, Bytes& out) const;
-  void unpack(ByteReader& in, int from, LocalGraph& g) const;
 
   MPI_Comm comm_;
   int me_;
@@ -51,6 +49,15 @@ class Migrator {
   std::uint64_t seed_;
   std::unique_ptr<SparseExchange> exchange_;
 };
+
+// One vertex as the migration engine sends it: id, adjacency with owners, edge weights,
+// coordinates, file weights, and an `element_bytes` payload with its checksum.
+void pack_vertex(const LocalGraph& g, LocalIndex v, std::int64_t element_bytes, std::uint64_t seed, Bytes& out);
+// Reads one packed vertex into `into`, checking its payload; `me` and `from` name the ranks
+// in the error. Throws RunError on a bad checksum.
+void unpack_vertex(ByteReader& in, std::int64_t element_bytes, int me, int from, LocalGraph& into);
+// Copies a vertex that stays into the rebuilt local graph.
+void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into);
 
 // Collective: every rank asks the owners its edges name whether they own those vertices.
 // Returns the number of wrong entries over all ranks (0 when the owner tables are right).

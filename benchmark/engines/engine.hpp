@@ -60,6 +60,9 @@ struct EngineSettings {
   // Simulated seconds per host second of real code (MachineInfo::code_time_scale): set by
   // the SMPI launcher, which measured this host; 1 on a real machine.
   double code_time_scale = 1.0;
+  // Charge the balancers' and the migration's code by its own CPU time (mpi/code_time.hpp);
+  // off when the simulator benchmarks every piece of code itself, or when code is free.
+  bool charge_code = true;
 };
 
 // The engine this binary runs in-process.

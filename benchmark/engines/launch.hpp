@@ -26,6 +26,11 @@ struct LaunchRequest {
   // The simulating host's clock, which sets how real code is charged (code_time_scale);
   // measured when not given.
   std::optional<double> host_ghz;
+  // How real code takes simulated time: "explicit" (the balancers' and the migration's
+  // code, by its own thread CPU time), "simulator" (SimGrid benchmarks all code between
+  // MPI calls, its own overhead included) or "none" (only do_work and messages take time:
+  // runs repeat exactly).
+  std::string code_charge = "explicit";
   std::string command_line;  // for provenance
 };
 

@@ -254,6 +254,12 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
       fmt::format("--cfg=smpi/os:0:{:.6g}:0", p.send_overhead),
       fmt::format("--cfg=smpi/or:0:{:.6g}:0", p.recv_overhead),
       "--cfg=smpi/coll-selector:ompi",
+      // Code is charged by lbbench itself, by its own thread CPU time (mpi/code_time.hpp):
+      // do_work, the balancers' decisions and the migration engine. SimGrid's automatic
+      // benchmarking also charges what it spends between calls on its own behalf, which
+      // grows with the rank count (tree's decision at 1,024 ranks: 0.145 s charged against
+      // 0.010 s of its own code and messages).
+      "--cfg=smpi/simulate-computation:no",
       // Every new communicator broadcasts its id; SMPI's default broadcast there is
       // SMP-aware and builds node maps with an allgather, O(P^2) messages per
       // communicator. A binomial tree is what Open MPI uses for such small messages.

@@ -3,9 +3,9 @@ new records must equal the old ones field by field, apart from provenance, the
 simulation's own wall time and memory, and the times `auto` measures on its own code.
 The console summary and the per-step table must come out as they did.
 
-The runs use `smpi/simulate-computation:no`, so that simulated time is only what the
-engine injects (do_work) and the network: then every number is a pure function of the
-scenario, and a difference is a change of behaviour, not noise. Times (fields in seconds)
+The runs use `--code-charge none`, so that simulated time is only do_work's and the
+network's: then every number is a pure function of the scenario, and a difference is a
+change of behaviour, not noise. Times (fields in seconds)
 may differ by a part per million or a microsecond: SimGrid charges every MPI_Wtime call a
 few nanoseconds of simulated time, so code that reads the simulated clock more or less
 often moves them by that much. Everything else must be equal.
@@ -108,7 +108,7 @@ class RecordsOfTheSameRunStayTheSame(unittest.TestCase):
         out = folder / f"{case['name']}.jsonl"
         csv = folder / f"{case['name']}.csv"
         result = subprocess.run(
-            [LBBENCH, "run", "--engine", "smpi", *case["args"], "--smpi-cfg", "smpi/simulate-computation:no",
+            [LBBENCH, "run", "--engine", "smpi", *case["args"], "--code-charge", "none",
              "--out", str(out), "--steps-csv", str(csv)],
             capture_output=True, text=True, timeout=600, cwd=SOURCE)
         self.assertEqual(result.returncode, 0, f"{case['name']}:\n{result.stdout}\n{result.stderr}")

@@ -152,15 +152,23 @@ class SimulatedMachines(unittest.TestCase):
         self.assertEqual(candidate.returncode, 2)
         self.assertIn("zoltan cannot run under the smpi engine", candidate.stderr)
 
-    def test_smpi_cfg_reaches_simgrid(self):
-        # Without simulated computation, a centralized METIS decision costs only its
-        # messages: far less simulated time than with SimGrid timing the real solve.
+    def test_code_is_charged_as_asked(self):
+        # A centralized METIS decision: its solve is charged by its own CPU time (explicit),
+        # with all code SimGrid benchmarks (simulator), or not at all (none: only messages).
         common = ["--machine", "bgq", "--ranks", "4", "--set", "balancer.name=metis", "--set", "steps=3",
                   "--set", "balancer.period=2", "--out", str(self.out)]
-        simulate(str(SCENARIOS / "hotspot.yaml"), *common)
-        simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--smpi-cfg", "smpi/simulate-computation:no")
-        timed, untimed = self.records()
-        self.assertLess(untimed["lb_time_s"], timed["lb_time_s"] / 2)
+        for charge in ("explicit", "simulator", "none"):
+            simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--code-charge", charge)
+        explicit, simulator, none = self.records()
+        self.assertLess(none["lb_time_s"], explicit["lb_time_s"] / 2)
+        self.assertLess(none["lb_time_s"], simulator["lb_time_s"] / 2)
+        # Code that is free repeats exactly.
+        simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--code-charge", "none")
+        self.assertEqual(self.records()[-1]["total_time_s"], none["total_time_s"])
+        twice = simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--smpi-cfg", "smpi/simulate-computation:yes",
+                         check=False)
+        self.assertEqual(twice.returncode, 2)
+        self.assertIn("give --code-charge simulator", twice.stderr)
         bad = simulate(str(SCENARIOS / "hotspot.yaml"), *common, "--smpi-cfg", "no-colon", check=False)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("expected KEY:VALUE", bad.stderr)

@@ -24,8 +24,14 @@ int launch_model(const LaunchRequest& launch) {
   // process (MPI_COMM_SELF) and sends no message after that.
   MpiSession mpi(nullptr, nullptr);
   const double scale = host_ghz(launch) / s.machine.effective_preset().core_ghz;
-  const RunRecord record =
-      run_model(s, ranks, ModelOptions{.code_time_scale = scale, .command_line = launch.command_line});
+  if (launch.code_charge == "simulator") {
+    throw InputError(
+        "--code-charge simulator: the model engine has no simulator to benchmark code; give explicit or none");
+  }
+  const RunRecord record = run_model(s, ranks,
+                                     ModelOptions{.code_time_scale = scale,
+                                                  .charge_code = launch.code_charge == "explicit",
+                                                  .command_line = launch.command_line});
   std::fputs(console_summary(record).c_str(), stdout);
   if (!launch.record_out.empty()) {
     append_record(launch.record_out, to_json(record));

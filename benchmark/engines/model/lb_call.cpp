@@ -9,6 +9,7 @@
 #include "balancers/protocol.hpp"
 #include "core/clock.hpp"
 #include "engine/load_model.hpp"
+#include "engine/migration.hpp"
 
 namespace lbbench {
 
@@ -117,7 +118,7 @@ class RoundPricer final : public ProtocolObserver {
   }
 
   void round_done(bool reduced) override {
-    const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.collective_s(0);
+    const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.barrier_s();
     double received = barrier;
     std::vector<double> done(busy_.size(), barrier);
     for (const auto& m : sent_) {
@@ -126,7 +127,7 @@ class RoundPricer final : public ProtocolObserver {
       done[to] = std::max(done[to], arrives) + net_.receive_overhead_s();
       received = std::max(received, done[to]);
     }
-    total_s_ += received + net_.collective_s(48) + (reduced ? net_.collective_s(8) : 0.0);
+    total_s_ += received + net_.allreduce_s(48) + (reduced ? net_.allreduce_s(8) : 0.0);
     std::fill(busy_.begin(), busy_.end(), 0.0);
     sent_.clear();
   }
@@ -148,13 +149,26 @@ class RoundPricer final : public ProtocolObserver {
   double handler_s_ = 0;
 };
 
-// The object bytes a centralized strategy gathers to rank 0, and scatters back.
-double gathered_bytes(const Balancer& b, const GlobalProblem& pr, int dims) {
+// What a centralized strategy gathers to rank 0 (see CentralizedBalancer::plan).
+struct Gathered {
+  double bytes = 0;  // in the gathervs
+  int gathervs = 0;  // each linear at the root
+  int small_gathers = 0;
+};
+
+Gathered gathered(const Balancer& b, const GlobalProblem& pr, int dims) {
   const auto n = static_cast<double>(pr.size());
-  double bytes = 4.0 * pr.nranks + 16 * n;  // counts, ids and loads
-  if (b.needs_graph()) bytes += 4.0 * pr.nranks + 8 * n + 16 * static_cast<double>(pr.adjncy.size());
-  if (b.needs_vectors()) bytes += 8 * n * dims;
-  return bytes;
+  Gathered g{16 * n, 2, 1};  // each rank's count; ids and loads
+  if (b.needs_graph()) {     // edge counts; degrees, neighbors and their bytes
+    g.bytes += 8 * n + 16 * static_cast<double>(pr.adjncy.size());
+    g.gathervs += 3;
+    g.small_gathers += 1;
+  }
+  if (b.needs_vectors()) {
+    g.bytes += 8 * n * dims;
+    g.gathervs += 1;
+  }
+  return g;
 }
 
 // The decision's time on the machine and the new owner of every object.
@@ -166,7 +180,7 @@ struct Decided {
 
 Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
   const NetworkModel& net = ctx.net;
-  const double scale = ctx.machine.code_time_scale;
+  const double scale = ctx.code_scale;
   Decided d;
   if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&ctx.balancer)) {
     RoundPricer pricer(net, scale);
@@ -178,7 +192,7 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
     // driver did it for all ranks at once, so each rank's share is the rest over P.
     const double setup_cpu = std::max(0.0, thread_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
     // The quantum's extremes before, and the protocol's totals after (4 allreduces).
-    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + 5 * net.collective_s(8);
+    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + net.allreduce_s(16) + 4 * net.allreduce_s(8);
     d.protocol = stats;
     return d;
   }
@@ -187,10 +201,11 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
   const double cpu = thread_cpu_seconds() - cpu0;
   if (dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) {
     // The other sites' shares of the gather and the scatter cross the wide-area link.
-    const double bytes = gathered_bytes(ctx.balancer, pr, ctx.dims);
+    const Gathered g = gathered(ctx.balancer, pr, ctx.dims);
     const double scattered = 4.0 * static_cast<double>(pr.size());
     const double remote = 1.0 - 1.0 / net.preset().sites;
-    d.decision_s = net.gather_s(bytes) + net.wan_s(remote * bytes) + cpu * scale + net.gather_s(scattered) +
+    d.decision_s = g.small_gathers * net.small_gather_s() + g.gathervs * net.gatherv_s(g.bytes / g.gathervs) +
+                   net.wan_s(remote * g.bytes) + cpu * scale + net.scatterv_s(scattered) +
                    net.wan_s(remote * scattered);
   } else {
     d.decision_s = cpu * scale / pr.nranks;  // every rank decides for its own vertices
@@ -259,7 +274,51 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   return out;
 }
 
-double model_migration_s(const NetworkModel& net, const MigrationTally& tally) {
+MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed) {
+  constexpr LocalIndex kSample = 256;
+  const LocalIndex n = g.num_local();
+  if (n == 0) return {};
+  const LocalIndex stride = std::max<LocalIndex>(1, n / kSample);
+  LocalGraph scratch;
+  scratch.dim = g.dim;
+  scratch.ncon = g.ncon;
+  scratch.has_edge_weights = g.has_edge_weights;
+  Bytes packed;
+  MigrationCpu c;
+  int count = 0;
+  double t = thread_cpu_seconds();
+  for (LocalIndex v = 0; v < n; v += stride, ++count) pack_vertex(g, v, element_bytes, seed, packed);
+  c.pack = (thread_cpu_seconds() - t) / count;
+  t = thread_cpu_seconds();
+  ByteReader in(packed);
+  while (!in.done()) unpack_vertex(in, element_bytes, 0, 0, scratch);
+  c.unpack = (thread_cpu_seconds() - t) / count;
+  LocalGraph kept = scratch;
+  kept.gid.clear();
+  kept.xadj = {0};
+  kept.adj.clear();
+  kept.adj_owner.clear();
+  kept.adj_weight.clear();
+  kept.coords.clear();
+  kept.vweights.clear();
+  t = thread_cpu_seconds();
+  for (LocalIndex v = 0; v < scratch.num_local(); ++v) keep_vertex(scratch, v, kept);
+  c.keep = (thread_cpu_seconds() - t) / count;
+  return c;
+}
+
+double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally) {
+  const NetworkModel& net = ctx.net;
+  // The migration engine's own code on the busiest ranks: packing what leaves, then
+  // rebuilding the local graph from what stays and what arrived (the engine charges both).
+  double packing = 0;
+  double rebuilding = 0;
+  for (std::size_t r = 0; r < tally.sent_from.size(); ++r) {
+    packing = std::max(packing, static_cast<double>(tally.sent_from[r]) * ctx.migration_cpu.pack);
+    rebuilding = std::max(rebuilding, static_cast<double>(tally.kept_at[r]) * ctx.migration_cpu.keep +
+                                          static_cast<double>(tally.arrived_at[r]) * ctx.migration_cpu.unpack);
+  }
+  const double code = (packing + rebuilding) * ctx.code_scale;
   // Two sparse exchanges (the owner-table notes, then the vertices), the busiest
   // receiver's bytes over one link, its arrivals received one message each at most, and
   // the migration engine's checks (about a dozen allreduces).
@@ -268,15 +327,14 @@ double model_migration_s(const NetworkModel& net, const MigrationTally& tally) {
       std::max(tally.receiver_bytes_max / net.preset().link_bandwidth, net.wan_s(tally.cross_site_bytes)) +
       static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks())) * net.receive_overhead_s() +
       net.latency_s(0, std::min(1, net.nranks() - 1));
-  return 2 * net.collective_s(0) + data + 13 * net.collective_s(32);
+  return code + 2 * net.barrier_s() + data + 13 * net.allreduce_s(32);
 }
 
 double model_lb_overhead_s(const NetworkModel& net, int dims) {
   // Load totals (2), the metrics' gather, the census before and after (4 + 4), the
   // prediction's exchange and reduction (and the vector objective's), the call's totals
   // (5).
-  return net.gather_s(16.0 * net.nranks()) + (2 + 4 + 4 + 1 + 5 + (dims > 1 ? 2 : 0)) * net.collective_s(8) +
-         net.collective_s(0);
+  return net.small_gather_s() + (2 + 4 + 4 + 1 + 5 + (dims > 1 ? 1 : 0)) * net.allreduce_s(8) + net.barrier_s();
 }
 
 }  // namespace lbbench

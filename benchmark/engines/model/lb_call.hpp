@@ -17,12 +17,27 @@
 
 namespace lbbench {
 
+// Host CPU seconds the migration engine spends per vertex: packing one that leaves,
+// unpacking (and checking) one that arrives, copying one that stays.
+struct MigrationCpu {
+  double pack = 0;
+  double unpack = 0;
+  double keep = 0;
+};
+
+// Times the migration engine's own pack, unpack and keep on a sample of the graph's vertices.
+MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed);
+
 struct ModelLbContext {
   const Scenario& scenario;
   const NetworkModel& net;
   const MachineInfo& machine;
   const Balancer& balancer;
   int dims = 1;
+  // Machine seconds per host second of the decision's own code; 0 when code is free
+  // (--code-charge none).
+  double code_scale = 1.0;
+  const MigrationCpu& migration_cpu;
 };
 
 // What the loop knows at the call.
@@ -54,7 +69,7 @@ struct ModelDecision {
   double decision_s = 0;
 };
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
-double model_migration_s(const NetworkModel& net, const MigrationTally& tally);
+double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
 // The collectives of an LB call around its decision and migration (load totals, metrics,
 // the censuses, the plan's prediction, the migration's checks).
 double model_lb_overhead_s(const NetworkModel& net, int dims);
@@ -70,7 +85,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   out.event.migrations = tally.vertices;
   out.event.migrated_bytes = tally.bytes;
   out.event.elements_moved_max = tally.arrivals_max;
-  out.event.migration_s = model_migration_s(ctx.net, tally);
+  out.event.migration_s = model_migration_s(ctx, tally);
   out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims);
   return out;
 }

@@ -72,12 +72,21 @@ double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
 
 double NetworkModel::wan_s(double bytes) const { return preset_.sites > 1 ? bytes / preset_.wan_bandwidth : 0.0; }
 
-double NetworkModel::collective_s(double bytes) const {
-  return round_latency_s_ + rounds_ * (receive_overhead_s() + bytes / preset_.link_bandwidth);
+double NetworkModel::barrier_s() const { return round_latency_s_ + rounds_ * preset_.recv_overhead; }
+
+double NetworkModel::allreduce_s(double bytes) const {
+  return 2 * (round_latency_s_ +
+              rounds_ * (preset_.send_overhead + preset_.recv_overhead + bytes / preset_.link_bandwidth));
 }
 
-double NetworkModel::gather_s(double total_bytes) const {
-  return round_latency_s_ + rounds_ * receive_overhead_s() + total_bytes / preset_.link_bandwidth;
+double NetworkModel::small_gather_s() const { return round_latency_s_ + rounds_ * preset_.recv_overhead; }
+
+double NetworkModel::gatherv_s(double total_bytes) const {
+  return nranks_ * preset_.recv_overhead + total_bytes / preset_.link_bandwidth;
+}
+
+double NetworkModel::scatterv_s(double total_bytes) const {
+  return total_bytes / preset_.link_bandwidth + latency_s(0, nranks_ - 1) + preset_.recv_overhead;
 }
 
 }  // namespace lbbench

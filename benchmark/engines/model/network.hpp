@@ -33,13 +33,21 @@ class NetworkModel {
     return latency_s(from, to) + bytes / bandwidth_Bps(from, to, wan_flows);
   }
   [[nodiscard]] double receive_overhead_s() const { return preset_.recv_overhead; }
-  // Open MPI's collectives for small payloads over all ranks (recursive doubling, and
-  // binomial trees for gathers and scatters): ceil(log2 P) rounds, each a message to a
-  // partner 2^k ranks away, received.
-  [[nodiscard]] double collective_s(double bytes) const;
-  // A gather to rank 0 (or the scatter back) of `total_bytes`, every rank's share: the
-  // tree's rounds, then the root's own link carries all of it.
-  [[nodiscard]] double gather_s(double total_bytes) const;
+
+  // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
+  // their algorithms and checked against SMPI at 32 to 4,096 ranks on bgq:
+  // a barrier is recursive doubling of empty messages, each received;
+  [[nodiscard]] double barrier_s() const;
+  // an allreduce of a few values is recursive doubling with a send and a receive each way
+  // per round;
+  [[nodiscard]] double allreduce_s(double bytes) const;
+  // a gather of one value each is a binomial tree;
+  [[nodiscard]] double small_gather_s() const;
+  // a gatherv is linear: rank 0 receives every rank's share in turn, over its own link;
+  [[nodiscard]] double gatherv_s(double total_bytes) const;
+  // a scatterv is linear from rank 0, whose sends cost nothing: the last share arrives
+  // when rank 0's link has carried them all.
+  [[nodiscard]] double scatterv_s(double total_bytes) const;
 
   [[nodiscard]] int nranks() const { return nranks_; }
   [[nodiscard]] int site_of(int rank) const { return layout_.rank_site[static_cast<std::size_t>(rank)]; }
@@ -55,8 +63,8 @@ class NetworkModel {
   MachinePreset preset_;
   RankLayout layout_;
   int nranks_;
-  double round_latency_s_ = 0;  // Σ over a collective's rounds of its partner's latency
-  int rounds_ = 0;
+  double round_latency_s_ = 0;  // Σ over recursive doubling's rounds of its partner's latency
+  int rounds_ = 0;              // ceil(log2 P)
 };
 
 }  // namespace lbbench

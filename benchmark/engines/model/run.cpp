@@ -110,6 +110,8 @@ class ModelRun {
         p_(nranks),
         state_(s, nranks),
         net_(s.machine.effective_preset(), nranks),
+        decision_costs_(o.charge_code ? "measured: the code's thread CPU time x code_time_scale"
+                                      : "none: code is free (--code-charge none)"),
         machine_(machine_info(s, net_, o.code_time_scale, &decision_costs_)),
         field_(s.workload, state_.graph(), s.seed),
         dims_(field_.dims()) {
@@ -120,6 +122,7 @@ class ModelRun {
     s.balancer.config.check_dims(dims_);
     balancer_ = make_balancer(s.balancer.config);
     halo_ = halo_of(state_, s.workload);
+    migration_cpu_ = measure_migration_cpu(state_.graph(), s.workload.element_bytes, s.seed);
   }
 
   RunRecord run() {
@@ -193,7 +196,13 @@ class ModelRun {
   ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
                       const std::vector<std::vector<double>>& phase_time, int steps_since_call,
                       const std::vector<double>& measured) {
-    const ModelLbContext ctx{.scenario = s_, .net = net_, .machine = machine_, .balancer = *balancer_, .dims = dims_};
+    const ModelLbContext ctx{.scenario = s_,
+                             .net = net_,
+                             .machine = machine_,
+                             .balancer = *balancer_,
+                             .dims = dims_,
+                             .code_scale = o_.charge_code ? o_.code_time_scale : 0.0,
+                             .migration_cpu = migration_cpu_};
     const ModelLbInputs in{.step = step,
                            .invocation = invocation,
                            .weights = weights,
@@ -240,12 +249,13 @@ class ModelRun {
   int p_;
   ModelState state_;
   NetworkModel net_;
-  std::string decision_costs_ = "measured: the code's thread CPU time x code_time_scale";
+  std::string decision_costs_;
   MachineInfo machine_;
   WorkloadField field_;
   int dims_;
   std::unique_ptr<Balancer> balancer_;
   Halo halo_;
+  MigrationCpu migration_cpu_;
 };
 
 }  // namespace

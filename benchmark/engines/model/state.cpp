@@ -71,13 +71,19 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::f
   const auto p = static_cast<std::size_t>(nranks_);
   MigrationTally tally;
   tally.arrived_at.assign(p, 0);
+  tally.sent_from.assign(p, 0);
+  tally.kept_at.assign(p, 0);
   std::vector<double> bytes_in(p, 0.0);
   std::vector<std::int64_t> begin(p + 1, 0);
   for (std::size_t pos = 0; pos < owner_.size(); ++pos) {
     const auto to = static_cast<std::size_t>(target[pos].value());
     ++begin[to + 1];
-    if (static_cast<int>(to) == owner_[pos]) continue;
+    if (static_cast<int>(to) == owner_[pos]) {
+      ++tally.kept_at[to];
+      continue;
+    }
     ++tally.vertices;
+    ++tally.sent_from[static_cast<std::size_t>(owner_[pos])];
     ++tally.arrived_at[to];
     const std::int64_t b = packed_bytes(static_cast<std::int64_t>(pos));
     tally.bytes += b;

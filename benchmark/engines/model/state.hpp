@@ -22,6 +22,8 @@ struct MigrationTally {
   double receiver_bytes_max = 0;         // bytes arriving at the busiest receiver (by bytes)
   double cross_site_bytes = 0;           // bytes moving between sites
   std::vector<std::int64_t> arrived_at;  // per rank
+  std::vector<std::int64_t> sent_from;   // per rank
+  std::vector<std::int64_t> kept_at;     // per rank: vertices that stayed
 };
 
 class ModelState {

@@ -175,11 +175,11 @@ StepTimes time_step(const ModelState& state, const Halo& halo, const NetworkMode
   // Phases in turn, each ended by a barrier over all ranks; then the messages.
   double barrier_end = 0;
   for (std::size_t r = 0; r < pu; ++r) barrier_end = std::max(barrier_end, start[r] + out.phase_compute[0][r]);
-  barrier_end += net.collective_s(0);
+  barrier_end += net.barrier_s();
   for (std::size_t k = 1; k < dims; ++k) {
     double slowest = 0;
     for (std::size_t r = 0; r < pu; ++r) slowest = std::max(slowest, out.phase_compute[k][r]);
-    barrier_end += slowest + net.collective_s(0);
+    barrier_end += slowest + net.barrier_s();
   }
   for (int r = 0; r < p; ++r) out.end[static_cast<std::size_t>(r)] = wait_for_messages(sn, r, barrier_end);
   return out;

@@ -82,11 +82,24 @@ std::optional<std::string> guard_pages_off(int ranks, const std::vector<std::str
   return setting;
 }
 
+// SimGrid's benchmarking of code is lbbench's --code-charge simulator, so that lbbench
+// never charges code that SimGrid charges too.
+void refuse_simulate_computation(const std::vector<std::string>& cfg) {
+  for (const auto& c : cfg) {
+    if (c.rfind("smpi/simulate-computation:", 0) == 0) {
+      throw InputError(fmt::format(
+          "--smpi-cfg {}: give --code-charge simulator (SimGrid benchmarks all code) or --code-charge none instead",
+          c));
+    }
+  }
+}
+
 }  // namespace
 
 int launch_smpi(const LaunchRequest& launch) {
   const Scenario s = load_scenario(launch.scenario, launch.overrides);
   engine_info(EngineKind::smpi).check(s);
+  refuse_simulate_computation(launch.cfg);
   const int ranks = requested_ranks(launch, s, "smpi");
   const std::string binary = smpi_binary();
   const MachinePreset preset = s.machine.effective_preset();
@@ -104,11 +117,13 @@ int launch_smpi(const LaunchRequest& launch) {
   for (const auto& setting : launch.cfg) {
     if (setting.find(':') == std::string::npos) {
       throw InputError(
-          fmt::format("--smpi-cfg {}: expected KEY:VALUE, for example smpi/simulate-computation:no", setting));
+          fmt::format("--smpi-cfg {}: expected KEY:VALUE, for example smpi/send-is-detached-thresh:0", setting));
     }
     args.push_back("--cfg=" + setting);  // after the preset's flags, so it wins
   }
   if (auto guard = guard_pages_off(ranks, launch.cfg)) args.push_back("--cfg=" + *guard);
+  // SimGrid benchmarks code only when asked to; lbbench then charges none itself.
+  if (launch.code_charge == "simulator") args.emplace_back("--cfg=smpi/simulate-computation:yes");
   args.insert(args.end(), {binary, "run", launch.scenario});
   // smpirun re-splits its program's arguments on blanks, so overrides such as
   // `balancer.params={p: 2}` travel in a file instead.
@@ -119,6 +134,7 @@ int launch_smpi(const LaunchRequest& launch) {
   // How SimGrid will charge real code (balancers, the framework): a host second costs
   // host_ghz / core_ghz simulated seconds. Cost models that time code need the same scale.
   args.insert(args.end(), {"--code-time-scale", fmt::format("{:.9g}", ghz / preset.core_ghz)});
+  args.insert(args.end(), {"--code-charge", launch.code_charge == "explicit" ? "explicit" : "none"});
   if (!launch.record_out.empty()) args.insert(args.end(), {"--out", launch.record_out});
   if (!launch.steps_csv.empty()) args.insert(args.end(), {"--steps-csv", launch.steps_csv});
   if (launch.verify) args.emplace_back("--verify");
