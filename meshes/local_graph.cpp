@@ -7,6 +7,18 @@
 
 namespace lbbench {
 
+void LocalGraph::reserve_more(std::int64_t vertices, std::int64_t edges) {
+  const auto n = gid.size() + static_cast<std::size_t>(vertices);
+  const auto m = adj.size() + static_cast<std::size_t>(edges);
+  gid.reserve(n);
+  xadj.reserve(n + 1);
+  adj.reserve(m);
+  adj_owner.reserve(m);
+  if (has_edge_weights) adj_weight.reserve(m);
+  coords.reserve(n * static_cast<std::size_t>(dim));
+  vweights.reserve(n * static_cast<std::size_t>(ncon));
+}
+
 void LocalGraph::add_vertex(VertexId id, std::span<const VertexId> nbrs, std::span<const Rank> owners,
                             std::span<const std::int32_t> weights, std::span<const double> xyz,
                             std::span<const double> vw) {

@@ -53,6 +53,9 @@ struct LocalGraph {
   // Message-size multiplier of an edge (1 unless the file gave edge weights).
   [[nodiscard]] std::int64_t edge_weight(std::int64_t e) const { return has_edge_weights ? adj_weight[e] : 1; }
 
+  // Room for `vertices` more vertices with `edges` more edges in all, so that appending
+  // them allocates nothing.
+  void reserve_more(std::int64_t vertices, std::int64_t edges);
   // Appends a vertex; the caller supplies neighbors with their owners.
   void add_vertex(VertexId id, std::span<const VertexId> nbrs, std::span<const Rank> owners,
                   std::span<const std::int32_t> weights, std::span<const double> xyz, std::span<const double> vw);

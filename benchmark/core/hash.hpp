@@ -24,6 +24,13 @@ constexpr std::uint64_t hash_of(std::initializer_list<std::uint64_t> parts) {
   return h;
 }
 
+// One vertex's term of a placement digest: the sum over all vertices (mod 2^64) of
+// placement_term(id, owner) names where every vertex is, in any order of summing, so
+// ranks add their own vertices' terms and one reduction gives the whole placement's.
+constexpr std::uint64_t placement_term(std::int64_t id, int owner) {
+  return hash_of({static_cast<std::uint64_t>(id), static_cast<std::uint64_t>(owner)});
+}
+
 // A double in [0, 1) from 53 high-quality bits.
 constexpr double to_unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 

@@ -9,6 +9,7 @@
 
 #include "balancers/model/metrics.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "engine/load_model.hpp"
 #include "engines/engine.hpp"
 #include "mpi/mpi.hpp"
@@ -106,6 +107,30 @@ void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
   }
 }
 
+// This rank's share of the placement digest (core/hash.hpp).
+std::uint64_t owners_digest_share(const LocalGraph& graph, int me) {
+  std::uint64_t mine = 0;
+  for (LocalIndex v = 0; v < graph.num_local(); ++v) mine += placement_term(graph.gid[v].value(), me);
+  return mine;
+}
+
+// What the migration moved, summed over ranks, and the placement digest, in one reduction:
+// the digest is a record of what happened, so it must not add a collective (whose
+// simulated latency, on a wide-area machine, would move the run's times).
+struct MovedTotals {
+  std::int64_t vertices = 0;
+  std::int64_t bytes = 0;
+  std::uint64_t digest = 0;
+};
+
+MovedTotals moved_totals(const MigrationStats& stats, const LocalGraph& graph, int me, MPI_Comm comm) {
+  // Unsigned sums wrap modulo 2^64, which the digest is; the counts are far below 2^63.
+  std::array<std::uint64_t, 3> v{static_cast<std::uint64_t>(stats.vertices_sent),
+                                 static_cast<std::uint64_t>(stats.bytes_sent), owners_digest_share(graph, me)};
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM, comm);
+  return {static_cast<std::int64_t>(v[0]), static_cast<std::int64_t>(v[1]), v[2]};
+}
+
 }  // namespace
 
 LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
@@ -177,8 +202,10 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   if (ctx.verify) verify_owner_tables(graph, step, ctx.comm);
 
   event.after = loop.census(ctx.machine);
-  event.migrations = allreduce(stats.vertices_sent, MPI_SUM, ctx.comm);
-  event.migrated_bytes = allreduce(stats.bytes_sent, MPI_SUM, ctx.comm);
+  const MovedTotals moved = moved_totals(stats, graph, me, ctx.comm);
+  event.migrations = moved.vertices;
+  event.migrated_bytes = moved.bytes;
+  event.owners_digest = moved.digest;
   event.elements_moved_max = allreduce(graph.num_local() - local_before + stats.vertices_sent, MPI_MAX, ctx.comm);
   event.decision_s = allreduce(decision, MPI_MAX, ctx.comm);
   event.migration_s = allreduce(migration, MPI_MAX, ctx.comm);

@@ -202,6 +202,21 @@ void unpack_vertex(ByteReader& in, std::int64_t element_bytes, int me, int from,
   into.add_vertex(id, nbrs, owners, weights, xyz, vw);
 }
 
+std::int64_t packed_vertex_bytes(std::int64_t degree, const LocalGraph& g, std::int64_t element_bytes) {
+  // As pack_vertex writes it: id, degree, neighbors and their owners, edge weights,
+  // coordinates, file weights, the payload's checksum and the payload.
+  std::int64_t bytes = 8 + 4 + degree * (8 + 4) + 8 * g.dim + 8 * g.ncon + 8 + element_bytes;
+  if (g.has_edge_weights) bytes += 4 * degree;
+  return bytes;
+}
+
+std::int64_t skip_vertex(ByteReader& in, std::int64_t element_bytes, const LocalGraph& into) {
+  (void)in.get<VertexId>();
+  const std::int64_t degree = in.get<std::int32_t>();
+  (void)in.take(static_cast<std::size_t>(packed_vertex_bytes(degree, into, element_bytes) - 8 - 4));
+  return degree;
+}
+
 void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into) {
   const auto degree = static_cast<std::size_t>(g.degree(v));
   into.add_vertex(g.gid[v], g.neighbors(v), g.neighbor_owners(v),
@@ -213,6 +228,15 @@ void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into) {
 MigrationStats Migrator::pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
                                      std::unordered_map<int, Bytes>& outgoing) const {
   MigrationStats stats;
+  // Each message is sized before it is written: growing it vertex by vertex reallocates
+  // and copies it a dozen times, which under a simulator (every rank in one heap) is
+  // dearer than the packing itself.
+  std::unordered_map<int, std::int64_t> sizes;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    const Rank to = target[static_cast<std::size_t>(v)];
+    if (to != Rank{me_}) sizes[to.value()] += packed_vertex_bytes(g.degree(v), g, element_bytes_);
+  }
+  for (const auto& [peer, bytes] : sizes) outgoing[peer].reserve(static_cast<std::size_t>(bytes));
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     const Rank to = target[static_cast<std::size_t>(v)];
     if (to == Rank{me_}) continue;
@@ -221,6 +245,22 @@ MigrationStats Migrator::pack_moving(const LocalGraph& g, const std::vector<Rank
   }
   for (const auto& [peer, bytes] : outgoing) stats.bytes_sent += static_cast<std::int64_t>(bytes.size());
   return stats;
+}
+
+void Migrator::reserve_for(LocalGraph& kept, const LocalGraph& g, const std::vector<Rank>& target,
+                           const std::vector<Message>& incoming) const {
+  std::int64_t vertices = 0;
+  std::int64_t edges = 0;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    if (target[static_cast<std::size_t>(v)] != Rank{me_}) continue;
+    ++vertices;
+    edges += g.degree(v);
+  }
+  for (const auto& m : incoming) {
+    ByteReader in(m.data);
+    for (; !in.done(); ++vertices) edges += skip_vertex(in, element_bytes_, kept);
+  }
+  kept.reserve_more(vertices, edges);
 }
 
 void Migrator::keep_and_receive(LocalGraph& g, const std::vector<Rank>& target,
@@ -233,6 +273,7 @@ void Migrator::keep_and_receive(LocalGraph& g, const std::vector<Rank>& target,
   kept.ncon = g.ncon;
   kept.has_edge_weights = g.has_edge_weights;
   kept.bounds = g.bounds;
+  reserve_for(kept, g, target, incoming);
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     if (target[static_cast<std::size_t>(v)] == Rank{me_}) keep_vertex(g, v, kept);
   }

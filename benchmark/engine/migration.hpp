@@ -41,6 +41,10 @@ class Migrator {
   MigrationStats pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
                              std::unordered_map<int, Bytes>& outgoing) const;
   void keep_and_receive(LocalGraph& g, const std::vector<Rank>& target, const std::vector<Message>& incoming) const;
+  // Sizes the rebuilt graph for what stays and what arrived, so that building it
+  // allocates once.
+  void reserve_for(LocalGraph& kept, const LocalGraph& g, const std::vector<Rank>& target,
+                   const std::vector<Message>& incoming) const;
 
   MPI_Comm comm_;
   int me_;
@@ -56,6 +60,10 @@ void pack_vertex(const LocalGraph& g, LocalIndex v, std::int64_t element_bytes, 
 // Reads one packed vertex into `into`, checking its payload; `me` and `from` name the ranks
 // in the error. Throws RunError on a bad checksum.
 void unpack_vertex(ByteReader& in, std::int64_t element_bytes, int me, int from, LocalGraph& into);
+// The bytes pack_vertex writes for a vertex of `degree` edges of graph `g`.
+std::int64_t packed_vertex_bytes(std::int64_t degree, const LocalGraph& g, std::int64_t element_bytes);
+// Steps over one packed vertex (laid out as for `into`); returns its degree.
+std::int64_t skip_vertex(ByteReader& in, std::int64_t element_bytes, const LocalGraph& into);
 // Copies a vertex that stays into the rebuilt local graph.
 void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into);
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "core/error.hpp"
 
 namespace lbbench {
@@ -55,6 +57,17 @@ class Fields {
   const Json& j_;
   std::string path_;
 };
+
+// A 64-bit digest, written as 16 hex digits (JSON numbers past 2^53 lose digits in
+// JavaScript and in many readers).
+std::uint64_t parse_digest(const std::string& text, const std::string& field) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (error != std::errc{} || end != text.data() + text.size() || text.size() != 16) {
+    throw InputError(fmt::format("record: the field '{}' holds \"{}\", not 16 hex digits", field, text));
+  }
+  return value;
+}
 
 template <class T>
 Json optional_json(const std::optional<T>& v) {
@@ -124,6 +137,7 @@ Json to_json(const LbEvent& e) {
          {"migrations", e.migrations},
          {"migrated_bytes", e.migrated_bytes}};
   if (e.elements_moved_max) j["elements_moved_max"] = *e.elements_moved_max;
+  if (e.owners_digest) j["owners_digest"] = fmt::format("{:016x}", *e.owners_digest);
   j["decision_s"] = e.decision_s;
   j["migration_s"] = e.migration_s;
   j["before"] = to_json(e.before);
@@ -145,6 +159,8 @@ LbEvent lb_event_from(const Fields& f) {
   e.migrations = f.need<std::int64_t>("migrations");
   e.migrated_bytes = f.get<std::int64_t>("migrated_bytes", 0);
   e.elements_moved_max = f.maybe<std::int64_t>("elements_moved_max");
+  if (const auto digest = f.maybe<std::string>("owners_digest"))
+    e.owners_digest = parse_digest(*digest, f.name("owners_digest"));
   e.decision_s = f.get<double>("decision_s", 0.0);
   e.migration_s = f.get<double>("migration_s", 0.0);
   if (f.has("before")) e.before = census_from(f.at("before"));

@@ -61,6 +61,10 @@ struct LbEvent {
   std::int64_t migrated_bytes = 0;
   // Vertices arriving at the busiest receiver (ElementsMoved_max); absent from old records.
   std::optional<std::int64_t> elements_moved_max;
+  // Where every vertex is after the migration (the sum of placement_term over vertices,
+  // core/hash.hpp): equal between runs, and engines, that placed every vertex alike.
+  // Absent from old records.
+  std::optional<std::uint64_t> owners_digest;
   double decision_s = 0;   // slowest rank
   double migration_s = 0;  // slowest rank
   CommCensus before;

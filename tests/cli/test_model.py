@@ -49,6 +49,7 @@ class ModelEngine(unittest.TestCase):
                     self.assertEqual(a["migrations"], b["migrations"])
                     self.assertEqual(a["migrated_bytes"], b["migrated_bytes"])
                     self.assertEqual(a["elements_moved_max"], b["elements_moved_max"])
+                    self.assertEqual(a["owners_digest"], b["owners_digest"])  # every vertex on the same rank
                     self.assertEqual(a["after"], b["after"])
                     self.assertAlmostEqual(a["model_imbalance_predicted_after"], b["model_imbalance_predicted_after"],
                                            places=9)

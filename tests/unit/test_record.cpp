@@ -66,6 +66,17 @@ TEST(RunRecord, NamesTheMissingOrMistypedField) {
               testing::ThrowsMessage<InputError>(testing::HasSubstr("is not lbbench.run/1")));
 }
 
+TEST(RunRecord, AnOwnersDigestKeepsAll64Bits) {
+  Json j = Json::parse(text_of(kFixtures / "tree-bgq.record.json"));
+  j["lb"][0]["owners_digest"] = "fedcba9876543210";
+  const RunRecord r = run_record_from_json(j);
+  EXPECT_EQ(r.lb.at(0).owners_digest, 0xfedcba9876543210ULL);
+  EXPECT_EQ(to_json(r).at("lb").at(0).at("owners_digest"), "fedcba9876543210");
+  j["lb"][0]["owners_digest"] = "fedcba98765432";
+  EXPECT_THAT([&] { (void)run_record_from_json(j); },
+              testing::ThrowsMessage<InputError>(testing::HasSubstr("'lb[0].owners_digest' holds \"fedcba98765432\"")));
+}
+
 TEST(RunRecord, ReadsRecordsMadeBeforeLaterFields) {
   Json j = Json::parse(text_of(kFixtures / "metis-cluster.record.json"));
   for (auto& call : j["lb"]) call.erase("elements_moved_max");

@@ -333,8 +333,9 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
 double model_lb_overhead_s(const NetworkModel& net, int dims) {
   // Load totals (2), the metrics' gather, the census before and after (4 + 4), the
   // prediction's exchange and reduction (and the vector objective's), the call's totals
-  // (5).
-  return net.small_gather_s() + (2 + 4 + 4 + 1 + 5 + (dims > 1 ? 1 : 0)) * net.allreduce_s(8) + net.barrier_s();
+  // (4: the moved counts with the placement digest, the busiest receiver, the decision
+  // and the migration times).
+  return net.small_gather_s() + (2 + 4 + 4 + 1 + 4 + (dims > 1 ? 1 : 0)) * net.allreduce_s(8) + net.barrier_s();
 }
 
 }  // namespace lbbench

@@ -85,6 +85,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   out.event.migrations = tally.vertices;
   out.event.migrated_bytes = tally.bytes;
   out.event.elements_moved_max = tally.arrivals_max;
+  out.event.owners_digest = state.owners_digest();
   out.event.migration_s = model_migration_s(ctx, tally);
   out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims);
   return out;

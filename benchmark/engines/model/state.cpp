@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "core/blocks.hpp"
+#include "core/hash.hpp"
 #include "engine/distribution.hpp"
+#include "engine/migration.hpp"
 #include "meshes/build.hpp"
 
 namespace lbbench {
@@ -58,13 +60,14 @@ ModelState::ModelState(const Scenario& s, int nranks)
   migrate(start);
 }
 
+std::uint64_t ModelState::owners_digest() const {
+  std::uint64_t digest = 0;
+  for (std::size_t pos = 0; pos < owner_.size(); ++pos) digest += placement_term(g_.gid[pos].value(), owner_[pos]);
+  return digest;
+}
+
 std::int64_t ModelState::packed_bytes(std::int64_t position) const {
-  const std::int64_t degree = g_.degree(static_cast<LocalIndex>(position));
-  // As Migrator::pack writes it: id, degree, neighbors and their owners, edge weights,
-  // coordinates, file weights, the payload's checksum and the payload.
-  std::int64_t bytes = 8 + 4 + degree * (8 + 4) + 8 * g_.dim + 8 * g_.ncon + 8 + element_bytes_;
-  if (g_.has_edge_weights) bytes += 4 * degree;
-  return bytes;
+  return packed_vertex_bytes(g_.degree(static_cast<LocalIndex>(position)), g_, element_bytes_);
 }
 
 MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::function<int(int)>& site_of) {

@@ -44,6 +44,8 @@ class ModelState {
   [[nodiscard]] std::int64_t position_of(VertexId id) const {
     return identity_positions_ ? id.value() : position_of_id_[static_cast<std::size_t>(id.value())];
   }
+  // Where every vertex is (the placement digest of core/hash.hpp).
+  [[nodiscard]] std::uint64_t owners_digest() const;
   // Bytes one vertex occupies in a migration message.
   [[nodiscard]] std::int64_t packed_bytes(std::int64_t position) const;
 
