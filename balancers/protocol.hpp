@@ -110,7 +110,7 @@ ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange)
 class ProtocolObserver {
  public:
   virtual ~ProtocolObserver() = default;
-  // Rank `rank` handled its inbox in `cpu_s` seconds of this thread's CPU time and sent
+  // Rank `rank` handled its inbox in `cpu_s` seconds of its own code (code_cpu_seconds) and sent
   // `sent`.
   virtual void stepped(int rank, double cpu_s, const std::vector<Message>& sent) = 0;
   // Every rank has stepped. `reduced`: the round also reduced values over all ranks.

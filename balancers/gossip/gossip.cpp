@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -25,6 +24,53 @@ enum class Unit : std::uint8_t { home, offered, moved };
 // answered); far above what convergence takes, it only bounds a phase whose offers keep
 // being refused.
 constexpr int kMaxTransferRounds = 256;
+
+// What a rank knows of one underloaded rank.
+struct Known {
+  std::int32_t rank;
+  std::int64_t load;
+};
+
+// The underloaded ranks a rank knows of, sorted by rank: a flat list, because at scale
+// every rank comes to know most underloaded ranks (O(P) entries on each rank), and a node
+// per entry would cost several times the entry. Gossip merges sorted lists in linear time.
+class KnownRanks {
+ public:
+  [[nodiscard]] std::size_t size() const { return list_.size(); }
+  [[nodiscard]] bool empty() const { return list_.empty(); }
+  [[nodiscard]] const std::vector<Known>& entries() const { return list_; }
+  void clear() { list_.clear(); }
+
+  // The load known for `rank`, inserting it (at 0) if unknown.
+  std::int64_t& operator[](int rank) {
+    const auto it =
+        std::lower_bound(list_.begin(), list_.end(), rank, [](const Known& k, int r) { return k.rank < r; });
+    if (it != list_.end() && it->rank == rank) return it->load;
+    return list_.insert(it, Known{static_cast<std::int32_t>(rank), 0})->load;
+  }
+
+  // Adds the entries of a list sorted by rank; what is already known stays (during gossip
+  // every entry of one rank carries that rank's own load, so either copy would do).
+  void merge(const std::vector<Known>& incoming) {
+    merged_.clear();
+    merged_.reserve(list_.size() + incoming.size());
+    auto a = list_.begin();
+    auto b = incoming.begin();
+    while (a != list_.end() || b != incoming.end()) {
+      if (b == incoming.end() || (a != list_.end() && a->rank <= b->rank)) {
+        if (b != incoming.end() && a->rank == b->rank) ++b;
+        merged_.push_back(*a++);
+      } else {
+        merged_.push_back(*b++);
+      }
+    }
+    list_.swap(merged_);
+  }
+
+ private:
+  std::vector<Known> list_;
+  std::vector<Known> merged_;  // scratch, kept to reuse its memory
+};
 
 class GossipProtocol final : public RankProtocol {
  public:
@@ -96,15 +142,37 @@ class GossipProtocol final : public RankProtocol {
       const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_.nranks));
       if (r != w_.rank) targets.insert(r);
     }
+    const std::vector<Known> told = what_to_tell();
     for (const int t : targets) {
       auto w = letters.to(t);
       w.put(Record::knowledge);
-      w.put(static_cast<std::int64_t>(known_.size()));
-      for (const auto& [rank, load] : known_) {
-        w.put(static_cast<std::int64_t>(rank));
+      w.put(static_cast<std::int64_t>(told.size()));
+      for (const auto& [rank, load] : told) {
+        w.put(rank);
         w.put(load);
       }
     }
+  }
+
+  // Everything known, or with `info_limit`, that many entries drawn at random afresh each
+  // round, sorted by rank. Charm++'s kPartialInfoCount sends the first entries by PE
+  // number instead, which would tell every rank of the same few low-numbered ranks and
+  // send them all the transfers.
+  [[nodiscard]] std::vector<Known> what_to_tell() const {
+    const auto limit = static_cast<std::size_t>(p_.info_limit);
+    if (limit == 0 || known_.size() <= limit) return known_.entries();
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
+    keyed.reserve(known_.size());
+    for (std::size_t i = 0; i < known_.size(); ++i) {
+      keyed.emplace_back(draw(3, static_cast<std::uint64_t>(known_.entries()[i].rank)), i);
+    }
+    std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(limit), keyed.end());
+    keyed.resize(limit);
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::vector<Known> told;
+    told.reserve(limit);
+    for (const auto& [key, i] : keyed) told.push_back(known_.entries()[i]);
+    return told;
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {
@@ -113,11 +181,12 @@ class GossipProtocol final : public RankProtocol {
       while (!r.done()) {
         if (r.get<Record>() != Record::knowledge) throw std::logic_error("gossip: unexpected record while gossiping");
         const auto n = r.get<std::int64_t>();
+        heard_.clear();
         for (std::int64_t i = 0; i < n; ++i) {
-          const auto rank = static_cast<int>(r.get<std::int64_t>());
-          const auto load = r.get<std::int64_t>();
-          known_.emplace(rank, load);
+          const auto rank = r.get<std::int32_t>();
+          heard_.push_back(Known{rank, r.get<std::int64_t>()});
         }
+        known_.merge(heard_);
       }
     }
     largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(known_.size()));
@@ -213,7 +282,7 @@ class GossipProtocol final : public RankProtocol {
   [[nodiscard]] std::optional<int> pick_target(std::int64_t quanta, std::uint64_t k) const {
     std::vector<std::pair<int, double>> cdf;
     double total = 0;
-    for (const auto& [rank, load] : known_) {
+    for (const auto& [rank, load] : known_.entries()) {
       if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
         continue;
       total += average_ - static_cast<double>(load);
@@ -257,7 +326,8 @@ class GossipProtocol final : public RankProtocol {
   int phase_ = 0;
   int round_ = 0;
   std::int64_t moved_this_phase_ = 0;
-  std::map<int, std::int64_t> known_;  // underloaded rank -> load, as far as this rank knows
+  KnownRanks known_;          // underloaded ranks and their loads, as far as this rank knows
+  std::vector<Known> heard_;  // one received list, reused
   std::vector<Unit> status_;
   std::vector<Rank> owners_;
   std::int64_t largest_list_ = 0;

@@ -25,7 +25,14 @@ bool uses(const BalancerConfig& config, BalancerKind kind) {
   return false;
 }
 
-void check_mpi(const Scenario&) {}
+void check_mpi(const Scenario& s) {
+  if (s.machine.eager_bytes) {
+    throw InputError(fmt::format(
+        "{}: machine.eager_bytes sets the eager limit of a simulated or modeled machine; on the mpi engine the MPI "
+        "library decides (Open MPI: its btl_*_eager_limit parameters)",
+        s.source));
+  }
+}
 
 void check_simulated(const Scenario& s, std::string_view engine) {
   if (!s.machine.definition) {

@@ -27,7 +27,7 @@ struct LaunchRequest {
   // measured when not given.
   std::optional<double> host_ghz;
   // How real code takes simulated time: "explicit" (the balancers' and the migration's
-  // code, by its own thread CPU time), "simulator" (SimGrid benchmarks all code between
+  // code, by its own CPU time: code_cpu_seconds), "simulator" (SimGrid benchmarks all code between
   // MPI calls, its own overhead included) or "none" (only do_work and messages take time:
   // runs repeat exactly).
   std::string code_charge = "explicit";

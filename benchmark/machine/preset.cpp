@@ -66,6 +66,7 @@ MachinePreset parse_preset(const std::string& file) {
   p.link_latency = net.number("link_latency", std::nullopt, 0.0, 10.0);
   p.send_overhead = net.number("send_overhead", p.send_overhead, 0.0, 1.0);
   p.recv_overhead = net.number("recv_overhead", p.recv_overhead, 0.0, 1.0);
+  p.eager_bytes = net.number("eager_bytes", p.eager_bytes, 0.0, 1e12);
   net.finish();
   if (auto sites = root.find("sites")) {
     sites->expect_map("the sites section");
@@ -142,7 +143,8 @@ Json MachinePreset::to_json() const {
          {"link_bandwidth", link_bandwidth},
          {"link_latency", link_latency},
          {"send_overhead", send_overhead},
-         {"recv_overhead", recv_overhead}};
+         {"recv_overhead", recv_overhead},
+         {"eager_bytes", eager_bytes}};
   if (processes_per_core > 1) j["processes_per_core"] = processes_per_core;
   if (sites > 1) {
     j["sites"] = sites;
@@ -253,8 +255,9 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
       "--cfg=smpi/bw-factor:0:1",
       fmt::format("--cfg=smpi/os:0:{:.6g}:0", p.send_overhead),
       fmt::format("--cfg=smpi/or:0:{:.6g}:0", p.recv_overhead),
+      fmt::format("--cfg=smpi/send-is-detached-thresh:{:.0f}", p.eager_bytes),
       "--cfg=smpi/coll-selector:ompi",
-      // Code is charged by lbbench itself, by its own thread CPU time (mpi/code_time.hpp):
+      // Code is charged by lbbench itself, by its own CPU time (mpi/code_time.hpp):
       // do_work, the balancers' decisions and the migration engine. SimGrid's automatic
       // benchmarking also charges what it spends between calls on its own behalf, which
       // grows with the rank count (tree's decision at 1,024 ranks: 0.145 s charged against

@@ -36,6 +36,10 @@ struct MachinePreset {
   double link_latency = 1e-6;   // seconds per hop
   double send_overhead = 0;     // MPI software per message
   double recv_overhead = 0;
+  // Messages below this size go eagerly: the send completes at once and the data leaves
+  // without waiting for the receive. Larger ones rendezvous: the data leaves once the
+  // receive is posted, and the send completes when it has arrived. SMPI's default.
+  double eager_bytes = 65536;
 
   // Several sites joined by a wide-area link.
   int sites = 1;

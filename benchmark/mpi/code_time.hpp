@@ -14,8 +14,9 @@ namespace lbbench {
 // call meanwhile.
 void charge_code(double host_cpu_s);
 
-// Charges the code that runs while it lives. The scope must make no MPI call: under a
-// simulator the thread's CPU time then includes other simulated ranks' work.
+// Charges the code that runs while it lives, by code_cpu_seconds() (core/clock.hpp). The
+// scope must make no MPI call: under a simulator the thread's CPU time then includes
+// other simulated ranks' work.
 class ChargedCode {
  public:
   ChargedCode();

@@ -137,6 +137,7 @@ Json normalized(const Scenario& s) {
   if (s.machine.processes_per_core) machine["processes_per_core"] = *s.machine.processes_per_core;
   if (s.machine.latency) machine["latency"] = *s.machine.latency;
   if (s.machine.bandwidth) machine["bandwidth"] = *s.machine.bandwidth;
+  if (s.machine.eager_bytes) machine["eager_bytes"] = *s.machine.eager_bytes;
   if (!s.machine.costs_file.empty()) machine["costs"] = s.machine.costs_file;
   if (s.machine.site_groups > 0) machine["sites"] = s.machine.site_groups;
   if (!s.machine.sites.empty()) machine["sites"] = s.machine.sites;

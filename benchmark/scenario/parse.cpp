@@ -345,6 +345,7 @@ MachineSpec parse_machine(ConfigNode m) {
     }
     if (auto per_core = m.find("processes_per_core"))
       out.processes_per_core = static_cast<int>(per_core->as_integer(1, 1024));
+    if (auto eager = m.find("eager_bytes")) out.eager_bytes = eager->as_number(0.0, 1e12);
     for (const char* key : {"sites", "speeds"}) {
       if (m.has(key))
         m.at(key, "").fail(
@@ -355,6 +356,8 @@ MachineSpec parse_machine(ConfigNode m) {
   }
   if (m.has("wan_latency"))
     m.at("wan_latency", "").fail("machine local has no wide-area link; use a preset with sites, such as grid-2site");
+  if (m.has("eager_bytes"))
+    m.at("eager_bytes", "").fail("is for simulated and modeled presets; on machine local the MPI library decides");
   if (m.has("processes_per_core"))
     m.at("processes_per_core", "")
         .fail(

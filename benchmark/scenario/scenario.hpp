@@ -143,6 +143,8 @@ struct MachineSpec {
   // for the local machine; for a preset, an override of its links (simulated and modeled).
   std::optional<double> latency;
   std::optional<double> bandwidth;
+  // Override of the preset's eager limit (simulated and modeled machines).
+  std::optional<double> eager_bytes;
   // `costs`: the decision and migration costs fitted from recorded runs (a file written by
   // `lbbench report --costs-out`), as written and as read; the run takes its platform's.
   std::string costs_file;
@@ -159,6 +161,7 @@ struct MachineSpec {
     if (processes_per_core) p.processes_per_core = *processes_per_core;
     if (latency) p.link_latency = *latency;
     if (bandwidth) p.link_bandwidth = *bandwidth;
+    if (eager_bytes) p.eager_bytes = *eager_bytes;
     return p;
   }
 };

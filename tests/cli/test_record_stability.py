@@ -38,7 +38,7 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s"}
 # Fields a newer record may add (the record contract is only ever extended), without the
 # indices of the lists they are in.
-ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest"}
+ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes"}
 
 
 TIME_TOLERANCE = 1e-6

@@ -185,20 +185,20 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
   if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&ctx.balancer)) {
     RoundPricer pricer(net, scale);
     ProtocolStats stats;
-    const double cpu0 = thread_cpu_seconds();
+    const double cpu0 = code_cpu_seconds();
     d.assignment =
         distributed->reference(pr, ProtocolContext{.seed = pr.seed, .invocation = pr.invocation}, &stats, &pricer);
     // Each rank builds its own part of the problem and reads its owners back: the serial
     // driver did it for all ranks at once, so each rank's share is the rest over P.
-    const double setup_cpu = std::max(0.0, thread_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
+    const double setup_cpu = std::max(0.0, code_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
     // The quantum's extremes before, and the protocol's totals after (4 allreduces).
     d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + net.allreduce_s(16) + 4 * net.allreduce_s(8);
     d.protocol = stats;
     return d;
   }
-  const double cpu0 = thread_cpu_seconds();
+  const double cpu0 = code_cpu_seconds();
   d.assignment = ctx.balancer.decide_serially(pr, nullptr);
-  const double cpu = thread_cpu_seconds() - cpu0;
+  const double cpu = code_cpu_seconds() - cpu0;
   if (dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) {
     // The other sites' shares of the gather and the scatter cross the wide-area link.
     const Gathered g = gathered(ctx.balancer, pr, ctx.dims);
@@ -286,13 +286,13 @@ MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_byt
   Bytes packed;
   MigrationCpu c;
   int count = 0;
-  double t = thread_cpu_seconds();
+  double t = code_cpu_seconds();
   for (LocalIndex v = 0; v < n; v += stride, ++count) pack_vertex(g, v, element_bytes, seed, packed);
-  c.pack = (thread_cpu_seconds() - t) / count;
-  t = thread_cpu_seconds();
+  c.pack = (code_cpu_seconds() - t) / count;
+  t = code_cpu_seconds();
   ByteReader in(packed);
   while (!in.done()) unpack_vertex(in, element_bytes, 0, 0, scratch);
-  c.unpack = (thread_cpu_seconds() - t) / count;
+  c.unpack = (code_cpu_seconds() - t) / count;
   LocalGraph kept = scratch;
   kept.gid.clear();
   kept.xadj = {0};
@@ -301,9 +301,9 @@ MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_byt
   kept.adj_weight.clear();
   kept.coords.clear();
   kept.vweights.clear();
-  t = thread_cpu_seconds();
+  t = code_cpu_seconds();
   for (LocalIndex v = 0; v < scratch.num_local(); ++v) keep_vertex(scratch, v, kept);
-  c.keep = (thread_cpu_seconds() - t) / count;
+  c.keep = (code_cpu_seconds() - t) / count;
   return c;
 }
 
@@ -319,12 +319,14 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
                                           static_cast<double>(tally.arrived_at[r]) * ctx.migration_cpu.unpack);
   }
   const double code = (packing + rebuilding) * ctx.code_scale;
-  // Two sparse exchanges (the owner-table notes, then the vertices), the busiest
-  // receiver's bytes over one link, its arrivals received one message each at most, and
-  // the migration engine's checks (about a dozen allreduces).
-  // Between sites, every flow shares the one wide-area link.
+  // Two sparse exchanges (the owner-table notes, then the vertices); the bytes through the
+  // busiest node's links, out or in (or into the busiest rank, within its node), its
+  // arrivals received one message each at most; and the migration engine's checks (about
+  // a dozen allreduces). Between sites, every flow shares the one wide-area link.
+  const double node_bytes = std::max(tally.node_out_max, tally.node_in_max);
   const double data =
-      std::max(tally.receiver_bytes_max / net.preset().link_bandwidth, net.wan_s(tally.cross_site_bytes)) +
+      std::max({node_bytes / net.node_bandwidth_Bps(), tally.receiver_bytes_max / net.preset().loopback_bandwidth,
+                net.wan_s(tally.cross_site_bytes)}) +
       static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks())) * net.receive_overhead_s() +
       net.latency_s(0, std::min(1, net.nranks() - 1));
   return code + 2 * net.barrier_s() + data + 13 * net.allreduce_s(32);

@@ -1,7 +1,7 @@
 // An LB call in the model engine: the balancer's real decision on the modeled loads of
 // every rank (a centralized strategy's solve, a distributed one's protocol through the
 // serial driver), its plan carried out on the model state, and what it all costs on the
-// machine. The decision's own code is timed by this thread's CPU clock and scaled to the
+// machine. The decision's own code is timed by code_cpu_seconds (core/clock.hpp) and scaled to the
 // machine's core, as SMPI charges code; or, where the scenario names a costs file, taken
 // from its fits.
 #pragma once
@@ -78,7 +78,9 @@ template <class CensusAfter>
 ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,
                           CensusAfter census_after) {
   ModelDecision d = model_decide(ctx, state, in);
-  const MigrationTally tally = state.migrate(d.target, [&](int r) { return ctx.net.site_of(r); });
+  const ModelState::Placement place{[&](int r) { return ctx.net.node_of(r); },
+                                    [&](int r) { return ctx.net.site_of(r); }};
+  const MigrationTally tally = state.migrate(d.target, &place);
   ModelLbCall out;
   out.event = std::move(d.event);
   out.event.after = census_after();

@@ -72,7 +72,9 @@ double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
 
 double NetworkModel::wan_s(double bytes) const { return preset_.sites > 1 ? bytes / preset_.wan_bandwidth : 0.0; }
 
-double NetworkModel::barrier_s() const { return round_latency_s_ + rounds_ * preset_.recv_overhead; }
+double NetworkModel::node_bandwidth_Bps() const {
+  return preset_.topology == Topology::torus ? 2 * preset_.link_bandwidth : preset_.link_bandwidth;
+}
 
 double NetworkModel::allreduce_s(double bytes) const {
   return 2 * (round_latency_s_ +
@@ -82,11 +84,11 @@ double NetworkModel::allreduce_s(double bytes) const {
 double NetworkModel::small_gather_s() const { return round_latency_s_ + rounds_ * preset_.recv_overhead; }
 
 double NetworkModel::gatherv_s(double total_bytes) const {
-  return nranks_ * preset_.recv_overhead + total_bytes / preset_.link_bandwidth;
+  return std::max(nranks_ * preset_.recv_overhead, total_bytes / node_bandwidth_Bps()) + latency_s(nranks_ - 1, 0);
 }
 
 double NetworkModel::scatterv_s(double total_bytes) const {
-  return total_bytes / preset_.link_bandwidth + latency_s(0, nranks_ - 1) + preset_.recv_overhead;
+  return total_bytes / node_bandwidth_Bps() + latency_s(0, nranks_ - 1) + preset_.recv_overhead;
 }
 
 }  // namespace lbbench

@@ -6,11 +6,17 @@
 // in SimGrid (network/TCP-gamma). A receive costs the preset's receive overhead; a
 // non-blocking send costs nothing, as under SMPI.
 //
-// Contention is modeled on the one link every cross-site message shares, the WAN: a
-// phase's cross-site flows divide its bandwidth equally. Elsewhere concurrent messages do
-// not share links. SimGrid shares every link's bandwidth max-min fairly among the flows
-// that cross it, so the model is optimistic where many messages meet on one torus or
-// fat-tree link (a centralized gather's last hops into rank 0).
+// Contention is modeled where it bounds what lbbench does, not link by link: on the one
+// link every cross-site message shares, the WAN, whose bandwidth a phase's cross-site
+// flows divide equally; and at a node's own links, which its ranks share, for the bulk
+// transfers of an LB call (a centralized gather into rank 0 and the scatter out of it, a
+// migration's busiest sending and receiving nodes). A node moves data at
+// node_bandwidth_Bps: on a torus twice the link's, as measured under SMPI (SimGrid routes
+// dimension by dimension, so a node's traffic to the rest of the machine leaves mostly by
+// the two directions of its first dimension); elsewhere its one link's. A step's small
+// halo messages share nothing. SimGrid shares every link's bandwidth max-min fairly among
+// the flows that cross it, so the model is optimistic where flows from many nodes meet on
+// inner torus or fat-tree links.
 #pragma once
 
 #include <vector>
@@ -33,20 +39,24 @@ class NetworkModel {
     return latency_s(from, to) + bytes / bandwidth_Bps(from, to, wan_flows);
   }
   [[nodiscard]] double receive_overhead_s() const { return preset_.recv_overhead; }
+  // What one node sends or receives per second to or from the rest of the machine.
+  [[nodiscard]] double node_bandwidth_Bps() const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
-  // their algorithms and checked against SMPI at 32 to 4,096 ranks on bgq:
-  // a barrier is recursive doubling of empty messages, each received;
-  [[nodiscard]] double barrier_s() const;
-  // an allreduce of a few values is recursive doubling with a send and a receive each way
-  // per round;
+  // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
+  // 51 us, the same as a small allreduce; a gather of an int 11 and 16 us; linear gatherv
+  // and scatterv of 100 B and 10 kB per rank as below, within 10%):
+  // a barrier and an allreduce of a few values are ceil(log2 P) rounds in which each rank
+  // sends and receives, paying both overheads, once each way;
+  [[nodiscard]] double barrier_s() const { return allreduce_s(0); }
   [[nodiscard]] double allreduce_s(double bytes) const;
   // a gather of one value each is a binomial tree;
   [[nodiscard]] double small_gather_s() const;
-  // a gatherv is linear: rank 0 receives every rank's share in turn, over its own link;
+  // a gatherv is linear: rank 0 receives every rank's share in turn, one receive overhead
+  // each, while its node's links carry them all;
   [[nodiscard]] double gatherv_s(double total_bytes) const;
   // a scatterv is linear from rank 0, whose sends cost nothing: the last share arrives
-  // when rank 0's link has carried them all.
+  // when rank 0's node has sent them all.
   [[nodiscard]] double scatterv_s(double total_bytes) const;
 
   [[nodiscard]] int nranks() const { return nranks_; }

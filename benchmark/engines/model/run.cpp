@@ -110,8 +110,11 @@ class ModelRun {
         p_(nranks),
         state_(s, nranks),
         net_(s.machine.effective_preset(), nranks),
-        decision_costs_(o.charge_code ? "measured: the code's thread CPU time x code_time_scale"
-                                      : "none: code is free (--code-charge none)"),
+        decision_costs_(o.charge_code
+                            ? fmt::format("measured: the code's thread CPU time, less its page faults at {:.2f} us "
+                                          "each, x code_time_scale",
+                                          1e6 * page_fault_seconds())
+                            : "none: code is free (--code-charge none)"),
         machine_(machine_info(s, net_, o.code_time_scale, &decision_costs_)),
         field_(s.workload, state_.graph(), s.seed),
         dims_(field_.dims()) {

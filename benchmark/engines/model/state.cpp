@@ -70,13 +70,20 @@ std::int64_t ModelState::packed_bytes(std::int64_t position) const {
   return packed_vertex_bytes(g_.degree(static_cast<LocalIndex>(position)), g_, element_bytes_);
 }
 
-MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::function<int(int)>& site_of) {
+MigrationTally ModelState::migrate(const std::vector<Rank>& target, const Placement* place) {
   const auto p = static_cast<std::size_t>(nranks_);
   MigrationTally tally;
   tally.arrived_at.assign(p, 0);
   tally.sent_from.assign(p, 0);
   tally.kept_at.assign(p, 0);
   std::vector<double> bytes_in(p, 0.0);
+  // Per node, what leaves for and comes from other nodes (a node's ranks share its links).
+  std::vector<double> node_out;
+  std::vector<double> node_in;
+  if (place) {
+    node_out.assign(static_cast<std::size_t>(place->node_of(nranks_ - 1)) + 1, 0.0);
+    node_in.assign(node_out.size(), 0.0);
+  }
   std::vector<std::int64_t> begin(p + 1, 0);
   for (std::size_t pos = 0; pos < owner_.size(); ++pos) {
     const auto to = static_cast<std::size_t>(target[pos].value());
@@ -91,7 +98,14 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::f
     const std::int64_t b = packed_bytes(static_cast<std::int64_t>(pos));
     tally.bytes += b;
     bytes_in[to] += static_cast<double>(b);
-    if (site_of && site_of(static_cast<int>(to)) != site_of(owner_[pos]))
+    if (!place) continue;
+    const int from_node = place->node_of(owner_[pos]);
+    const int to_node = place->node_of(static_cast<int>(to));
+    if (from_node != to_node) {
+      node_out[static_cast<std::size_t>(from_node)] += static_cast<double>(b);
+      node_in[static_cast<std::size_t>(to_node)] += static_cast<double>(b);
+    }
+    if (place->site_of(static_cast<int>(to)) != place->site_of(owner_[pos]))
       tally.cross_site_bytes += static_cast<double>(b);
   }
   for (std::size_t r = 0; r < p; ++r) begin[r + 1] += begin[r];
@@ -116,6 +130,10 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const std::f
   refresh_neighbor_owners();
   tally.arrivals_max = *std::max_element(tally.arrived_at.begin(), tally.arrived_at.end());
   tally.receiver_bytes_max = *std::max_element(bytes_in.begin(), bytes_in.end());
+  if (place) {
+    tally.node_out_max = *std::max_element(node_out.begin(), node_out.end());
+    tally.node_in_max = *std::max_element(node_in.begin(), node_in.end());
+  }
   return tally;
 }
 

@@ -20,6 +20,8 @@ struct MigrationTally {
   std::int64_t bytes = 0;                // wire bytes: adjacency, coordinates, weights, payload
   std::int64_t arrivals_max = 0;         // vertices arriving at the busiest receiver
   double receiver_bytes_max = 0;         // bytes arriving at the busiest receiver (by bytes)
+  double node_out_max = 0;               // bytes leaving the busiest sending node for other nodes
+  double node_in_max = 0;                // bytes reaching the busiest receiving node from other nodes
   double cross_site_bytes = 0;           // bytes moving between sites
   std::vector<std::int64_t> arrived_at;  // per rank
   std::vector<std::int64_t> sent_from;   // per rank
@@ -52,8 +54,13 @@ class ModelState {
   // Moves each vertex to target[position], as the migration engine orders a rank's
   // vertices afterwards: the ones it kept, in order, then the arrivals, by sending rank
   // and in the sender's order.
-  // `site_of` (a rank's site), when given, counts the bytes that cross sites.
-  MigrationTally migrate(const std::vector<Rank>& target, const std::function<int(int)>& site_of = {});
+  // `place`, when given, says where ranks are, so that the tally can count the bytes that
+  // leave and reach each node and cross sites.
+  struct Placement {
+    std::function<int(int)> node_of;
+    std::function<int(int)> site_of;
+  };
+  MigrationTally migrate(const std::vector<Rank>& target, const Placement* place = nullptr);
 
  private:
   void refresh_neighbor_owners();

@@ -8,11 +8,6 @@ namespace lbbench {
 
 namespace {
 
-// SMPI sends messages below this size eagerly (detached): the send completes at once.
-// Larger ones go in rendezvous: the transfer starts once the receive is posted, and the
-// send completes when the data has arrived.
-constexpr double kEagerBytes = 65536;
-
 // What a step's messages have in common.
 struct StepNetwork {
   const NetworkModel& net;
@@ -25,7 +20,9 @@ struct StepNetwork {
 double arrival_s(const StepNetwork& sn, int from, int to, double bytes, std::int64_t count, std::int64_t i) {
   const double each = bytes / static_cast<double>(count);
   const double start_from = sn.start[static_cast<std::size_t>(from)];
-  const double leaves = each < kEagerBytes ? start_from : std::max(start_from, sn.start[static_cast<std::size_t>(to)]);
+  // Eager data leaves at once; rendezvous data once the receive is posted (MachinePreset).
+  const double leaves =
+      each < sn.net.preset().eager_bytes ? start_from : std::max(start_from, sn.start[static_cast<std::size_t>(to)]);
   return leaves + sn.net.latency_s(from, to) +
          static_cast<double>(i + 1) * each / sn.net.bandwidth_Bps(from, to, sn.wan_flows);
 }
@@ -45,7 +42,7 @@ double wait_for_messages(const StepNetwork& sn, int r, double t) {
   }
   for (std::int64_t i = halo.begin[ru]; i < halo.begin[ru + 1]; ++i) {
     const auto iu = static_cast<std::size_t>(i);
-    if (halo.bytes[iu] / static_cast<double>(halo.messages[iu]) < kEagerBytes) continue;
+    if (halo.bytes[iu] / static_cast<double>(halo.messages[iu]) < sn.net.preset().eager_bytes) continue;
     t = std::max(t, arrival_s(sn, r, halo.peer[iu], halo.bytes[iu], halo.messages[iu], halo.messages[iu] - 1));
   }
   return t;

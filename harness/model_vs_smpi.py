@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""The model engine against SimGrid SMPI: the same scenarios, rank counts and balancers on
+both engines, and a table of where they agree.
+
+    harness/model_vs_smpi.py [--scenarios scenarios/scale.yaml ...] [--ranks 256 1024 4096]
+                             [--balancers none tree ...] [--machine bgq] [--host-ghz G]
+                             [--set KEY=VALUE ...] [--timeout 3600] [--out results/model-vs-smpi]
+                             [--redo-model] [--table-only]
+
+Each run appends its record to OUT/runs.jsonl and a row to OUT/runs.csv (the engine, the
+wall time and peak RSS from /usr/bin/time, or why it did not finish). Rows already in the
+CSV are skipped, so the comparison grows over several sittings (settings given with --set
+apply to every run: give each set of them its own --out); --redo-model drops the
+model engine's rows and records first (they take seconds), to compare a changed model with
+the SMPI runs already made. Both engines get the same --host-ghz, so they charge the
+balancers' code alike; without it, it is measured once and kept in OUT/host_ghz.
+
+OUT/model-vs-smpi.md has, per scenario and rank count, each balancer's migrations and
+placement (equal or not), the largest difference of the imbalance after an LB call, the
+total, decision and migration times on both engines, and whether the two engines order the
+balancers alike by total time. The criteria it checks: identical migrations and owners,
+imbalance after each call within 1 percentage point, total time within 10%, the same
+ordering, and decision times within 20%.
+"""
+import argparse
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+ENGINES = ["smpi", "model"]
+FIELDS = ["scenario", "ranks", "balancer", "engine", "status", "wall_s", "peak_rss_gb"]
+IMBALANCE_PP = 1.0
+TOTAL_REL = 0.10
+DECISION_REL = 0.20
+
+
+def measure_host_ghz(args, out):
+    """This host's clock as lbbench measures it, once for every run of the comparison."""
+    kept = out / "host_ghz"
+    if kept.exists():
+        return float(kept.read_text())
+    probe = out / "host_ghz_probe.jsonl"
+    subprocess.run([args.lbbench, "run", str(HERE / "scenarios" / "quickstart.yaml"), "--engine", "model",
+                    "--machine", args.machine, "--ranks", "4", "--set", "steps=1", "--out", str(probe)],
+                   check=True, capture_output=True, text=True)
+    record = json.loads(probe.read_text().splitlines()[-1])
+    probe.unlink()
+    ghz = record["modeling"]["code_time_scale"] * core_ghz(args.machine)
+    kept.write_text(f"{ghz:.4f}\n")
+    return float(kept.read_text())
+
+
+def core_ghz(machine):
+    for line in (HERE / "scenarios" / "machines" / f"{machine}.yaml").read_text().splitlines():
+        if line.strip().startswith("core_ghz:"):
+            return float(line.split(":", 1)[1])
+    raise SystemExit(f"model_vs_smpi: no core_ghz in scenarios/machines/{machine}.yaml")
+
+
+def run_one(args, scenario, ranks, balancer, engine, records):
+    cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(scenario), "--engine", engine, "--machine",
+           args.machine, "--ranks", str(ranks), "--set", f"balancer.name={balancer}", "--host-ghz",
+           str(args.host_ghz), "--out", str(records)]
+    for setting in args.set:
+        cmd += ["--set", setting]
+    row = {"scenario": scenario.stem, "ranks": ranks, "balancer": balancer, "engine": engine}
+    before = records.read_text().count("\n") if records.exists() else 0
+    # Its own process group, so that a run over time goes with smpirun and the simulation.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return {**row, "status": f"not finished in {args.timeout:.0f} s"}
+    lines = stderr.strip().splitlines()
+    timing = lines.pop().split() if lines else []
+    if proc.returncode != 0 or len(timing) != 2:
+        said = [line for line in lines if not line.startswith(("Command exited", "Command terminated"))]
+        return {**row, "status": f"failed ({proc.returncode}): {' '.join(said[-2:])[:200]}"}
+    if records.read_text().count("\n") <= before:
+        return {**row, "status": "no record"}
+    return {**row, "status": "ok", "wall_s": float(timing[0]), "peak_rss_gb": int(timing[1]) / 1e6}
+
+
+def read_rows(table):
+    if not table.exists():
+        return []
+    with table.open() as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(table, rows):
+    with table.open("w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def drop_model_runs(out):
+    """Forgets the model engine's rows and records, keeping the SMPI ones."""
+    table, records = out / "runs.csv", out / "runs.jsonl"
+    write_rows(table, [r for r in read_rows(table) if r["engine"] != "model"])
+    if records.exists():
+        kept = [line for line in records.read_text().splitlines() if json.loads(line).get("engine") != "model"]
+        records.write_text("".join(line + "\n" for line in kept))
+
+
+def latest_records(records):
+    """The last record of each (scenario, ranks, balancer, engine)."""
+    found = {}
+    if records.exists():
+        for line in records.read_text().splitlines():
+            r = json.loads(line)
+            found[(r["scenario"], r["ranks"], r["balancer"], r["engine"])] = r
+    return found
+
+
+def relative(a, b):
+    return (a - b) / b if b else float("inf") if a else 0.0
+
+
+def compare(smpi, model):
+    """Where one balancer's two runs agree: a dict of the table's cells."""
+    calls = list(zip(smpi["lb"], model["lb"]))
+    same_moves = len(smpi["lb"]) == len(model["lb"]) and all(
+        a["migrations"] == b["migrations"] and a.get("elements_moved_max") == b.get("elements_moved_max")
+        for a, b in calls)
+    same_owners = all(a.get("owners_digest") is not None and a.get("owners_digest") == b.get("owners_digest")
+                      for a, b in calls)
+    imbalance_pp = max((abs(a["imbalance_after"] - b["imbalance_after"]) * 100 for a, b in calls), default=0.0)
+    decision = [sum(c["decision_s"] for c in r["lb"]) for r in (smpi, model)]
+    migration = [sum(c["migration_s"] for c in r["lb"]) for r in (smpi, model)]
+    return {"migrations": smpi["migrations"], "same_moves": same_moves, "same_owners": same_owners,
+            "imbalance_pp": imbalance_pp, "total": (smpi["total_time_s"], model["total_time_s"]),
+            "decision": decision, "migration": migration}
+
+
+def ordering(found, scenario, ranks, balancers, engine):
+    runs = [(found[(scenario, ranks, b, engine)]["total_time_s"], b) for b in balancers]
+    return [b for _, b in sorted(runs)]
+
+
+def markdown(found, rows):
+    walls = {(r["scenario"], int(r["ranks"]), r["balancer"], r["engine"]): r for r in rows}
+    cases = sorted({(s, r) for (s, r, _, _) in found}, key=lambda c: (c[0], c[1]))
+    lines = []
+    checks = {"moves and owners identical": [0, 0], f"imbalance after within {IMBALANCE_PP:g} pp": [0, 0],
+              f"total within {TOTAL_REL:.0%}": [0, 0], "same ordering by total": [0, 0],
+              f"decision within {DECISION_REL:.0%} (balancers that decide)": [0, 0]}
+
+    def tick(name, ok):
+        checks[name][0] += bool(ok)
+        checks[name][1] += 1
+
+    for scenario, ranks in cases:
+        both = sorted(b for (s, r, b, e) in found if (s, r, e) == (scenario, ranks, "smpi")
+                      and (s, r, b, "model") in found)
+        if not both:
+            continue
+        lines += [f"### {scenario}, {ranks} ranks", "",
+                  "| balancer | migrations | moves | owners | Δ imbalance after (pp) | total smpi (s) | total model (s) "
+                  "| Δ total | decision smpi (s) | decision model (s) | Δ decision | migration smpi / model (s) "
+                  "| wall smpi / model (s) |",
+                  "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for b in both:
+            c = compare(found[(scenario, ranks, b, "smpi")], found[(scenario, ranks, b, "model")])
+            d_total = relative(c["total"][1], c["total"][0])
+            d_decision = relative(c["decision"][1], c["decision"][0])
+            tick("moves and owners identical", c["same_moves"] and c["same_owners"])
+            tick(f"imbalance after within {IMBALANCE_PP:g} pp", c["imbalance_pp"] <= IMBALANCE_PP)
+            tick(f"total within {TOTAL_REL:.0%}", abs(d_total) <= TOTAL_REL)
+            if b != "none":
+                tick(f"decision within {DECISION_REL:.0%} (balancers that decide)", abs(d_decision) <= DECISION_REL)
+            wall = [walls.get((scenario, ranks, b, e), {}).get("wall_s", "") for e in ENGINES]
+            wall_text = " / ".join(f"{float(w):.1f}" if w else "?" for w in wall)
+            lines.append(
+                f"| {b} | {c['migrations']} | {'same' if c['same_moves'] else 'differ'} | "
+                f"{'same' if c['same_owners'] else 'differ'} | {c['imbalance_pp']:.2f} | {c['total'][0]:.4f} | "
+                f"{c['total'][1]:.4f} | {d_total:+.1%} | {c['decision'][0]:.4f} | {c['decision'][1]:.4f} | "
+                + (f"{d_decision:+.1%}" if b != "none" else "") +
+                f" | {c['migration'][0]:.4f} / {c['migration'][1]:.4f} | {wall_text} |")
+        order = [ordering(found, scenario, ranks, both, e) for e in ENGINES]
+        tick("same ordering by total", order[0] == order[1])
+        lines += ["", f"Fastest first: smpi {', '.join(order[0])}; model {', '.join(order[1])}"
+                  + (" (the same)." if order[0] == order[1] else "."), ""]
+        missing = sorted(r["balancer"] + f" ({r['engine']}: {r['status']})" for r in rows
+                         if (r["scenario"], int(r["ranks"])) == (scenario, ranks) and r["status"] != "ok")
+        if missing:
+            lines += ["Not compared: " + "; ".join(missing) + ".", ""]
+    summary = ["| criterion | met |", "|---|---:|"]
+    summary += [f"| {name} | {ok} of {n} |" for name, (ok, n) in checks.items()]
+    return "\n".join(["## Summary", "", *summary, "", *lines])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lbbench", default=str(HERE / "build" / "lbbench"))
+    ap.add_argument("--scenarios", nargs="+", default=[str(HERE / "scenarios" / "scale.yaml"),
+                                                        str(HERE / "scenarios" / "scale-drift.yaml")])
+    ap.add_argument("--machine", default="bgq")
+    ap.add_argument("--ranks", type=int, nargs="+", default=[256, 1024, 4096])
+    ap.add_argument("--balancers", nargs="+",
+                    default=["none", "tree", "prefix", "diffusion", "gossip", "refine", "metis"])
+    ap.add_argument("--host-ghz", type=float)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--out", default=str(HERE / "results" / "model-vs-smpi"))
+    ap.add_argument("--redo-model", action="store_true")
+    ap.add_argument("--table-only", action="store_true")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table, records = out / "runs.csv", out / "runs.jsonl"
+    if args.redo_model:
+        drop_model_runs(out)
+    rows = read_rows(table)
+    if not args.table_only:
+        args.host_ghz = args.host_ghz or measure_host_ghz(args, out)
+        done = {(r["scenario"], int(r["ranks"]), r["balancer"], r["engine"]) for r in rows}
+        for ranks in args.ranks:
+            for scenario in map(Path, args.scenarios):
+                for balancer in args.balancers:
+                    for engine in ENGINES:
+                        if (scenario.stem, ranks, balancer, engine) in done:
+                            continue
+                        print(f"{scenario.stem:<12} {ranks:>6} ranks  {balancer:<10} {engine:<5}", end=" ",
+                              file=sys.stderr, flush=True)
+                        row = run_one(args, scenario, ranks, balancer, engine, records)
+                        print(row["status"], row.get("wall_s", ""), file=sys.stderr, flush=True)
+                        rows.append({k: str(v) for k, v in row.items()})
+                        write_rows(table, rows)
+    text = markdown(latest_records(records), rows)
+    (out / "model-vs-smpi.md").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
