@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Simulated runs at scale: scenarios/scale.yaml (a 64^3 grid, 262,144 vertices, one LB call)
-under SimGrid SMPI at several rank counts, one balancer per family, with the simulation's
-wall time and peak memory on this host next to the simulated times.
+"""Simulated and modeled runs at scale: scenarios/scale.yaml (a 64^3 grid, 262,144 vertices,
+one LB call) under SimGrid SMPI or the model engine at several rank counts, one balancer per
+family, with the run's wall time and peak memory on this host next to the simulated times.
 
     harness/scale_table.py [--ranks 1024 4096] [--balancers none tree ...] [--machine bgq]
+                           [--engine smpi|model] [--set KEY=VALUE ...] [--scenario FILE]
                            [--timeout 3600] [--out scale-results] [--smpi-cfg KEY:VALUE ...]
 
 Each run appends its record to OUT/scale.jsonl and a row to OUT/scale.csv (wall seconds and
 peak RSS from /usr/bin/time, or why it did not finish). Rows already in the CSV are skipped,
 so the table can be grown over several sittings; the table of every row is printed at the
 end and written to OUT/scale.md. A run that exceeds --timeout is recorded as such and the
-next one starts. --smpi-cfg passes SimGrid settings to every run; they are part of the
-row (and of what makes it done), and the table names them. The rank-reorder family has
+next one starts. --smpi-cfg passes SimGrid settings to every run, and --set scenario
+settings (a larger mesh for more ranks, say); like the engine, they are part of the row
+(and of what makes it done), and the table names them. The rank-reorder family has
 two rows, reorder-identity and reorder-dist: 4 ranks per simulated core, the ranks kept
 or permuted at start-up by the distributed reorder.
 """
@@ -34,11 +36,13 @@ FAMILIES = {"none": "baseline", "greedy": "global", "refine": "global", "metis":
 STARTUP_REORDER = {"reorder-identity": "identity", "reorder-dist": "dist"}
 PROCESSES_PER_CORE = 4
 FIELDS = ["ranks", "balancer", "family", "status", "wall_s", "peak_rss_gb", "total_s", "lb_s", "migration_s",
-          "migrations", "smpi_cfg"]
+          "migrations", "smpi_cfg", "engine", "settings"]
+# Columns a table made before them lacks, and what its rows had.
+ADDED_COLUMNS = {"smpi_cfg": "", "engine": "smpi", "settings": ""}
 
 
 def run_one(args, ranks, balancer, records):
-    cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(args.scenario), "--engine", "smpi",
+    cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(args.scenario), "--engine", args.engine,
            "--machine", args.machine, "--ranks", str(ranks), "--out", str(records)]
     if balancer in STARTUP_REORDER:
         cmd += ["--set", "balancer.name=none", "--set", f"reorder={STARTUP_REORDER[balancer]}",
@@ -47,8 +51,10 @@ def run_one(args, ranks, balancer, records):
         cmd += ["--set", f"balancer.name={balancer}"]
     for setting in args.smpi_cfg:
         cmd += ["--smpi-cfg", setting]
+    for setting in args.set:
+        cmd += ["--set", setting]
     row = {"ranks": ranks, "balancer": balancer, "family": FAMILIES.get(balancer, "?"),
-           "smpi_cfg": " ".join(args.smpi_cfg)}
+           "smpi_cfg": " ".join(args.smpi_cfg), "engine": args.engine, "settings": " ".join(args.set)}
     before = records.read_text().count("\n") if records.exists() else 0
     # Its own process group, so that a run over time goes with smpirun and the simulation.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -86,18 +92,22 @@ def main():
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--out", default="scale-results")
     ap.add_argument("--smpi-cfg", action="append", default=[], metavar="KEY:VALUE")
+    ap.add_argument("--engine", choices=["smpi", "model"], default="smpi")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args()
+    if args.smpi_cfg and args.engine != "smpi":
+        ap.error("--smpi-cfg is for --engine smpi")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "scale.csv"
     rows = read_rows(table)
-    settings = " ".join(args.smpi_cfg)
-    done = {(int(r["ranks"]), r["balancer"], r["smpi_cfg"]) for r in rows}
+    key = (" ".join(args.smpi_cfg), args.engine, " ".join(args.set))
+    done = {(int(r["ranks"]), r["balancer"], r["smpi_cfg"], r["engine"], r["settings"]) for r in rows}
     for ranks in args.ranks:
         for balancer in args.balancers:
-            if (ranks, balancer, settings) in done:
+            if (ranks, balancer, *key) in done:
                 continue
-            print(f"{ranks:>6} ranks  {balancer:<13}", end=" ", file=sys.stderr, flush=True)
+            print(f"{ranks:>7} ranks  {balancer:<13} {args.engine}", end=" ", file=sys.stderr, flush=True)
             row = run_one(args, ranks, balancer, out / "scale.jsonl")
             print(row["status"], row.get("wall_s", ""), file=sys.stderr, flush=True)
             new = not table.exists()
@@ -114,7 +124,7 @@ def main():
 
 
 def read_rows(table):
-    """The table's rows; a table from before the smpi_cfg column gets it, empty."""
+    """The table's rows; a table from before a column gets it, with what its rows had."""
     if not table.exists():
         return []
     with table.open() as f:
@@ -122,7 +132,8 @@ def read_rows(table):
         rows = [{k: v or "" for k, v in r.items()} for r in reader]
         old_header = reader.fieldnames != FIELDS
     for r in rows:
-        r.setdefault("smpi_cfg", "")
+        for column, value in ADDED_COLUMNS.items():
+            r.setdefault(column, value)
     if old_header:
         with table.open("w", newline="") as f:
             w = csv.DictWriter(f, FIELDS)
@@ -132,14 +143,16 @@ def read_rows(table):
 
 
 def markdown_table(rows):
-    lines = ["| ranks | balancer | family | wall (s) | peak RSS (GB) | simulated total (s) | LB (s) | migration (s) "
-             "| migrations |", "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in sorted(rows, key=lambda r: (int(r["ranks"]), r["family"], r["balancer"], r["smpi_cfg"])):
-        name = f"{r['balancer']} ({r['smpi_cfg']})" if r["smpi_cfg"] else r["balancer"]
+    lines = ["| engine | ranks | balancer | family | wall (s) | peak RSS (GB) | simulated total (s) | LB (s) "
+             "| migration (s) | migrations |", "|---|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in sorted(rows, key=lambda r: (r["engine"], int(r["ranks"]), r["family"], r["balancer"], r["smpi_cfg"],
+                                         r["settings"])):
+        settings = " ".join(x for x in (r["smpi_cfg"], r["settings"]) if x)
+        name = f"{r['balancer']} ({settings})" if settings else r["balancer"]
         if r["status"] != "ok":
-            lines.append(f"| {r['ranks']} | {name} | {r['family']} | {r['status']} | | | | | |")
+            lines.append(f"| {r['engine']} | {r['ranks']} | {name} | {r['family']} | {r['status']} | | | | | |")
             continue
-        lines.append(f"| {r['ranks']} | {name} | {r['family']} | {float(r['wall_s']):.0f} | "
+        lines.append(f"| {r['engine']} | {r['ranks']} | {name} | {r['family']} | {float(r['wall_s']):.0f} | "
                      f"{float(r['peak_rss_gb']):.2f} | {float(r['total_s']):.3f} | {float(r['lb_s']):.3f} | "
                      f"{float(r['migration_s']):.3f} | {r['migrations']} |")
     return "\n".join(lines) + "\n"

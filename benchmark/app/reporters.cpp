@@ -15,7 +15,8 @@ std::string header(const RunRecord& r) {
                                 r.scenario, r.ranks, r.machine, r.engine, r.vertices, r.edges, r.steps, r.balancer);
   const bool balances = r.balancer_family != family_name(Family::baseline);
   out += balances ? fmt::format(" every {} steps\n", r.lb_period) : "\n";
-  if (r.simulated()) out += "  (times are simulated)\n";
+  // A record of the model engine has a modeling field; the smpi engine's only a simulation.
+  if (r.simulated()) out += r.modeling ? "  (times are modeled)\n" : "  (times are simulated)\n";
   return out;
 }
 

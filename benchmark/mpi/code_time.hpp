@@ -14,7 +14,9 @@ namespace lbbench {
 // call meanwhile.
 void charge_code(double host_cpu_s);
 
-// Charges the code that runs while it lives, by code_cpu_seconds() (core/clock.hpp). The
+// Charges the code that runs while it lives, as code_cpu_seconds() (core/clock.hpp) times
+// it; a region shorter than a few microseconds by the monotonic clock (a protocol round
+// charges every rank's handler, most of them shorter than the CPU clock's own cost). The
 // scope must make no MPI call: under a simulator the thread's CPU time then includes
 // other simulated ranks' work.
 class ChargedCode {
@@ -25,7 +27,8 @@ class ChargedCode {
   ChargedCode& operator=(const ChargedCode&) = delete;
 
  private:
-  double start_;
+  double cpu_start_;
+  double wall_start_;
 };
 
 }  // namespace lbbench

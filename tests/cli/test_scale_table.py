@@ -71,7 +71,7 @@ class ScaleTable(unittest.TestCase):
             self.assertAlmostEqual(float(r["total_s"]), int(r["ranks"]) / 1000)
         self.assertEqual(rows[1]["family"], "tree")
         self.assertEqual((self.out / "scale.md").read_text(), text)
-        self.assertIn("| 128 | tree | tree |", text)
+        self.assertIn("| smpi | 128 | tree | tree |", text)
         self.assertEqual(len((self.out / "scale.jsonl").read_text().splitlines()), 4)
 
     def test_finished_rows_are_not_run_again_but_other_settings_are(self):
@@ -83,8 +83,27 @@ class ScaleTable(unittest.TestCase):
         self.assertEqual(len(calls), 3)
         self.assertIn("smpi/send-is-detached-thresh:0", calls[-1])
         text = (self.out / "scale.md").read_text()
-        self.assertIn("| 64 | none (smpi/send-is-detached-thresh:0) |", text)
-        self.assertIn("| 64 | none |", text)
+        self.assertIn("| smpi | 64 | none (smpi/send-is-detached-thresh:0) |", text)
+        self.assertIn("| smpi | 64 | none |", text)
+
+    def test_the_engine_and_scenario_settings_make_rows_of_their_own(self):
+        self.table("--ranks", "64", "--balancers", "none")
+        self.table("--ranks", "64", "--balancers", "none", "--engine", "model")
+        self.table("--ranks", "64", "--balancers", "none", "--engine", "model", "--set", "mesh.nx=128")
+        self.table("--ranks", "64", "--balancers", "none", "--engine", "model", "--set", "mesh.nx=128")
+        calls = self.calls_made()
+        self.assertEqual(len(calls), 3)
+        self.assertEqual([c[c.index("--engine") + 1] for c in calls], ["smpi", "model", "model"])
+        self.assertIn("mesh.nx=128", calls[-1])
+        self.assertEqual([(r["engine"], r["settings"]) for r in self.rows()],
+                         [("smpi", ""), ("model", ""), ("model", "mesh.nx=128")])
+        text = (self.out / "scale.md").read_text()
+        self.assertIn("| model | 64 | none (mesh.nx=128) |", text)
+        result = subprocess.run([sys.executable, str(SCALE_TABLE), "--lbbench", str(self.fake), "--out", str(self.out),
+                                 "--engine", "model", "--smpi-cfg", "smpi/host-speed:1f"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--smpi-cfg is for --engine smpi", result.stderr)
 
     def test_the_reorder_rows_share_cores_and_permute_the_ranks_instead_of_balancing(self):
         self.table("--ranks", "64", "--balancers", "reorder-identity", "reorder-dist")
@@ -113,7 +132,8 @@ class ScaleTable(unittest.TestCase):
         self.table("--ranks", "64", "--balancers", "none", "tree")
         self.assertEqual(len(self.calls_made()), 1)  # the old none row counts as done
         rows = self.rows()
-        self.assertEqual([(r["balancer"], r["smpi_cfg"]) for r in rows], [("none", ""), ("tree", "")])
+        self.assertEqual([(r["balancer"], r["smpi_cfg"], r["engine"], r["settings"]) for r in rows],
+                         [("none", "", "smpi", ""), ("tree", "", "smpi", "")])
         self.assertEqual(rows[0]["wall_s"], "1.5")
 
 
