@@ -25,11 +25,11 @@ ordering, and decision times within 20%.
 import argparse
 import csv
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from runs import portable, timed_run
 
 HERE = Path(__file__).resolve().parent.parent
 ENGINES = ["smpi", "model"]
@@ -63,29 +63,14 @@ def core_ghz(machine):
 
 
 def run_one(args, scenario, ranks, balancer, engine, records):
-    cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(scenario), "--engine", engine, "--machine",
-           args.machine, "--ranks", str(ranks), "--set", f"balancer.name={balancer}", "--host-ghz",
-           str(args.host_ghz), "--out", str(records)]
+    cmd = [portable(args.lbbench), "run", portable(scenario), "--engine", engine, "--machine", args.machine,
+           "--ranks", str(ranks), "--set", f"balancer.name={balancer}", "--host-ghz",
+           str(args.host_ghz), "--out", portable(records)]
     for setting in args.set:
         cmd += ["--set", setting]
     row = {"scenario": scenario.stem, "ranks": ranks, "balancer": balancer, "engine": engine}
-    before = records.read_text().count("\n") if records.exists() else 0
-    # Its own process group, so that a run over time goes with smpirun and the simulation.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        _, stderr = proc.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return {**row, "status": f"not finished in {args.timeout:.0f} s"}
-    lines = stderr.strip().splitlines()
-    timing = lines.pop().split() if lines else []
-    if proc.returncode != 0 or len(timing) != 2:
-        said = [line for line in lines if not line.startswith(("Command exited", "Command terminated"))]
-        return {**row, "status": f"failed ({proc.returncode}): {' '.join(said[-2:])[:200]}"}
-    if records.read_text().count("\n") <= before:
-        return {**row, "status": "no record"}
-    return {**row, "status": "ok", "wall_s": float(timing[0]), "peak_rss_gb": int(timing[1]) / 1e6}
+    status, wall, rss, _ = timed_run(cmd, records, args.timeout)
+    return {**row, "status": status, **({"wall_s": wall, "peak_rss_gb": rss} if status == "ok" else {})}
 
 
 def read_rows(table):

@@ -19,12 +19,10 @@ or permuted at start-up by the distributed reorder.
 """
 import argparse
 import csv
-import json
-import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
+
+from runs import portable, timed_run
 
 HERE = Path(__file__).resolve().parent.parent
 FAMILIES = {"none": "baseline", "greedy": "global", "refine": "global", "metis": "global",
@@ -42,8 +40,8 @@ ADDED_COLUMNS = {"smpi_cfg": "", "engine": "smpi", "settings": ""}
 
 
 def run_one(args, ranks, balancer, records):
-    cmd = ["/usr/bin/time", "-f", "%e %M", args.lbbench, "run", str(args.scenario), "--engine", args.engine,
-           "--machine", args.machine, "--ranks", str(ranks), "--out", str(records)]
+    cmd = [portable(args.lbbench), "run", portable(args.scenario), "--engine", args.engine, "--machine", args.machine,
+           "--ranks", str(ranks), "--out", portable(records)]
     if balancer in STARTUP_REORDER:
         cmd += ["--set", "balancer.name=none", "--set", f"reorder={STARTUP_REORDER[balancer]}",
                 "--set", f"machine.processes_per_core={PROCESSES_PER_CORE}"]
@@ -55,31 +53,13 @@ def run_one(args, ranks, balancer, records):
         cmd += ["--set", setting]
     row = {"ranks": ranks, "balancer": balancer, "family": FAMILIES.get(balancer, "?"),
            "smpi_cfg": " ".join(args.smpi_cfg), "engine": args.engine, "settings": " ".join(args.set)}
-    before = records.read_text().count("\n") if records.exists() else 0
-    # Its own process group, so that a run over time goes with smpirun and the simulation.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        _, stderr = proc.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return {**row, "status": f"not finished in {args.timeout:.0f} s"}
-    lines = stderr.strip().splitlines()
-    timing = lines.pop().split() if lines else []
-    # What the run said, without /usr/bin/time's own lines.
-    said = [line for line in lines if not line.startswith(("Command exited", "Command terminated"))]
-    if proc.returncode != 0 or len(timing) != 2:
-        tail = " ".join(said[-2:])[:200]
-        return {**row, "status": f"failed ({proc.returncode}): {tail}"}
-    lines = records.read_text().splitlines()
-    if len(lines) <= before:
-        return {**row, "status": "no record"}
-    r = json.loads(lines[-1])
+    status, wall, rss, r = timed_run(cmd, records, args.timeout)
+    if status != "ok":
+        return {**row, "status": status}
     # The reorder decides once, before the replay: its create call is its LB time.
     lb_s = r["reorder"]["create_s"] if "reorder" in r else r["lb_time_s"]
-    return {**row, "status": "ok", "wall_s": float(timing[0]), "peak_rss_gb": int(timing[1]) / 1e6,
-            "total_s": r["total_time_s"], "lb_s": lb_s, "migration_s": r["migration_time_s"],
-            "migrations": r["migrations"]}
+    return {**row, "status": "ok", "wall_s": wall, "peak_rss_gb": rss, "total_s": r["total_time_s"], "lb_s": lb_s,
+            "migration_s": r["migration_time_s"], "migrations": r["migrations"]}
 
 
 def main():

@@ -1,0 +1,40 @@
+"""What the harness's table scripts share: running one lbbench command under /usr/bin/time
+with a time limit, and naming paths the way the records should show them."""
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+
+def portable(path):
+    """A path as the records will show it: relative to the working folder where it lies
+    under it, so that records made in a source tree read the same on every machine."""
+    return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd()) else str(path)
+
+
+def timed_run(cmd, records, timeout):
+    """Runs cmd (an lbbench run that appends to records) under /usr/bin/time.
+
+    Returns (status, wall seconds, peak RSS in GB, the new record or None); status is "ok"
+    or why the run gave no record."""
+    before = records.read_text().count("\n") if records.exists() else 0
+    # Its own process group, so that a run over time goes with smpirun and the simulation.
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %M", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return f"not finished in {timeout:.0f} s", None, None, None
+    lines = stderr.strip().splitlines()
+    timing = lines.pop().split() if lines else []
+    if proc.returncode != 0 or len(timing) != 2:
+        # What the run said, without /usr/bin/time's own lines.
+        said = [line for line in lines if not line.startswith(("Command exited", "Command terminated"))]
+        return f"failed ({proc.returncode}): {' '.join(said[-2:])[:200]}", None, None, None
+    written = records.read_text().splitlines() if records.exists() else []
+    if len(written) <= before:
+        return "no record", None, None, None
+    return "ok", float(timing[0]), int(timing[1]) / 1e6, json.loads(written[-1])
