@@ -17,12 +17,30 @@
 
 namespace lbbench {
 
-Quantum Quantum::from_extremes(double min_positive, double max_load) {
+Quantum Quantum::from_extremes(double min_positive, double max_load, int shift) {
   constexpr double kMaxQuantaPerUnit = 1073741824.0;  // 2^30
   Quantum q;
   if (max_load <= 0) return q;  // nothing weighs anything: every unit is zero quanta
-  q.seconds = std::max(std::isfinite(min_positive) ? min_positive : max_load, max_load / kMaxQuantaPerUnit);
+  const double smallest = std::isfinite(min_positive) ? min_positive : max_load;
+  q.seconds = std::max(std::ldexp(smallest, -shift), max_load / kMaxQuantaPerUnit);
   return q;
+}
+
+int Quantum::shift_needed(std::span<const Load> loads, double min_positive, double max_load) {
+  // A finer shift's grid holds every point of a coarser one, so a load that rounds well at
+  // one shift does at every finer one: the loads need the largest of their own shifts.
+  int shift = 0;
+  Quantum q = from_extremes(min_positive, max_load, shift);
+  for (const Load l : loads) {
+    const double seconds = l.seconds();
+    if (seconds <= 0) continue;
+    while (shift < kFinestShift &&
+           std::abs(static_cast<double>(q.of(l)) * q.seconds - seconds) > kRoundingTolerance * seconds) {
+      q = from_extremes(min_positive, max_load, ++shift);
+    }
+    if (shift == kFinestShift) break;
+  }
+  return shift;
 }
 
 std::int64_t Quantum::of(Load load) const {
@@ -231,7 +249,8 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
 
 std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality) {
   const auto [min_positive, max_load] = load_extremes(problem.load);
-  const Quantum quantum = Quantum::from_extremes(min_positive, max_load);
+  const Quantum quantum = Quantum::from_extremes(min_positive, max_load,
+                                                 Quantum::shift_needed(problem.load, min_positive, max_load));
   if (with_locality && !problem.has_graph()) throw std::logic_error("this strategy's reference needs the graph");
 
   std::vector<RankWork> work(static_cast<std::size_t>(problem.nranks));
@@ -285,7 +304,14 @@ MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     extremes[1] = max_load;
   }
   MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
-  const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1]);
+  // The quantum's shift needs the extremes over all ranks: a second, one-int reduction.
+  int shift = 0;
+  {
+    const ChargedCode scan;
+    shift = Quantum::shift_needed(view.vertex_load, -extremes[0], extremes[1]);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &shift, 1, MPI_INT, MPI_MAX, comm);
+  const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1], shift);
 
   const ProtocolContext ctx{.seed = view.seed, .invocation = view.invocation};
   std::unique_ptr<RankProtocol> protocol;

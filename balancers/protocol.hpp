@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "balancers/balancer.hpp"
@@ -26,12 +27,21 @@
 namespace lbbench {
 
 // Loads travel as integer multiples of a quantum, so sums and comparisons are exact and
-// the same in any order. The quantum is the smallest positive vertex load (so equal
-// loads count as one unit each), raised where needed so no load exceeds 2^30 quanta.
+// the same in any order. The quantum is the smallest positive vertex load divided by 2^shift,
+// with the smallest shift (0 to kFinestShift) at which every load rounds to within
+// kRoundingTolerance of itself: equal loads, or loads that are whole multiples of the
+// smallest, still count as one unit each (shift 0), while continuous loads get a quantum
+// fine enough that no rank's load is off by more than 0.1% (a shift of 9 always is:
+// 2^-10 < 0.1%). It is raised where needed so no load exceeds 2^30 quanta.
 struct Quantum {
+  static constexpr int kFinestShift = 9;
+  static constexpr double kRoundingTolerance = 1e-3;
   double seconds = 1.0;
 
-  static Quantum from_extremes(double min_positive, double max_load);
+  static Quantum from_extremes(double min_positive, double max_load, int shift);
+  // The smallest shift at which these loads round within the tolerance, given the
+  // extremes over all ranks' loads.
+  static int shift_needed(std::span<const Load> loads, double min_positive, double max_load);
   [[nodiscard]] std::int64_t of(Load load) const;
 };
 

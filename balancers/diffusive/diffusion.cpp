@@ -76,7 +76,7 @@ class DiffusionProtocol final : public RankProtocol {
     const double mine = load_;
     const auto my_degree = static_cast<std::int32_t>(w_.peers.size());
     for (std::size_t k = 0; k < w_.peers.size(); ++k) {
-      const double alpha = p_.gamma / (1.0 + std::max(my_degree, peer_degree_[k]));
+      const double alpha = p_.alpha(my_degree, peer_degree_[k]);
       const double f = alpha * (mine - peer_load[k]);
       flow_[k] += f;
       load_ -= f;

@@ -77,7 +77,7 @@ std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem) {
   return out;
 }
 
-// Algorithm 2 over `horizon` steps with the candidate's own gamma, iterations and threshold:
+// Algorithm 2 over `horizon` steps with the candidate's own alpha, iterations and threshold:
 // the paper's prediction for diffusion, recorded next to the reference's.
 Json paper_diffusion(const GlobalProblem& problem, const DiffusionParams& params, const Platform& platform, int horizon,
                      double decision_s) {
@@ -87,6 +87,7 @@ Json paper_diffusion(const GlobalProblem& problem, const DiffusionParams& params
   for (const auto& o : problem.owner) in.elements[static_cast<std::size_t>(o.value())] += 1;
   in.neighbors = rank_neighbors(problem);
   in.gamma = params.gamma;
+  in.damping = params.damping;
   in.iterations = params.iterations;
   in.threshold = params.threshold;
   in.steps = horizon;

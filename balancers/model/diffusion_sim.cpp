@@ -1,6 +1,8 @@
 // Pearce et al.'s diffusion simulator (see diffusion_sim.hpp).
 #include "balancers/model/diffusion_sim.hpp"
 
+#include "balancers/diffusive/params.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -24,8 +26,8 @@ std::vector<std::vector<double>> diffusion_flows(const DiffusionSimInput& in, co
   for (std::size_t i = 0; i < n; ++i) {
     flow[i].assign(in.neighbors[i].size(), 0.0);
     for (const int j : in.neighbors[i]) {
-      const auto degree = std::max(in.neighbors[i].size(), in.neighbors[static_cast<std::size_t>(j)].size());
-      alpha[i].push_back(in.gamma / (1.0 + static_cast<double>(degree)));
+      alpha[i].push_back(diffusion_alpha(in.gamma, in.damping, static_cast<std::int64_t>(in.neighbors[i].size()),
+                                         static_cast<std::int64_t>(in.neighbors[static_cast<std::size_t>(j)].size())));
     }
   }
   std::vector<double> virtual_load = loads;

@@ -7,8 +7,9 @@
 // predicts that balancer. Departures from Algorithm 2, each following the balancer:
 // - The update is Cybenko's, L_i += sum_j alpha_ij (L_j - L_i): the paper's sign would
 //   amplify imbalance (a typo).
-// - alpha_ij = gamma / (1 + max(deg_i, deg_j)) (Boillat), not gamma alone: with gamma = 1
-//   and more than one neighbor the paper's update overshoots and oscillates.
+// - alpha_ij is the paper's gamma when it is given; by default it is Boillat's
+//   damping / (1 + max(deg_i, deg_j)), since with gamma = 1 and more than one neighbor the
+//   paper's update overshoots and oscillates.
 // - Each step runs `iterations` diffusion iterations on virtual loads, as the balancer
 //   does per call, and then moves the accumulated flow of each edge between neighbors only.
 //   A process sends at most its own load; flow passing through it beyond that stays put.
@@ -16,6 +17,7 @@
 //   NumElements_i x (moved load) assumes loads normalized per element.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 namespace lbbench {
@@ -24,7 +26,8 @@ struct DiffusionSimInput {
   std::vector<double> loads;                // L_i, per process
   std::vector<double> elements;             // NumElements_i, per process
   std::vector<std::vector<int>> neighbors;  // D_i; symmetric
-  double gamma = 1.0;                       // load-shifting coefficient, <= 1
+  std::optional<double> gamma;              // the paper's load-shifting coefficient, <= 1
+  double damping = 1.0;                     // Boillat's alpha's scale, when gamma is unset
   int iterations = 20;                      // diffusion iterations per step
   double threshold = 0.02;                  // imbalance (max/avg - 1) counted as balanced
   int steps = 1;                            // steps to simulate

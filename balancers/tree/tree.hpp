@@ -15,8 +15,8 @@
 //     than the floor of the average, before any other rank: that is what makes the
 //     number of migrations the minimum. Knowing which ranks those are takes a second
 //     up-and-down sweep (the total first, then the count of such ranks per subtree).
-//   - Weighted units (`units: load`, the default). Amounts are integer load quanta (the
-//     smallest vertex load, see Quantum), so homogeneous loads still count units. A
+//   - Weighted units (`units: load`, the default). Amounts are integer load quanta (see
+//     Quantum: equal loads still count one unit each, continuous loads round within 0.1%). A
 //     supplier carries its instructions in order with its heaviest units, taking a unit
 //     while at least half of it fits under the running total it was told to send, so
 //     every receiver ends within about one unit of its target and errors do not pile up.

@@ -113,7 +113,7 @@ TEST_P(MatchesReference, SameOwnersAndTrafficAsTheSerialReference) {
 
 INSTANTIATE_TEST_SUITE_P(Distributed, MatchesReference,
                          testing::Values(std::pair{"diffusion", "{}"},
-                                         std::pair{"diffusion", "{gamma: 0.5, iterations: 3}"}, std::pair{"tree", "{}"},
+                                         std::pair{"diffusion", "{damping: 0.5, iterations: 3}"}, std::pair{"tree", "{}"},
                                          std::pair{"tree", "{branching: 2, units: count}"}, std::pair{"gossip", "{}"},
                                          std::pair{"gossip", "{fanout: 1, target_ratio: 1.2}"},
                                          std::pair{"prefix", "{}"}, std::pair{"prefix", "{subtract_min: true}"}),

@@ -122,6 +122,43 @@ TEST(Prefix, BalancesWithinOneUnitAndKeepsTheGlobalOrder) {
   for (const double x : t) EXPECT_NEAR(x, avg, max_unit + 1e-12);
 }
 
+// Loads spread evenly over [1, 6], like static.yaml's gradient: with the smallest load as
+// the quantum they rounded to whole numbers, and the plans left 12% (tree) and 18%
+// (prefix) imbalance that their own arithmetic did not see.
+std::vector<Load> continuous_loads(std::size_t n) {
+  std::vector<Load> loads;
+  for (std::size_t i = 0; i < n; ++i) loads.emplace_back(1.0 + 5.0 * static_cast<double>(i) / (n - 1));
+  return loads;
+}
+
+TEST(Quantum, ContinuousLoadsRoundWithinTheToleranceAndEqualLoadsStayOneUnit) {
+  const std::vector<Load> loads = continuous_loads(1000);
+  const int shift = Quantum::shift_needed(loads, 1.0, 6.0);
+  EXPECT_GT(shift, 0);
+  const Quantum q = Quantum::from_extremes(1.0, 6.0, shift);
+  for (const Load l : loads) {
+    EXPECT_NEAR(static_cast<double>(q.of(l)) * q.seconds, l.seconds(), Quantum::kRoundingTolerance * l.seconds());
+  }
+  const std::vector<Load> equal(50, Load(0.3));
+  EXPECT_EQ(Quantum::shift_needed(equal, 0.3, 0.3), 0);
+  EXPECT_EQ(Quantum::from_extremes(0.3, 0.3, 0).of(Load(0.3)), 1);
+  const std::vector<Load> multiples{Load(0.25), Load(0.5), Load(1.0), Load(0.75)};
+  EXPECT_EQ(Quantum::shift_needed(multiples, 0.25, 1.0), 0) << "whole multiples of the smallest are whole units";
+}
+
+TEST(Quantum, TreeAndPrefixBalanceContinuousLoadsWithinOneVertex) {
+  const GlobalProblem problem =
+      grid_problem(64, 64, 32, [](int x, int y) { return 1.0 + 5.0 * static_cast<double>(64 * y + x) / 4095.0; });
+  const double max_unit = std::max_element(problem.load.begin(), problem.load.end())->seconds();
+  for (const auto* name : {"tree", "prefix"}) {
+    const Assignment a = std::string(name) == "tree" ? TreeBalancer(TreeParams{}).reference(problem, {.seed = 1})
+                                                     : PrefixBalancer(PrefixParams{}).reference(problem, {});
+    const auto t = rank_times(problem, a);
+    const double avg = std::accumulate(t.begin(), t.end(), 0.0) / problem.nranks;
+    EXPECT_LE(*std::max_element(t.begin(), t.end()), avg + max_unit) << name;
+  }
+}
+
 TEST(Prefix, SubtractingTheMinimumMovesLessForTheSameBalance) {
   std::vector<std::int64_t> counts{30, 10, 12, 9, 25, 11, 10, 13};
   const GlobalProblem problem = counts_problem(counts);
@@ -250,7 +287,11 @@ TEST(Gossip, SameSeedSameResultAndTheTargetRatioHolds) {
   ProtocolStats stats;
   const Assignment a = gossip.reference(problem, {.seed = 9}, &stats);
   EXPECT_EQ(a, gossip.reference(problem, {.seed = 9}));
-  EXPECT_LE(test::max_over_fair_share(problem, a), 1.05 + 0.05) << "within the ratio, up to one unit";
+  // A phase that moves nothing ends gossip, which can leave the hot rank one unit over.
+  const double max_unit = std::max_element(problem.load.begin(), problem.load.end())->seconds();
+  const auto t = rank_times(problem, problem.owner);
+  const double avg = std::accumulate(t.begin(), t.end(), 0.0) / problem.nranks;
+  EXPECT_LE(test::max_over_fair_share(problem, a), 1.05 + max_unit / avg) << "within the ratio, up to one unit";
   EXPECT_GT(stats.largest_list, 1) << "ranks learned of others by gossip";
 }
 

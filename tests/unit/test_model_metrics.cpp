@@ -38,20 +38,20 @@ TEST(LoadMoments, ABalancedLoadHasNoShape) {
   EXPECT_FALSE(m.kurtosis);
 }
 
-// Table 1, cases (c) and (d): eight processes in a line, one overloaded and one idle. In
-// (c) they are neighbors; in (d) they are at opposite ends. The moments cannot tell them
-// apart, although (d) takes seven diffusion hops to fix and (c) one.
+// Table 1, cases (c) and (d), with the paper's loads: eight processes in a line, one
+// overloaded by half and one half idle. In (c) they are neighbors; in (d) they are at
+// opposite ends. The moments cannot tell them apart (the paper's λ = 50%, σ = 0.25,
+// g1 = 0, g2 = 1), although (d) takes seven diffusion hops to fix and (c) one.
 TEST(LoadMoments, TableOneCasesCAndDAgree) {
-  const std::vector<double> c{0, 2, 1, 1, 1, 1, 1, 1};
-  const std::vector<double> d{0, 1, 1, 1, 1, 1, 1, 2};
-  const LoadMoments mc = load_moments(c);
-  const LoadMoments md = load_moments(d);
-  EXPECT_DOUBLE_EQ(mc.imbalance_pct, md.imbalance_pct);
-  EXPECT_DOUBLE_EQ(mc.imbalance_pct, 100);
-  EXPECT_DOUBLE_EQ(mc.sigma, md.sigma);
-  EXPECT_DOUBLE_EQ(*mc.skewness, *md.skewness);
-  EXPECT_DOUBLE_EQ(*mc.kurtosis, *md.kurtosis);
-  EXPECT_NEAR(*mc.skewness, 0, 1e-12);
+  const std::vector<double> c{0.5, 1.5, 1, 1, 1, 1, 1, 1};
+  const std::vector<double> d{0.5, 1, 1, 1, 1, 1, 1, 1.5};
+  for (const auto& loads : {c, d}) {
+    const LoadMoments m = load_moments(loads);
+    EXPECT_NEAR(m.imbalance_pct, 50, 1e-12);
+    EXPECT_NEAR(m.sigma, 0.25, 1e-12);
+    EXPECT_NEAR(*m.skewness, 0, 1e-12);
+    EXPECT_NEAR(*m.kurtosis, 1, 1e-12);
+  }
 }
 
 TEST(RankCorrelation, TiesShareTheirMeanRank) {

@@ -191,8 +191,9 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
     // Each rank builds its own part of the problem and reads its owners back: the serial
     // driver did it for all ranks at once, so each rank's share is the rest over P.
     const double setup_cpu = std::max(0.0, code_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
-    // The quantum's extremes before, and the protocol's totals after (4 allreduces).
-    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + net.allreduce_s(16) + 4 * net.allreduce_s(8);
+    // The quantum's extremes and shift before, and the protocol's totals after (4 allreduces).
+    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + net.allreduce_s(16) + net.allreduce_s(4) +
+                   4 * net.allreduce_s(8);
     d.protocol = stats;
     return d;
   }
