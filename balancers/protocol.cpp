@@ -249,8 +249,8 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
 
 std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality) {
   const auto [min_positive, max_load] = load_extremes(problem.load);
-  const Quantum quantum = Quantum::from_extremes(min_positive, max_load,
-                                                 Quantum::shift_needed(problem.load, min_positive, max_load));
+  const Quantum quantum =
+      Quantum::from_extremes(min_positive, max_load, Quantum::shift_needed(problem.load, min_positive, max_load));
   if (with_locality && !problem.has_graph()) throw std::logic_error("this strategy's reference needs the graph");
 
   std::vector<RankWork> work(static_cast<std::size_t>(problem.nranks));

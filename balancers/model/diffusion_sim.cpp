@@ -1,11 +1,11 @@
 // Pearce et al.'s diffusion simulator (see diffusion_sim.hpp).
 #include "balancers/model/diffusion_sim.hpp"
 
-#include "balancers/diffusive/params.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+
+#include "balancers/diffusive/params.hpp"
 
 namespace lbbench {
 

@@ -113,8 +113,9 @@ TEST_P(MatchesReference, SameOwnersAndTrafficAsTheSerialReference) {
 
 INSTANTIATE_TEST_SUITE_P(Distributed, MatchesReference,
                          testing::Values(std::pair{"diffusion", "{}"},
-                                         std::pair{"diffusion", "{damping: 0.5, iterations: 3}"}, std::pair{"tree", "{}"},
-                                         std::pair{"tree", "{branching: 2, units: count}"}, std::pair{"gossip", "{}"},
+                                         std::pair{"diffusion", "{damping: 0.5, iterations: 3}"},
+                                         std::pair{"tree", "{}"}, std::pair{"tree", "{branching: 2, units: count}"},
+                                         std::pair{"gossip", "{}"},
                                          std::pair{"gossip", "{fanout: 1, target_ratio: 1.2}"},
                                          std::pair{"prefix", "{}"}, std::pair{"prefix", "{subtract_min: true}"}),
                          [](const auto& info) { return test::param_name(info.param.first + info.param.second); });

@@ -34,9 +34,9 @@ TEST(Greedy, SpreadsWeightlessObjectsEvenly) {
   }
   EXPECT_LE(*std::max_element(zeros_on.begin(), zeros_on.end()), 2 * (zeros / p.nranks + 1))
       << zeros << " weightless objects over " << p.nranks << " ranks";
-  EXPECT_LE(*std::max_element(objects_on.begin(), objects_on.end()) -
-                *std::min_element(objects_on.begin(), objects_on.end()),
-            1)
+  EXPECT_LE(
+      *std::max_element(objects_on.begin(), objects_on.end()) - *std::min_element(objects_on.begin(), objects_on.end()),
+      1)
       << "the weightless even out the object counts";
   EXPECT_LE(test::max_over_fair_share(p, a), 1.05);
 }

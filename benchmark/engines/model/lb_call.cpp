@@ -124,7 +124,7 @@ class RoundPricer final : public ProtocolObserver {
     for (const auto& m : sent_) {
       const auto to = static_cast<std::size_t>(m.to);
       const double arrives = busy_[static_cast<std::size_t>(m.from)] + net_.transfer_s(m.from, m.to, m.bytes);
-      done[to] = std::max(done[to], arrives) + net_.receive_overhead_s();
+      done[to] = std::max(done[to], arrives) + net_.receive_overhead_s(m.bytes);
       received = std::max(received, done[to]);
     }
     total_s_ += received + net_.allreduce_s(48) + (reduced ? net_.allreduce_s(8) : 0.0);
@@ -321,14 +321,14 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   }
   const double code = (packing + rebuilding) * ctx.code_scale;
   // Two sparse exchanges (the owner-table notes, then the vertices); the bytes through the
-  // busiest node's links, out or in (or into the busiest rank, within its node), its
-  // arrivals received one message each at most; and the migration engine's checks (about
-  // a dozen allreduces). Between sites, every flow shares the one wide-area link.
-  const double node_bytes = std::max(tally.node_out_max, tally.node_in_max);
+  // busiest link between nodes (or into the busiest rank, within its node), its arrivals
+  // received one message each at most; and the migration engine's checks (about a dozen
+  // allreduces). Between sites, every flow shares the one wide-area link.
+  const auto messages_in = static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks()));
   const double data =
-      std::max({node_bytes / net.node_bandwidth_Bps(), tally.receiver_bytes_max / net.preset().loopback_bandwidth,
+      std::max({net.bulk_transfer_s(tally.node_flows), tally.receiver_bytes_max / net.preset().loopback_bandwidth,
                 net.wan_s(tally.cross_site_bytes)}) +
-      static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks())) * net.receive_overhead_s() +
+      static_cast<double>(messages_in) * net.receive_overhead_s(tally.receiver_bytes_max / std::max(1.0, messages_in)) +
       net.latency_s(0, std::min(1, net.nranks() - 1));
   return code + 2 * net.barrier_s() + data + 13 * net.allreduce_s(32);
 }

@@ -76,19 +76,62 @@ double NetworkModel::node_bandwidth_Bps() const {
   return preset_.topology == Topology::torus ? 2 * preset_.link_bandwidth : preset_.link_bandwidth;
 }
 
-double NetworkModel::allreduce_s(double bytes) const {
-  return 2 * (round_latency_s_ +
-              rounds_ * (preset_.send_overhead + preset_.recv_overhead + bytes / preset_.link_bandwidth));
+double NetworkModel::busiest_torus_link_bytes(std::span<const NodeFlow> flows) const {
+  // SimGrid's torus: hosts numbered with the first dimension fastest; a route fixes one
+  // dimension after another, going up when the target is at most half the ring ahead and
+  // down otherwise. Each link between neighbors carries each direction separately.
+  const auto& shape = layout_.torus_shape;
+  const std::size_t dims = shape.size();
+  std::vector<double> link_bytes(static_cast<std::size_t>(layout_.hosts_per_site) * dims * 2, 0.0);
+  for (const NodeFlow& f : flows) {
+    const int site = f.from / layout_.hosts_per_site;
+    if (site != f.to / layout_.hosts_per_site) continue;  // the WAN's, priced apart
+    int host = f.from - site * layout_.hosts_per_site;
+    const int target = f.to - site * layout_.hosts_per_site;
+    int stride = 1;
+    for (std::size_t d = 0; d < dims; stride *= shape[d], ++d) {
+      const int size = shape[d];
+      int at = host / stride % size;
+      const int ahead = ((target / stride % size - at) % size + size) % size;
+      const bool up = ahead <= size / 2;
+      for (int hop = 0; hop < (up ? ahead : size - ahead); ++hop) {
+        link_bytes[(static_cast<std::size_t>(host) * dims + d) * 2 + (up ? 0 : 1)] += f.bytes;
+        const int next = (at + (up ? 1 : size - 1)) % size;
+        host += (next - at) * stride;
+        at = next;
+      }
+    }
+  }
+  return link_bytes.empty() ? 0.0 : *std::max_element(link_bytes.begin(), link_bytes.end());
 }
 
-double NetworkModel::small_gather_s() const { return round_latency_s_ + rounds_ * preset_.recv_overhead; }
+double NetworkModel::bulk_transfer_s(std::span<const NodeFlow> flows) const {
+  if (preset_.topology == Topology::torus) return busiest_torus_link_bytes(flows) / preset_.link_bandwidth;
+  std::vector<double> out(static_cast<std::size_t>(nodes()), 0.0);
+  std::vector<double> in(out.size(), 0.0);
+  for (const NodeFlow& f : flows) {
+    out[static_cast<std::size_t>(f.from)] += f.bytes;
+    in[static_cast<std::size_t>(f.to)] += f.bytes;
+  }
+  double busiest = 0;
+  for (std::size_t n = 0; n < out.size(); ++n) busiest = std::max({busiest, out[n], in[n]});
+  return busiest / preset_.link_bandwidth;
+}
+
+double NetworkModel::allreduce_s(double bytes) const {
+  return 2 * (round_latency_s_ +
+              rounds_ * (send_overhead_s(bytes) + receive_overhead_s(bytes) + bytes / preset_.link_bandwidth));
+}
+
+double NetworkModel::small_gather_s() const { return round_latency_s_ + rounds_ * receive_overhead_s(8); }
 
 double NetworkModel::gatherv_s(double total_bytes) const {
-  return std::max(nranks_ * preset_.recv_overhead, total_bytes / node_bandwidth_Bps()) + latency_s(nranks_ - 1, 0);
+  const double share = total_bytes / nranks_;
+  return std::max(nranks_ * receive_overhead_s(share), total_bytes / node_bandwidth_Bps()) + latency_s(nranks_ - 1, 0);
 }
 
 double NetworkModel::scatterv_s(double total_bytes) const {
-  return total_bytes / node_bandwidth_Bps() + latency_s(0, nranks_ - 1) + preset_.recv_overhead;
+  return total_bytes / node_bandwidth_Bps() + latency_s(0, nranks_ - 1) + receive_overhead_s(total_bytes / nranks_);
 }
 
 }  // namespace lbbench

@@ -191,7 +191,9 @@ class ModelRun {
                         series.totals(total_time), std::move(events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
-                              .network = "alpha + beta x bytes over the preset's routes, no contention"};
+                              .network =
+                                  "alpha + beta x bytes over the preset's routes; overheads on eager messages; bulk "
+                                  "transfers bounded by the busiest link"};
     return r;
   }
 

@@ -37,7 +37,7 @@ double wait_for_messages(const StepNetwork& sn, int r, double t) {
     const auto iu = static_cast<std::size_t>(i);
     for (std::int64_t m = 0; m < halo.messages[iu]; ++m) {
       t = std::max(t, arrival_s(sn, halo.peer[iu], r, halo.bytes[iu], halo.messages[iu], m)) +
-          sn.net.receive_overhead_s();
+          sn.net.receive_overhead_s(halo.bytes[iu] / static_cast<double>(halo.messages[iu]));
     }
   }
   for (std::int64_t i = halo.begin[ru]; i < halo.begin[ru + 1]; ++i) {
@@ -56,6 +56,7 @@ double message_driven_end(const ModelState& state, const StepNetwork& sn, const 
   const LocalGraph& g = state.graph();
   struct Arrival {
     double at;
+    double overhead;  // the receive's
     double work = 0;  // of the vertices whose last message this is
   };
   std::vector<Arrival> arrivals;
@@ -64,7 +65,8 @@ double message_driven_end(const ModelState& state, const StepNetwork& sn, const 
     const auto iu = static_cast<std::size_t>(i);
     const int s = halo.peer[iu];
     peers.push_back(s);
-    arrivals.push_back({arrival_s(sn, s, r, halo.bytes[iu], halo.messages[iu], halo.messages[iu] - 1)});
+    arrivals.push_back({arrival_s(sn, s, r, halo.bytes[iu], halo.messages[iu], halo.messages[iu] - 1),
+                        sn.net.receive_overhead_s(halo.bytes[iu] / static_cast<double>(halo.messages[iu]))});
   }
   double interior = 0;
   for (const std::int64_t v : state.vertices_of(r)) {
@@ -84,7 +86,7 @@ double message_driven_end(const ModelState& state, const StepNetwork& sn, const 
   }
   std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
   double t = sn.start[ru] + interior;
-  for (const auto& a : arrivals) t = std::max(t, a.at) + sn.net.receive_overhead_s() + a.work;
+  for (const auto& a : arrivals) t = std::max(t, a.at) + a.overhead + a.work;
   return t;
 }
 
