@@ -1,6 +1,6 @@
 // The exact reference: branch and bound over how many loads of each distinct value each
 // core takes. It is meant for small instances (the paper's example, n = 16 on 2 cores)
-// and gives up with an error when its node budget runs out.
+// and when its node budget runs out returns the best plan it found, not proven optimal.
 //
 // What keeps it small:
 //   - equal loads are one value with a count, so the paper's example has 3 values, not
@@ -16,8 +16,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <stdexcept>
-#include <string>
 
 #include "balancers/reorder/reorder.hpp"
 
@@ -42,15 +40,20 @@ class ExactSearch {
     choice_.assign(core_order_.size(), std::vector<int>(value_.size(), 0));
   }
 
-  std::vector<int> solve() {
-    const std::vector<int> heuristic = plan_ours(loads_, layout_);
-    best_ = max_core_load(loads_, layout_, heuristic);
+  ExactResult solve() {
+    ExactResult result;
+    result.plan = plan_ours(loads_, layout_);
+    best_ = max_core_load(loads_, layout_, result.plan);
     tolerance_ = 1e-9 * std::max(1.0, best_);
     floor_ = lower_bound(loads_, layout_);
-    if (best_ <= floor_ + tolerance_ || core_order_.empty()) return heuristic;
+    result.lower_bound = floor_;
+    if (best_ <= floor_ + tolerance_ || core_order_.empty()) return result;
     const double total = std::accumulate(loads_.begin(), loads_.end(), 0.0);
     search_core(0, total, 0.0);
-    return found_ ? plan_of(best_choice_) : heuristic;
+    if (found_) result.plan = plan_of(best_choice_);
+    result.proven = !out_of_budget_;
+    result.nodes = nodes_;
+    return result;
   }
 
  private:
@@ -115,8 +118,8 @@ class ExactSearch {
     if (slots_left == 0) {
       std::fill(counts.begin() + static_cast<std::ptrdiff_t>(d), counts.end(), 0);
       if (++nodes_ > max_nodes_) {
-        throw std::runtime_error("the exact reorder gave up after " + std::to_string(max_nodes_) +
-                                 " nodes without proving optimality; use a smaller instance or another method");
+        out_of_budget_ = stop_ = true;  // the incumbent stands, unproven
+        return;
       }
       search_core(pos + 1, remaining - core_load, std::max(heaviest_so_far, core_load));
       return;
@@ -167,13 +170,17 @@ class ExactSearch {
   std::vector<std::vector<int>> best_choice_;
   double best_ = 0, tolerance_ = 0, floor_ = 0;
   std::int64_t nodes_ = 0;
-  bool found_ = false, stop_ = false;
+  bool found_ = false, stop_ = false, out_of_budget_ = false;
 };
 
 }  // namespace
 
-std::vector<int> plan_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes) {
+ExactResult search_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes) {
   return ExactSearch(loads, layout, max_nodes).solve();
+}
+
+std::vector<int> plan_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes) {
+  return search_exact(loads, layout, max_nodes).plan;
 }
 
 }  // namespace lbbench::reorder

@@ -61,7 +61,15 @@ void check_loads(std::span<const double> loads, const SlotLayout& layout);
 
 std::vector<int> plan_paper(std::span<const double> loads, const SlotLayout& layout);
 std::vector<int> plan_ours(std::span<const double> loads, const SlotLayout& layout);
-// Throws std::runtime_error when the search budget runs out before optimality is proven.
+// The exact search's outcome: the optimum when proven, else the best plan found when the
+// node budget ran out (never worse than plan_ours), with the bound it was measured against.
+struct ExactResult {
+  std::vector<int> plan;
+  bool proven = true;
+  double lower_bound = 0;
+  std::int64_t nodes = 0;
+};
+ExactResult search_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes);
 std::vector<int> plan_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes);
 // The serial reference of LB_Dist_load_create: the same rounds, with each rank's load
 // known only to that rank, and the scans done in rank order.

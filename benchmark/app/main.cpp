@@ -296,6 +296,10 @@ int main_impl(int argc, char** argv) {
   reorder_cmd->add_option("--method", reorder.method, "identity, paper, ours, exact, dist, random or worst");
   reorder_cmd->add_option("--t", reorder.levels, "dist: histogram levels")->check(CLI::Range(2, 64));
   reorder_cmd->add_option("--seed", reorder.seed, "random: the seed");
+  reorder_cmd
+      ->add_option("--max-nodes", reorder.max_nodes,
+                   "exact: search nodes before it settles for the best plan found, unproven")
+      ->check(CLI::PositiveNumber);
   reorder_cmd->add_flag("--compare", reorder.compare, "Also print every method's maximum core load");
 
   SweepCommand sweep;
@@ -317,6 +321,11 @@ int main_impl(int argc, char** argv) {
     return kExitInput;
   } catch (const RunError& e) {
     std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+    return kExitRun;
+  } catch (const std::exception& e) {
+    // Not an input error and not a run's broken invariant: a defect, said as one rather
+    // than an abort.
+    std::fprintf(stderr, "lbbench: internal error: %s\n", e.what());
     return kExitRun;
   }
   if (*calibrate_cmd) {

@@ -151,15 +151,34 @@ void print_plan(const std::vector<double>& loads, const reorder::SlotLayout& lay
   fmt::print("  permutation, new rank of process 0..{}:{}\n", layout.slots() - 1, perm);
 }
 
+// What the exact search proved, when it could not prove its plan optimal.
+std::string unproven_note(const reorder::ExactResult& r, const std::vector<double>& loads,
+                          const reorder::SlotLayout& layout) {
+  if (r.proven) return "";
+  const double found = reorder::max_core_load(loads, layout, r.plan);
+  return fmt::format(
+      "not proven optimal: the search stopped after {} nodes; the best plan found is {:.2f}% above the "
+      "lower bound {:g}",
+      r.nodes, r.lower_bound > 0 ? 100 * (found / r.lower_bound - 1) : 0.0, r.lower_bound);
+}
+
+// A method's plan, and for the exact search whether it proved it optimal.
+reorder::ExactResult plan_with_proof(reorder::Method m, const std::vector<double>& loads,
+                                     const reorder::SlotLayout& layout, const reorder::PlanOptions& options) {
+  if (m == reorder::Method::exact) return reorder::search_exact(loads, layout, options.max_nodes);
+  return {.plan = reorder::make_plan(m, loads, layout, options)};
+}
+
 void print_comparison(const std::vector<double>& loads, const reorder::SlotLayout& layout,
                       const reorder::PlanOptions& options) {
   fmt::print("  {:>8}  {:>14}  {:>12}\n", "method", "max core load", "planned in");
   for (std::string_view name : reorder::method_names()) {
     const reorder::Method m = reorder::parse_method(name);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto plan = reorder::make_plan(m, loads, layout, options);
+    const auto r = plan_with_proof(m, loads, layout, options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("  {:>8}  {:>14g}  {:>9.3g} ms\n", name, reorder::max_core_load(loads, layout, plan), 1e3 * seconds);
+    fmt::print("  {:>8}  {:>14g}  {:>9.3g} ms{}\n", name, reorder::max_core_load(loads, layout, r.plan), 1e3 * seconds,
+               r.proven ? "" : "  (not proven optimal)");
   }
 }
 
@@ -173,11 +192,13 @@ int plan_reorder(const ReorderRequest& request) {
   reorder::PlanOptions options;
   options.levels = request.levels;
   options.seed = request.seed;
+  options.max_nodes = request.max_nodes;
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int> plan = reorder::make_plan(method, loads, layout, options);
+    const reorder::ExactResult r = plan_with_proof(method, loads, layout, options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_plan(loads, layout, plan, method, seconds);
+    print_plan(loads, layout, r.plan, method, seconds);
+    if (!r.proven) fmt::print("  {}\n", unproven_note(r, loads, layout));
     if (request.compare) print_comparison(loads, layout, options);
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());

@@ -4,6 +4,7 @@ Environment: LBBENCH (the binary), LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
 import json
 import os
+import random
 import re
 import subprocess
 import tempfile
@@ -72,6 +73,22 @@ class ReorderPlanning(unittest.TestCase):
         self.assertEqual(sorted(r[1] for r in core_rows(out)), [3] * 8 + [5] * 8)
         self.assertRegex(out, r"worst\s+20\s")
         self.assertRegex(out, r"paper\s+10\s")
+
+    def test_an_exhausted_exact_search_gives_its_best_plan_unproven(self):
+        # Log-normal loads on 3 and 5 processes per core: the search cannot prove the
+        # optimum in a thousand nodes; it used to die of an uncaught exception (exit 134).
+        rng = random.Random(1)
+        loads = ",".join(f"{rng.lognormvariate(0, 0.5):.4f}" for _ in range(32))
+        common = ["--loads", loads, "--per-core-list", "3x4,5x4"]
+        out = plan(*common, "--method", "exact", "--max-nodes", "1000", "--compare")
+        self.assertIn("not proven optimal", out)
+        bound = float(re.search(r"lower bound ([\d.]+)", out).group(1))
+        found = max_core_load(out)
+        self.assertGreaterEqual(found, bound)
+        self.assertLessEqual(found, max_core_load(plan(*common, "--method", "ours")) + 1e-9)
+        self.assertRegex(out, r"exact\s+[\d.]+\s+[\d.]+ ms\s+\(not proven optimal\)")
+        # The comparison of another method runs the same search, and ends as well.
+        self.assertIn("not proven optimal", plan(*common, "--method", "paper", "--max-nodes", "1000", "--compare"))
 
     def test_loads_from_a_file(self):
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
