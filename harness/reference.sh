@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Re-makes the committed reference results: the sweeps of scenarios/sweeps/ on simulated
-# machines (SimGrid SMPI, so their figures repeat up to the balancers' own timed code) and
-# with real MPI on 2 ranks (whose figures depend on the machine), their reports, and the
-# plots. Then Pearce et al.'s model on this machine: the candidates' platform costs fitted
+# machines (SimGrid SMPI, so their figures repeat up to the balancers' own timed code), on
+# modeled ones (langer-kale, at up to 131,072 ranks) and with real MPI on 2 ranks (whose
+# figures depend on the machine), their reports, and the plots. Then Pearce et al.'s model on this machine: the candidates' platform costs fitted
 # from a calibration sweep, and `auto` scored with them on the model-accuracy sweep.
 #
 #   harness/reference.sh [RESULTS_DIR]      (default: results/, about 2 hours on 2 cores)
@@ -29,7 +29,7 @@ sweep() {  # SWEEP FOLDER [--set ...]: run what is not recorded yet, then report
 }
 plot() { "$python" harness/plot.py "$out/$1" --out "$out/plots/$1"; }
 
-for name in balancers koenig-kale-fig2 vector real-2ranks; do
+for name in balancers koenig-kale-fig2 vector real-2ranks langer-kale; do
   sweep "$name" "$name"
   plot "$name"
 done
