@@ -29,8 +29,8 @@ namespace lbbench {
 // Loads travel as integer multiples of a quantum, so sums and comparisons are exact and
 // the same in any order. The quantum is the smallest positive vertex load divided by 2^shift,
 // with the smallest shift (0 to kFinestShift) at which every load rounds to within
-// kRoundingTolerance of itself: equal loads, or loads that are whole multiples of the
-// smallest, still count as one unit each (shift 0), while continuous loads get a quantum
+// kRoundingTolerance of itself: equal loads still count as one unit each, and whole
+// multiples of the smallest as whole units (shift 0), while continuous loads get a quantum
 // fine enough that no rank's load is off by more than 0.1% (a shift of 9 always is:
 // 2^-10 < 0.1%). It is raised where needed so no load exceeds 2^30 quanta.
 struct Quantum {
