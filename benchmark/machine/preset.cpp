@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kTopologies{"torus", "fat-tree", "crossbar"};
+const std::vector<std::string> kWanSharing{"shared", "per-flow"};
 
 std::vector<fs::path> machine_dirs(const std::string& scenario_file) {
   std::vector<fs::path> dirs;
@@ -73,6 +74,7 @@ MachinePreset parse_preset(const std::string& file) {
     p.sites = static_cast<int>(sites->integer("count", std::nullopt, 1, 64));
     p.wan_latency = sites->number("wan_latency", std::nullopt, 0.0, 100.0);
     p.wan_bandwidth = sites->number("wan_bandwidth", std::nullopt, 1.0);
+    p.wan_shared = sites->choice("wan_sharing", kWanSharing, std::string("shared")) == "shared";
     sites->finish();
   }
   root.finish();
@@ -150,6 +152,7 @@ Json MachinePreset::to_json() const {
     j["sites"] = sites;
     j["wan_latency"] = wan_latency;
     j["wan_bandwidth"] = wan_bandwidth;
+    if (!wan_shared) j["wan_sharing"] = "per-flow";
   }
   return j;
 }
@@ -222,8 +225,8 @@ std::string platform_xml(const MachinePreset& p, const RankLayout& l) {
   } else {
     xml += "  <zone id=\"world\" routing=\"Full\">\n";
     for (int s = 0; s < p.sites; ++s) xml += cluster_xml(p, l, s);
-    xml += fmt::format("    <link id=\"wan\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SHARED\"/>\n",
-                       bw(p.wan_bandwidth), lat(p.wan_latency));
+    xml += fmt::format("    <link id=\"wan\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"{}\"/>\n",
+                       bw(p.wan_bandwidth), lat(p.wan_latency), p.wan_shared ? "SHARED" : "FATPIPE");
     for (int a = 0; a < p.sites; ++a) {
       for (int b = a + 1; b < p.sites; ++b) {
         xml += fmt::format(

@@ -45,6 +45,10 @@ struct MachinePreset {
   int sites = 1;
   double wan_latency = 0;
   double wan_bandwidth = 0;
+  // Whether every cross-site flow shares the one link's bandwidth (a real wide-area link),
+  // or each flow gets up to wan_bandwidth on its own (SimGrid's FATPIPE): a delay added to
+  // each node's own network, as Koenig & Kalé's delay device did.
+  bool wan_shared = true;
 
   [[nodiscard]] double core_flops() const { return core_ghz * 1e9 * flops_per_cycle; }
   [[nodiscard]] int ranks_per_node() const { return cores * processes_per_core; }

@@ -67,10 +67,14 @@ double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
   if (node_of(from) == node_of(to)) return preset_.loopback_bandwidth;
   if (site_of(from) == site_of(to)) return preset_.link_bandwidth;
   const double tcp_bound = kTcpGamma / (2 * latency_s(from, to));
-  return std::min({preset_.link_bandwidth, preset_.wan_bandwidth / std::max(1.0, wan_flows), tcp_bound});
+  const double wan_share = preset_.wan_shared ? preset_.wan_bandwidth / std::max(1.0, wan_flows) : preset_.wan_bandwidth;
+  return std::min({preset_.link_bandwidth, wan_share, tcp_bound});
 }
 
-double NetworkModel::wan_s(double bytes) const { return preset_.sites > 1 ? bytes / preset_.wan_bandwidth : 0.0; }
+double NetworkModel::wan_s(double bytes) const {
+  // A per-flow wide-area link bounds no bulk transfer beyond the nodes' own links.
+  return preset_.sites > 1 && preset_.wan_shared ? bytes / preset_.wan_bandwidth : 0.0;
+}
 
 double NetworkModel::node_bandwidth_Bps() const {
   return preset_.topology == Topology::torus ? 2 * preset_.link_bandwidth : preset_.link_bandwidth;

@@ -9,7 +9,7 @@
 //
 // Contention is modeled where it bounds what lbbench does, not flow by flow: on the one
 // link every cross-site message shares, the WAN, whose bandwidth a phase's cross-site
-// flows divide equally; at a node's own links for a centralized gather into rank 0 and the
+// flows divide equally (unless the preset's sites.wan_sharing is per-flow); at a node's own links for a centralized gather into rank 0 and the
 // scatter out of it (node_bandwidth_Bps: on a torus twice the link's, as measured under
 // SMPI, since SimGrid routes dimension by dimension and a node's traffic leaves mostly by
 // the two directions of its first dimension; elsewhere its one link's); and for a
@@ -41,7 +41,8 @@ class NetworkModel {
 
   [[nodiscard]] double latency_s(int from, int to) const;
   [[nodiscard]] double bandwidth_Bps(int from, int to, double wan_flows = 1) const;
-  // Seconds for `bytes` to cross the wide-area link alone (0 with one site).
+  // Seconds for `bytes` to cross the shared wide-area link alone (0 with one site, or when
+  // each cross-site flow has the link's bandwidth to itself).
   [[nodiscard]] double wan_s(double bytes) const;
   // One message of `bytes` from one rank to another, from its send to its arrival, while
   // `wan_flows` messages cross the wide-area link at once.
