@@ -67,7 +67,8 @@ double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
   if (node_of(from) == node_of(to)) return preset_.loopback_bandwidth;
   if (site_of(from) == site_of(to)) return preset_.link_bandwidth;
   const double tcp_bound = kTcpGamma / (2 * latency_s(from, to));
-  const double wan_share = preset_.wan_shared ? preset_.wan_bandwidth / std::max(1.0, wan_flows) : preset_.wan_bandwidth;
+  const double wan_share =
+      preset_.wan_shared ? preset_.wan_bandwidth / std::max(1.0, wan_flows) : preset_.wan_bandwidth;
   return std::min({preset_.link_bandwidth, wan_share, tcp_bound});
 }
 
