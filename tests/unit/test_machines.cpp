@@ -27,6 +27,20 @@ TEST(MachinePresets, TheFourShippedPresetsLoad) {
   EXPECT_EQ(load_machine_preset("grid-2site", kScenario).sites, 2);
 }
 
+// Koenig & Kalé's sites were two halves of one cluster with a delay device between them:
+// each cross-site flow keeps the network's bandwidth instead of sharing one link.
+TEST(MachinePresets, TheGridsWideAreaLinkIsPerFlow) {
+  MachinePreset grid = load_machine_preset("grid-2site", kScenario);
+  EXPECT_FALSE(grid.wan_shared);
+  const RankLayout l = plan_layout(grid, 8);
+  EXPECT_NE(platform_xml(grid, l).find(R"(id="wan")"), std::string::npos);
+  EXPECT_NE(platform_xml(grid, l).find(R"(sharing_policy="FATPIPE")"), std::string::npos);
+  EXPECT_EQ(grid.to_json().at("wan_sharing"), "per-flow");
+  grid.wan_shared = true;
+  EXPECT_NE(platform_xml(grid, l).find(R"(sharing_policy="SHARED")"), std::string::npos);
+  EXPECT_FALSE(grid.to_json().contains("wan_sharing"));
+}
+
 TEST(MachinePresets, UnknownNamesGetASuggestion) {
   try {
     load_machine_preset("bgqq", kScenario);
