@@ -5,8 +5,13 @@ to the optimal (exact) plan.
 
     harness/reorder_table.py [--lbbench build/lbbench] [--repetitions 5] [--out DIR]
 
+do_work is calibrated once, by one process alone, before any oversubscribed launch: each
+of 16 processes calibrating while they share 2 cores measured the kernel about 3.5 times
+too fast, and differently each time. The runs then read that calibration (cached per host).
 Runs are interleaved (every method once, then again) so drifts in machine load touch
-every method alike; the table reports medians. Records go to DIR/reorder.jsonl.
+every method alike; the table gives each method's median ratio to the exact plan's run of
+the same repetition, with the range over the repetitions. Records go to
+DIR/reorder.jsonl and the table to DIR/table.md.
 """
 import argparse
 import json
@@ -16,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from runs import portable
+
 HERE = Path(__file__).resolve().parent.parent
 METHODS = ["exact", "ours", "paper", "dist", "identity", "random", "worst"]
 LAYOUTS = {"8 per core": "cores=2", "6 and 10 per core": "cores=[6, 10]"}
@@ -23,7 +30,7 @@ LAYOUTS = {"8 per core": "cores=2", "6 and 10 per core": "cores=[6, 10]"}
 
 def run(lbbench, scenario, ranks, out, sets):
     cmd = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
-    cmd += ["-np", str(ranks), lbbench, "run", scenario, "--out", str(out)]
+    cmd += ["-np", str(ranks), portable(lbbench), "run", portable(scenario), "--out", portable(out)]
     for s in sets:
         cmd += ["--set", s]
     subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
@@ -43,6 +50,8 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     records = out_dir / "reorder.jsonl"
 
+    # One calibration, by one process on an idle host, for every run to read.
+    subprocess.run([args.lbbench, "calibrate", "--quick"], check=True, capture_output=True, text=True, timeout=600)
     times = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
     create = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
     planned = {}
@@ -57,21 +66,26 @@ def main():
                       file=sys.stderr)
 
     unit = min(planned.values()) / 18 if planned else 1  # the example's unit of load
-    print(f"Median wall time of {args.repetitions} runs, {args.ranks} processes on 2 cores; "
-          "in brackets the maximum core load the plan predicts, in the paper's units.\n")
-    print("| processes per core | " + " | ".join(METHODS) + " |")
-    print("|---|" + "---|" * len(METHODS))
+    lines = [f"Wall time of {args.repetitions} runs, {args.ranks} processes on 2 cores, as ratios to the exact plan's "
+             "run of the same repetition: median [lowest, highest]; in brackets after them the maximum core load "
+             "the plan predicts, in the paper's units.", "",
+             "| processes per core | " + " | ".join(METHODS) + " |", "|---|" + "---|" * len(METHODS)]
     for layout in LAYOUTS:
-        best = statistics.median(times[(layout, "exact")])
-        cells = [f"{statistics.median(times[(layout, m)]) / best:.3f} ({planned[(layout, m)] / unit:.0f})"
-                 for m in METHODS]
-        print(f"| {layout} | " + " | ".join(cells) + " |")
-    print("\nMedian seconds (exact):", {layout: round(statistics.median(times[(layout, "exact")]), 3) for layout in LAYOUTS})
-    print("\nMedian time of the create call (ms):")
-    print("| processes per core | " + " | ".join(METHODS) + " |")
-    print("|---|" + "---|" * len(METHODS))
+        cells = []
+        for m in METHODS:
+            ratios = [t / e for t, e in zip(times[(layout, m)], times[(layout, "exact")])]
+            cells.append(f"{statistics.median(ratios):.3f} [{min(ratios):.3f}, {max(ratios):.3f}] "
+                         f"({planned[(layout, m)] / unit:.0f})")
+        lines.append(f"| {layout} | " + " | ".join(cells) + " |")
+    exact_s = {layout: round(statistics.median(times[(layout, "exact")]), 3) for layout in LAYOUTS}
+    lines += ["", f"Median seconds (exact): {exact_s}", "", "Median time of the create call (ms):", "",
+              "| processes per core | " + " | ".join(METHODS) + " |", "|---|" + "---|" * len(METHODS)]
     for layout in LAYOUTS:
-        print(f"| {layout} | " + " | ".join(f"{1e3 * statistics.median(create[(layout, m)]):.2f}" for m in METHODS) + " |")
+        lines.append(f"| {layout} | " + " | ".join(f"{1e3 * statistics.median(create[(layout, m)]):.2f}"
+                                                for m in METHODS) + " |")
+    text = "\n".join(lines) + "\n"
+    (out_dir / "table.md").write_text(text)
+    print(text, end="")
 
 
 if __name__ == "__main__":
