@@ -9,8 +9,8 @@
 //
 // Contention is modeled where it bounds what lbbench does, not flow by flow: on the one
 // link every cross-site message shares, the WAN, whose bandwidth a phase's cross-site
-// flows divide equally (unless the preset's sites.wan_sharing is per-flow); at a node's own links for a centralized gather into rank 0 and the
-// scatter out of it (node_bandwidth_Bps: on a torus twice the link's, as measured under
+// flows divide equally (unless the preset's sites.wan_sharing is per-flow); at a node's own links for a centralized
+// gather into rank 0 and the scatter out of it (node_bandwidth_Bps: on a torus twice the link's, as measured under
 // SMPI, since SimGrid routes dimension by dimension and a node's traffic leaves mostly by
 // the two directions of its first dimension; elsewhere its one link's); and for a
 // migration, on the busiest link: every node-to-node flow is routed as SimGrid routes it
