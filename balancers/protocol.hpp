@@ -91,6 +91,17 @@ class RankProtocol {
   // The destination of each local unit (its own rank when it stays).
   [[nodiscard]] virtual std::vector<Rank> owners() const = 0;
   [[nodiscard]] virtual std::int64_t largest_list() const { return 0; }
+  // A copy of this rank's state, to time a round on (see timed_round in protocol.cpp).
+  [[nodiscard]] virtual std::unique_ptr<RankProtocol> clone() const = 0;
+};
+
+// Implements clone() for a protocol that is a plain value.
+template <class Derived>
+class CopyableProtocol : public RankProtocol {
+ public:
+  [[nodiscard]] std::unique_ptr<RankProtocol> clone() const final {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
 };
 
 // Bundles everything a rank says to each peer in one round into one message per peer.
@@ -120,8 +131,10 @@ ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange)
 class ProtocolObserver {
  public:
   virtual ~ProtocolObserver() = default;
-  // Rank `rank` handled its inbox in `cpu_s` seconds of its own code (code_cpu_seconds) and sent
-  // `sent`.
+  // The driver starts its first round.
+  virtual void started() {}
+  // Rank `rank` handled its inbox in `cpu_s` seconds of its own code (the shorter of two
+  // runs, as the MPI driver charges it under a simulator) and sent `sent`.
   virtual void stepped(int rank, double cpu_s, const std::vector<Message>& sent) = 0;
   // Every rank has stepped. `reduced`: the round also reduced values over all ranks.
   virtual void round_done(bool reduced) = 0;

@@ -9,7 +9,7 @@ namespace lbbench {
 
 namespace {
 
-class DiffusionProtocol final : public RankProtocol {
+class DiffusionProtocol final : public CopyableProtocol<DiffusionProtocol> {
  public:
   DiffusionProtocol(RankWork work, DiffusionParams params)
       : w_(std::move(work)), p_(params), load_(static_cast<double>(w_.load())) {

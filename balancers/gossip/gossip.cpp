@@ -72,7 +72,7 @@ class KnownRanks {
   std::vector<Known> merged_;  // scratch, kept to reuse its memory
 };
 
-class GossipProtocol final : public RankProtocol {
+class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  public:
   GossipProtocol(RankWork work, GossipParams params, ProtocolContext ctx)
       : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {

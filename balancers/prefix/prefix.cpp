@@ -12,7 +12,7 @@ namespace lbbench {
 
 namespace {
 
-class PrefixProtocol final : public RankProtocol {
+class PrefixProtocol final : public CopyableProtocol<PrefixProtocol> {
  public:
   PrefixProtocol(RankWork work, bool subtract_min) : w_(std::move(work)), subtract_min_(subtract_min) {
     owners_.assign(w_.units(), Rank{w_.rank});

@@ -76,7 +76,7 @@ std::int64_t subtree_size(std::int64_t root, std::int64_t b, std::int64_t n) {
   return size;
 }
 
-class TreeProtocol final : public RankProtocol {
+class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
  public:
   TreeProtocol(RankWork work, TreeParams params, ProtocolContext ctx) : w_(std::move(work)), p_(params), ctx_(ctx) {
     if (p_.count_units) std::fill(w_.quanta.begin(), w_.quanta.end(), std::int64_t{1});

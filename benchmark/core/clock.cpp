@@ -73,23 +73,6 @@ double code_cpu_seconds() {
   return thread_cpu_seconds() - static_cast<double>(faults) * per_fault;
 }
 
-PieceTimer::PieceTimer(double long_s) : long_s_(long_s), cpu_mark_(code_cpu_seconds()), wall_mark_(wall_seconds()) {}
-
-void PieceTimer::start() { started_ = wall_seconds(); }
-
-double PieceTimer::stop() {
-  const double now = wall_seconds();
-  const double wall = now - started_;
-  if (wall < long_s_) return wall;
-  const double cpu = code_cpu_seconds();
-  // What ran between the last reading and this piece is taken to have run without
-  // interruption (it did, or it would have been a long piece itself).
-  const double piece = std::clamp(cpu - cpu_mark_ - (started_ - wall_mark_), 0.0, wall);
-  cpu_mark_ = cpu;
-  wall_mark_ = wall_seconds();
-  return piece;
-}
-
 std::string utc_timestamp(const char* format) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

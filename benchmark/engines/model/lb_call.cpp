@@ -113,11 +113,13 @@ class RoundPricer final : public ProtocolObserver {
 
   void stepped(int rank, double cpu_s, const std::vector<Message>& sent) override {
     busy_[static_cast<std::size_t>(rank)] = cpu_s * scale_;
-    handler_s_ += cpu_s;
     for (const auto& m : sent) sent_.push_back({rank, m.peer, static_cast<double>(m.data.size())});
   }
 
+  void started() override { driver_start_ = code_cpu_seconds(); }
+
   void round_done(bool reduced) override {
+    driver_cpu_s_ = code_cpu_seconds() - driver_start_;
     const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.barrier_s();
     double received = barrier;
     std::vector<double> done(busy_.size(), barrier);
@@ -133,7 +135,8 @@ class RoundPricer final : public ProtocolObserver {
   }
 
   [[nodiscard]] double total_s() const { return total_s_; }
-  [[nodiscard]] double handler_cpu_s() const { return handler_s_; }
+  // The serial driver's own time, running and timing every rank's handlers.
+  [[nodiscard]] double driver_cpu_s() const { return driver_cpu_s_; }
 
  private:
   struct Sent {
@@ -146,7 +149,8 @@ class RoundPricer final : public ProtocolObserver {
   std::vector<double> busy_;
   std::vector<Sent> sent_;
   double total_s_ = 0;
-  double handler_s_ = 0;
+  double driver_start_ = 0;
+  double driver_cpu_s_ = 0;
 };
 
 // What a centralized strategy gathers to rank 0 (see CentralizedBalancer::plan).
@@ -171,6 +175,14 @@ Gathered gathered(const Balancer& b, const GlobalProblem& pr, int dims) {
   return g;
 }
 
+// The largest fraction of the objects that one rank holds.
+double busiest_share(const GlobalProblem& pr) {
+  if (pr.size() == 0) return 0;
+  std::vector<std::int64_t> held(static_cast<std::size_t>(pr.nranks), 0);
+  for (const Rank r : pr.owner) ++held[static_cast<std::size_t>(r.value())];
+  return static_cast<double>(*std::max_element(held.begin(), held.end())) / static_cast<double>(pr.size());
+}
+
 // The decision's time on the machine and the new owner of every object.
 struct Decided {
   Assignment assignment;
@@ -188,11 +200,13 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
     const double cpu0 = code_cpu_seconds();
     d.assignment =
         distributed->reference(pr, ProtocolContext{.seed = pr.seed, .invocation = pr.invocation}, &stats, &pricer);
-    // Each rank builds its own part of the problem and reads its owners back: the serial
-    // driver did it for all ranks at once, so each rank's share is the rest over P.
-    const double setup_cpu = std::max(0.0, code_cpu_seconds() - cpu0 - pricer.handler_cpu_s());
+    // Each rank builds its own part of the problem and reads its owners back, in time with
+    // its vertex count, and the protocol's first collective waits for the busiest: the
+    // serial driver did it for all ranks at once (the rest of its time), so that rank's
+    // share is its share of the vertices.
+    const double setup_cpu = std::max(0.0, code_cpu_seconds() - cpu0 - pricer.driver_cpu_s());
     // The quantum's extremes and shift before, and the protocol's totals after (4 allreduces).
-    d.decision_s = setup_cpu * scale / pr.nranks + pricer.total_s() + net.allreduce_s(16) + net.allreduce_s(4) +
+    d.decision_s = setup_cpu * scale * busiest_share(pr) + pricer.total_s() + net.allreduce_s(16) + net.allreduce_s(4) +
                    4 * net.allreduce_s(8);
     d.protocol = stats;
     return d;

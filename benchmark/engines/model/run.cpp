@@ -112,7 +112,8 @@ class ModelRun {
         net_(s.machine.effective_preset(), nranks),
         decision_costs_(o.charge_code
                             ? fmt::format("measured: the code's thread CPU time, less its page faults at {:.2f} us "
-                                          "each, x code_time_scale",
+                                          "each (a protocol round's handler: the shorter of two runs), x "
+                                          "code_time_scale",
                                           1e6 * page_fault_seconds())
                             : "none: code is free (--code-charge none)"),
         machine_(machine_info(s, net_, o.code_time_scale, &decision_costs_)),

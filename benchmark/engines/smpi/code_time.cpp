@@ -17,6 +17,8 @@ bool g_charging = true;
 
 void charge_code_explicitly(bool on) { g_charging = on; }
 
+bool code_is_charged() { return g_charging; }
+
 void charge_code(double host_cpu_s) {
   // smpi_execute takes seconds of this host's time and scales them by smpi/host-speed over
   // the simulated core's speed, the same rule SimGrid applies to the code it benchmarks.
