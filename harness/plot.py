@@ -3,6 +3,9 @@
 
     python3 harness/plot.py RESULTS [--out DIR] [--baseline none] [--run ID]
 
+When this python3 has no matplotlib, the script runs itself again with Debian's
+/usr/bin/python3, which python3-matplotlib installs for.
+
 RESULTS is a records file (.jsonl) or a folder searched for them. Each plot is drawn when
 the records hold what it needs, and written as PDF and PNG:
 
@@ -25,18 +28,41 @@ sweeps get one folder of figures per sweep.
 """
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+# The Python that Debian's python3-matplotlib installs for. `python3` on a user's PATH may
+# be another (pyenv, conda, a venv) that lacks it: the README's command must still work.
+SYSTEM_PYTHON = "/usr/bin/python3"
+REEXEC_GUARD = "LBBENCH_PLOT_REEXEC"
+
+
+def rerun_with_a_python_that_has_matplotlib():
+    """Replaces this process with SYSTEM_PYTHON running this script, when that Python has
+    matplotlib and this one has not; returns only when there is none to run."""
+    if os.environ.get(REEXEC_GUARD) or not os.access(SYSTEM_PYTHON, os.X_OK):
+        return
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True)
+    if probe.returncode != 0:
+        return
+    print(f"plot.py: matplotlib is not importable by {sys.executable}; running with {SYSTEM_PYTHON}",
+          file=sys.stderr, flush=True)
+    os.environ[REEXEC_GUARD] = "1"
+    os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
+
+
 try:
     import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 except ImportError:
-    sys.exit(f"plot.py: matplotlib is not importable by {sys.executable}; install Debian's "
-             "python3-matplotlib and run this script with /usr/bin/python3")
+    rerun_with_a_python_that_has_matplotlib()
+    sys.exit(f"plot.py: matplotlib is not importable by {sys.executable} nor by {SYSTEM_PYTHON}; "
+             "install Debian's python3-matplotlib (sudo apt-get install python3-matplotlib)")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 COLUMN_AXES = {"balancer", "machine", "engine", "ranks"}
 LATENCY_KEY = "machine.wan_latency"

@@ -92,6 +92,24 @@ class Plots(unittest.TestCase):
         self.assertFalse((out / "bars.png").exists())
         self.assert_drawn(out / "improvement.png")
 
+    def test_the_readmes_command_works_as_written(self):
+        # `python3 harness/plot.py results/ --out plots/` from a checkout, with whatever
+        # python3 the PATH gives, and with a Python that cannot import matplotlib (-S
+        # leaves out the site packages where Debian installs it).
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "harness").symlink_to(SOURCE / "harness")
+            (folder / "results").mkdir()
+            records = "".join(json.dumps(r) + "\n" for r in fixture_records(with_predictions=False))
+            (folder / "results" / "runs.jsonl").write_text(records)
+            for python in (["python3"], [sys.executable, "-S"]):
+                with self.subTest(python=python):
+                    result = subprocess.run([*python, "harness/plot.py", "results/", "--out", "plots/"], cwd=folder,
+                                            capture_output=True, text=True, timeout=300)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assert_drawn(folder / "plots" / "latency.png")
+                    (folder / "plots" / "latency.png").unlink()
+
     def test_no_records_is_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             result = subprocess.run([sys.executable, str(PLOT), tmp], capture_output=True, text=True)
