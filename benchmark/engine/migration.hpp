@@ -41,6 +41,7 @@ class Migrator {
   MigrationStats pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
                              std::unordered_map<int, Bytes>& outgoing) const;
   void keep_and_receive(LocalGraph& g, const std::vector<Rank>& target, const std::vector<Message>& incoming) const;
+  void rebuild_charged(LocalGraph& g, const std::vector<Rank>& target, const std::vector<Message>& incoming) const;
   // Sizes the rebuilt graph for what stays and what arrived, so that building it
   // allocates once.
   void reserve_for(LocalGraph& kept, const LocalGraph& g, const std::vector<Rank>& target,
