@@ -12,6 +12,10 @@ namespace lbbench {
 
 namespace {
 
+// The owner rule multiplies a stream offset by the rank count, which can pass 2^63. GCC and
+// Clang have a 128-bit integer; __extension__ says it is meant (-Wpedantic).
+__extension__ using Int128 = __int128;
+
 class PrefixProtocol final : public CopyableProtocol<PrefixProtocol> {
  public:
   PrefixProtocol(RankWork work, bool subtract_min) : w_(std::move(work)), subtract_min_(subtract_min) {
@@ -81,8 +85,8 @@ class PrefixProtocol final : public CopyableProtocol<PrefixProtocol> {
   void assign(std::int64_t offset) {
     if (total_ <= 0) return;
     for (std::size_t u = first_streamed_; u < w_.units(); ++u) {
-      const __int128 middle2 = 2 * static_cast<__int128>(offset) + w_.quanta[u];
-      const auto r = static_cast<std::int64_t>(middle2 * w_.nranks / (2 * static_cast<__int128>(total_)));
+      const Int128 middle2 = 2 * static_cast<Int128>(offset) + w_.quanta[u];
+      const auto r = static_cast<std::int64_t>(middle2 * w_.nranks / (2 * static_cast<Int128>(total_)));
       owners_[u] = Rank{static_cast<int>(std::min<std::int64_t>(r, w_.nranks - 1))};
       offset += w_.quanta[u];
     }
