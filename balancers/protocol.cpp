@@ -92,10 +92,15 @@ struct TimedRound {
 };
 
 TimedRound timed_round(RankProtocol& protocol, const Inbox& inbox) {
-  const std::unique_ptr<RankProtocol> copy = protocol.clone();
+  std::unique_ptr<RankProtocol> copy = protocol.clone();
   Outbox dropped;
   TimedRound round;
-  round.seconds = shorter_of_two([&] { dropped = copy->step(inbox); }, [&] { round.out = protocol.step(inbox); });
+  round.seconds = shorter_of_two([&] { dropped = copy->step(inbox); },
+                                 [&] {
+                                   dropped = Outbox{};
+                                   copy.reset();
+                                 },
+                                 [&] { round.out = protocol.step(inbox); });
   return round;
 }
 

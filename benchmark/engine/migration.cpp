@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -257,8 +258,8 @@ void Migrator::rebuild_charged(LocalGraph& g, const std::vector<Rank>& target,
     keep_and_receive(g, target, incoming);
     return;
   }
-  LocalGraph copy = g;
-  charge_code(shorter_of_two([&] { keep_and_receive(copy, target, incoming); },
+  std::optional<LocalGraph> copy = g;
+  charge_code(shorter_of_two([&] { keep_and_receive(*copy, target, incoming); }, [&] { copy.reset(); },
                              [&] { keep_and_receive(g, target, incoming); }));
 }
 

@@ -55,22 +55,27 @@ class ChargedCode {
 };
 
 // The time of code that runs twice alike, `once` then `again` (the same pure code twice, or
-// one step on a copy of its state and then for real): the shorter of the two runs. A
-// simulator's host is interrupted by what the simulated machine does not have (on a virtual
-// machine about once a millisecond, for 40-70 us that no guest clock can tell from the
-// code's own time), and whichever rank's code runs then would be charged for it; a
-// collective after the code charges the slowest rank to all, so with a thousand ranks
-// nearly every collective would. The second run also finds the code's data in cache and in
-// the TLB, as a rank on its own core would, where a simulator's ranks share one core with
-// the simulator. Short runs are timed by the monotonic clock alone: reading the CPU clock is
-// a system call, which on a host that isolates the kernel's page tables empties the TLB,
-// and refilling it costs a short region more than its own work. Only when the first run was
-// long is the second timed as CodeStopwatch does.
-template <class Once, class Again>
-double shorter_of_two(Once&& once, Again&& again) {
+// one step on a copy of its state and then for real), with `between` run untimed in
+// between to free what the first run made: the shorter of the two runs.
+//  - A simulator's host is interrupted by what the simulated machine does not have (on a
+//    virtual machine about once a millisecond, for 40-70 us that no guest clock can tell
+//    from the code's own time), and whichever rank's code runs then would be charged for
+//    it; a collective after the code charges the slowest rank to all, so with a thousand
+//    ranks nearly every collective would.
+//  - The second run finds the code's data in cache, as a rank on its own core would, where
+//    a simulator's ranks share one core with the simulator; and it reuses the memory the
+//    first freed, where the first touched fresh pages (a page fault costs 0.5-1 us on bare
+//    metal, 12-16 us on a virtual machine, and nothing on Blue Gene, whose kernel maps
+//    memory up front; the CPU clock only subtracts an estimate of it).
+//  - Short runs are timed by the monotonic clock alone: reading the CPU clock is a system
+//    call, dearer than most handlers. Only when the first run was long is the second timed
+//    as CodeStopwatch does.
+template <class Once, class Between, class Again>
+double shorter_of_two(Once&& once, Between&& between, Again&& again) {
   const double start = wall_seconds();
   once();
   const double first = wall_seconds() - start;
+  between();
   if (first >= kShortRegionSeconds) {
     const CodeStopwatch watch;
     again();
@@ -87,9 +92,9 @@ double shorter_of_two(Once&& once, Again&& again) {
 template <class Code>
 auto charge_pure(Code&& code) -> decltype(code()) {
   if (!code_is_charged()) return code();
-  std::optional<decltype(code())> dropped;
   std::optional<decltype(code())> result;
-  charge_code(shorter_of_two([&] { dropped.emplace(code()); }, [&] { result.emplace(code()); }));
+  charge_code(
+      shorter_of_two([&] { result.emplace(code()); }, [&] { result.reset(); }, [&] { result.emplace(code()); }));
   return std::move(*result);
 }
 

@@ -11,6 +11,8 @@
 #include "balancers/gossip/gossip.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/tree.hpp"
+#include "core/clock.hpp"
+#include "mpi/code_time.hpp"
 #include "problem_fixtures.hpp"
 
 namespace lbbench {
@@ -279,6 +281,60 @@ TEST(Convergence, EveryDistributedBalancerConvergesOnEveryPattern) {
                                         << ratio.back();
     }
   }
+}
+
+// Counts what the serial driver reports while it times every handler twice.
+class CountingObserver final : public ProtocolObserver {
+ public:
+  void stepped(int /*rank*/, double seconds, const std::vector<Message>& /*sent*/) override {
+    ++steps;
+    negative = negative || seconds < 0;
+  }
+  void round_done(bool /*reduced*/) override { ++rounds; }
+  std::int64_t steps = 0;
+  std::int64_t rounds = 0;
+  bool negative = false;
+};
+
+TEST(HandlerTiming, StepsOnACopyLeaveEveryProtocolsResultAsItWas) {
+  // The drivers time each round on a copy of the rank's state before the real step; a copy
+  // that shared state with its original would change the plan.
+  const GlobalProblem problem = grid_problem(32, 32, 16, test::corner_hotspot(32, 8.0));
+  std::vector<std::pair<const char*, std::unique_ptr<DistributedBalancer>>> balancers;
+  balancers.emplace_back("diffusion", std::make_unique<DiffusionBalancer>(DiffusionParams{}));
+  balancers.emplace_back("tree", std::make_unique<TreeBalancer>(TreeParams{}));
+  balancers.emplace_back("gossip", std::make_unique<GossipBalancer>(GossipParams{}));
+  balancers.emplace_back("prefix", std::make_unique<PrefixBalancer>(PrefixParams{}));
+  for (const auto& [name, b] : balancers) {
+    ProtocolStats once;
+    ProtocolStats twice;
+    CountingObserver observer;
+    const Assignment plain = b->reference(problem, {.seed = 4}, &once);
+    const Assignment timed = b->reference(problem, {.seed = 4}, &twice, &observer);
+    EXPECT_EQ(plain, timed) << name;
+    EXPECT_NE(plain, problem.owner) << name << " moved nothing: the test shows nothing";
+    EXPECT_EQ(once.rounds, twice.rounds) << name;
+    EXPECT_EQ(once.messages, twice.messages) << name;
+    EXPECT_EQ(once.bytes, twice.bytes) << name;
+    EXPECT_EQ(observer.rounds, twice.rounds) << name;
+    EXPECT_EQ(observer.steps, twice.rounds * problem.nranks) << name;
+    EXPECT_FALSE(observer.negative) << name;
+  }
+}
+
+TEST(HandlerTiming, TheShorterOfTwoRunsIsTheTime) {
+  // One run of the pair is held up for 3 ms (as an interruption of the host would); the
+  // time is the other's, whichever of the two it is.
+  const auto busy = [] {
+    const double until = wall_seconds() + 3e-3;
+    while (wall_seconds() < until) {
+    }
+  };
+  const auto quick = [] {};
+  EXPECT_LT(shorter_of_two(busy, quick, quick), 1e-3);
+  EXPECT_LT(shorter_of_two(quick, quick, busy), 1e-3);
+  // What runs between the two is not timed.
+  EXPECT_LT(shorter_of_two(quick, busy, quick), 1e-3);
 }
 
 TEST(Gossip, SameSeedSameResultAndTheTargetRatioHolds) {
