@@ -23,6 +23,7 @@
 #include "engine/replay.hpp"
 #include "engines/engine.hpp"
 #include "engines/launch.hpp"
+#include "engines/memory.hpp"
 #include "engines/native_commands.hpp"
 #include "harness/commands.hpp"
 #include "mpi/mpi.hpp"
@@ -37,7 +38,10 @@ constexpr int kExitRun = 3;
 
 std::string joined_command(int argc, char** argv) {
   std::string out;
-  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) out += ' ';
+    out += argv[i];
+  }
   return out;
 }
 
@@ -94,6 +98,15 @@ bool uses_zoltan(const BalancerConfig& config) {
   return a && std::any_of(a->candidates.begin(), a->candidates.end(), uses_zoltan);
 }
 
+// The ranks that share this one's node (and its memory).
+int ranks_on_this_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  const int n = comm_size(node);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides,
         const Outputs& outputs, RunOptions options, const Engine& engine) {
   MpiSession mpi(&argc, &argv);
@@ -102,9 +115,18 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
   options.command_line = joined_command(argc, argv);
   try {
     Scenario scenario;
+    // With a process per rank, each node checks the memory of the ranks it holds (a
+    // one-process engine's front end checked the whole run before it started this one).
+    const bool per_node = engine.info().process_per_rank;
+    const int node_ranks = per_node ? ranks_on_this_node(comm) : 0;
     collectively(comm, [&] {
       scenario = load_scenario(file, overrides);
       engine.info().check(scenario);
+      if (per_node) {
+        const int ranks = comm_size(comm);
+        refuse_what_cannot_fit(memory_needed(scenario, ranks, EngineKind::mpi, node_ranks, engine.process_bytes()),
+                               memory_limit(options.max_memory), ranks, EngineKind::mpi);
+      }
       if (me == 0) check_outputs_writable(outputs);
     });
     if (uses_zoltan(scenario.balancer.config) && !mpi.thread_multiple() && me == 0) {
@@ -156,6 +178,7 @@ LaunchRequest launch_request_of(const std::string& scenario, const std::vector<s
   launch.host_ghz = host_ghz;
   launch.code_charge = code_charge;
   launch.command_line = options.command_line;
+  launch.max_memory = options.max_memory;
   return launch;
 }
 
@@ -226,6 +249,10 @@ int main_impl(int argc, char** argv) {
   run_cmd
       ->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);
+  run_cmd
+      ->add_option("--max-memory", options.max_memory,
+                   "Memory the run may use (for example 8GB); by default what this host and its cgroup have available")
+      ->transform(CLI::AsSizeValue(true));
   EngineSettings settings;
   run_cmd->add_flag("--recalibrate", settings.recalibrate,
                     "Measure do_work now instead of using the cached calibration");

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 
 #include "record/run_record.hpp"
@@ -18,7 +19,8 @@ class Engine;
 struct RunOptions {
   bool verify = false;  // check every owner table after every migration
   double watchdog_seconds = 600;
-  std::string command_line;  // for provenance
+  std::string command_line;          // for provenance
+  std::optional<double> max_memory;  // --max-memory, bytes
 };
 
 struct RunOutcome {

@@ -52,6 +52,9 @@ class Engine {
   // What the simulation cost on this host, for the record; empty on a real machine.
   // `setup_s` is the run's set-up time on the run's clock, `host_wall_s` its host time.
   [[nodiscard]] virtual std::optional<SimulationInfo> simulation(double setup_s, double host_wall_s) const = 0;
+  // What each process holds besides its share of the run (do_work's array, the MPI
+  // library), for the memory check of a run with a process per rank.
+  [[nodiscard]] virtual double process_bytes() const { return 0; }
 };
 
 // Settings the native engine is made with (from the command line).

@@ -31,7 +31,8 @@ struct LaunchRequest {
   // MPI calls, its own overhead included) or "none" (only do_work and messages take time:
   // runs repeat exactly).
   std::string code_charge = "explicit";
-  std::string command_line;  // for provenance
+  std::string command_line;          // for provenance
+  std::optional<double> max_memory;  // --max-memory, bytes: the limit the run is checked against
 };
 
 // A scenario's rank count for a one-process engine: --ranks, or the scenario's `ranks`.

@@ -2,6 +2,7 @@
 
 Environment: LBBENCH (the binary), LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
+import csv
 import json
 import os
 import re
@@ -179,6 +180,63 @@ class RunCommand(unittest.TestCase):
             self.assertEqual(result.returncode, 2)
             self.assertRegex(result.stderr, re.escape(str(bad)) + r":\d+:3: workload\.edge_bytse: unknown key "
                              r"'edge_bytse'\. Did you mean 'edge_bytes'\?")
+
+
+class MemoryCheck(unittest.TestCase):
+    """A run that cannot fit is refused before it allocates, with its estimate and what to change."""
+
+    def assert_refused(self, result, *expected):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.count("lbbench: error"), 1, result.stderr)
+        self.assertRegex(result.stderr, r"this run needs about [\d.]+ [MGT]B of memory")
+        for text in expected:
+            self.assertIn(text, result.stderr)
+
+    def test_a_mesh_of_a_hundred_billion_vertices_is_refused_on_every_engine(self):
+        quickstart = str(SCENARIOS / "quickstart.yaml")
+        huge = ("--set", "mesh.nx=1000000000")
+        self.assert_refused(mpirun(2, "run", quickstart, *huge, check=False), "mesh.nx", "on one node")
+        simulated = ("--machine", "bgq", "--ranks", "256")
+        self.assert_refused(lbbench("run", quickstart, *huge, "--engine", "smpi", *simulated),
+                            "for 256 ranks in one process", "use fewer ranks")
+        self.assert_refused(lbbench("run", quickstart, *huge, "--engine", "model", *simulated), "TB of memory")
+
+    def test_the_limit_can_be_given_and_the_estimate_is_told_part_by_part(self):
+        # SimGrid alone needs more than 100 MB; the quickstart fits in what this host has.
+        result = lbbench("run", str(SCENARIOS / "quickstart.yaml"), "--engine", "smpi", "--machine", "bgq", "--ranks",
+                         "256", "--max-memory", "100MB")
+        self.assert_refused(result, "more than the 100 MB allowed here (--max-memory)", "engine 481 MB")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "runs.jsonl"
+            fits = lbbench("run", str(SCENARIOS / "quickstart.yaml"), "--engine", "model", "--machine", "bgq",
+                           "--ranks", "256", "--out", str(out))
+            self.assertEqual(fits.returncode, 0, fits.stderr)
+            self.assertEqual(len(out.read_text().splitlines()), 1)
+
+
+    def test_the_estimate_is_near_the_peaks_measured_in_results_scale(self):
+        # Every run of results/scale with a measured peak resident size, asked again with a
+        # limit of one byte: the refusal tells the estimate.
+        table = SOURCE / "results" / "scale" / "scale.csv"
+        ratios = []
+        with table.open() as rows:
+            runs = list(csv.DictReader(rows))
+        for row in runs:
+            if not row["peak_rss_gb"] or row["balancer"].startswith("reorder-"):
+                continue
+            sets = [f"balancer.name={row['balancer']}", *row["settings"].split()]
+            args = ["run", str(SCENARIOS / "scale.yaml"), "--engine", row["engine"] or "smpi", "--ranks", row["ranks"],
+                    "--max-memory", "1"]
+            for setting in sets:
+                args += ["--set", setting]
+            result = lbbench(*args)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            size, unit = re.search(r"needs about ([\d.]+) ([MGT]B)", result.stderr).groups()
+            estimate = float(size) * {"MB": 1e-3, "GB": 1, "TB": 1e3}[unit]
+            ratios.append((estimate / float(row["peak_rss_gb"]), row["engine"], row["ranks"], row["balancer"]))
+        self.assertGreater(len(ratios), 30)
+        for ratio, *case in ratios:
+            self.assertTrue(2 / 3 <= ratio <= 3 / 2, f"{case}: estimate / peak = {ratio:.2f}")
 
 
 class OtherCommands(unittest.TestCase):

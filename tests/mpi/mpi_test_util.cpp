@@ -122,6 +122,7 @@ LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const Machi
   const Load mine = std::accumulate(loads.begin(), loads.end(), Load{});
   return LoadView{.graph = g,
                   .vertex_load = loads,
+                  .vertex_load_vec = {},
                   .edge_bytes = 64,
                   .element_bytes = 128,
                   .machine = machine,

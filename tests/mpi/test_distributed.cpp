@@ -105,10 +105,11 @@ TEST_P(MatchesReference, SameOwnersAndTrafficAsTheSerialReference) {
   std::int64_t moved = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) moved += reference[i] != problem.owner[i];
   // Counting units, block-distributed ranks are already balanced: nothing may move.
-  if (params.find("count") != std::string::npos)
+  if (params.find("count") != std::string::npos) {
     EXPECT_EQ(moved, 0);
-  else if (p > 1)
+  } else if (p > 1) {
     EXPECT_GT(moved, 0) << "the hot spot made it do something";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Distributed, MatchesReference,

@@ -8,6 +8,7 @@
 
 #include "app/reporters.hpp"
 #include "core/error.hpp"
+#include "engines/memory.hpp"
 #include "engines/model/run.hpp"
 #include "mpi/mpi.hpp"
 #include "record/record_file.hpp"
@@ -18,6 +19,8 @@ int launch_model(const LaunchRequest& launch) {
   const Scenario s = load_scenario(launch.scenario, launch.overrides);
   engine_info(EngineKind::model).check(s);
   const int ranks = requested_ranks(launch, s, "model");
+  refuse_what_cannot_fit(memory_needed(s, ranks, EngineKind::model), memory_limit(launch.max_memory), ranks,
+                         EngineKind::model);
   check_writable(launch.record_out, "record file", true);
   check_writable(launch.steps_csv, "per-step table", false);
   // The mesh builders and readers speak MPI; the model builds the whole mesh in this one

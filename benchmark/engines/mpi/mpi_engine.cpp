@@ -80,6 +80,10 @@ class MpiEngine final : public Engine {
   explicit MpiEngine(const EngineSettings& settings) : settings_(settings) { keep_freed_memory(); }
 
   [[nodiscard]] const EngineInfo& info() const override { return engine_info(EngineKind::mpi); }
+  // do_work's array and Open MPI's own buffers and mappings (about 100 MB resident).
+  [[nodiscard]] double process_bytes() const override {
+    return static_cast<double>(default_work_array_bytes()) + 100e6;
+  }
   [[nodiscard]] double now() const override { return wall_seconds(); }
 
   [[nodiscard]] std::unique_ptr<ComputePhase> compute_phase(double unit_seconds, MPI_Comm comm) const override {

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "engines/memory.hpp"
 #include "harness/process.hpp"
 #include "scenario/scenario.hpp"
 
@@ -101,6 +102,8 @@ int launch_smpi(const LaunchRequest& launch) {
   engine_info(EngineKind::smpi).check(s);
   refuse_simulate_computation(launch.cfg);
   const int ranks = requested_ranks(launch, s, "smpi");
+  refuse_what_cannot_fit(memory_needed(s, ranks, EngineKind::smpi), memory_limit(launch.max_memory), ranks,
+                         EngineKind::smpi);
   const std::string binary = smpi_binary();
   const MachinePreset preset = s.machine.effective_preset();
   const RankLayout layout = plan_layout(preset, ranks);
