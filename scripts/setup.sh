@@ -5,6 +5,8 @@
 #   scripts/setup.sh                 install + build + quickstart
 #   scripts/setup.sh --no-run        install + build
 #   scripts/setup.sh --deps-only     install packages only
+#
+# LBBENCH_WERROR=ON builds with warnings as errors (CI does).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +34,7 @@ install_packages() {
 }
 
 build() {
-  cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+  cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DLBBENCH_WERROR="${LBBENCH_WERROR:-OFF}"
   cmake --build "$build_dir" -j "$(nproc)"
 }
 

@@ -71,18 +71,24 @@ TEST_P(Layouts, EveryRankCountFitsAndTheFilesAgree) {
       int product = 1;
       for (int d : l.torus_shape) {
         product *= d;
-        if (l.torus_shape.size() > 1) EXPECT_GT(d, 1) << "no dimension of size 1";
+        if (l.torus_shape.size() > 1) {
+          EXPECT_GT(d, 1) << "no dimension of size 1";
+        }
       }
       EXPECT_EQ(product, l.hosts_per_site);
       EXPECT_LE(static_cast<int>(l.torus_shape.size()), p.torus_dims);
     }
     // Sites split the ranks in contiguous halves.
     const auto first_remote = std::find(l.rank_site.begin(), l.rank_site.end(), 1) - l.rank_site.begin();
-    if (p.sites == 2 && n >= 2) EXPECT_EQ(first_remote, (n + 1) / 2);
+    if (p.sites == 2 && n >= 2) {
+      EXPECT_EQ(first_remote, (n + 1) / 2);
+    }
     const std::string xml = platform_xml(p, l);
     EXPECT_NE(xml.find("<platform version=\"4.1\">"), std::string::npos);
     EXPECT_NE(xml.find(R"(radical="0-)" + std::to_string(l.hosts_per_site - 1) + "\""), std::string::npos);
-    if (p.sites > 1) EXPECT_NE(xml.find("<zoneRoute"), std::string::npos);
+    if (p.sites > 1) {
+      EXPECT_NE(xml.find("<zoneRoute"), std::string::npos);
+    }
     const std::string hosts = hostfile(p, l);
     EXPECT_EQ(std::count(hosts.begin(), hosts.end(), '\n'), n);
   }
