@@ -1,6 +1,7 @@
 // Gather, solve on rank 0, scatter (see centralized.hpp).
 #include "balancers/centralized.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "mpi/code_time.hpp"
@@ -43,17 +44,45 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
               mpi_type<VertexId>(), 0, comm);
   MPI_Gatherv(bytes.data(), local_edges, MPI_INT64_T, problem.adj_bytes.data(), edge_counts.data(), edge_displs.data(),
               MPI_INT64_T, 0, comm);
+  // Edges to pinned vertices name the rank they sit on: their owners come along.
+  std::vector<Rank> neighbor_owner(me == 0 && g.has_pinned() ? neighbor.size() : 0);
+  if (g.has_pinned()) {
+    MPI_Gatherv(g.adj_owner.data(), local_edges, mpi_type<Rank>(), neighbor_owner.data(), edge_counts.data(),
+                edge_displs.data(), mpi_type<Rank>(), 0, comm);
+  }
   if (me != 0) return;
   const ChargedCode assembly;
   // Ids are dense (0..n-1), so an array maps them to object indices.
   std::vector<std::int64_t> index_of(static_cast<std::size_t>(g.global_vertices), -1);
   for (std::size_t i = 0; i < problem.size(); ++i)
     index_of[static_cast<std::size_t>(problem.id[i].value())] = static_cast<std::int64_t>(i);
-  problem.xadj.assign(problem.size() + 1, 0);
-  std::inclusive_scan(all_degree.begin(), all_degree.end(), problem.xadj.begin() + 1);
-  problem.adjncy.resize(neighbor.size());
-  for (std::size_t e = 0; e < neighbor.size(); ++e)
-    problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
+  if (!g.has_pinned()) {
+    problem.xadj.assign(problem.size() + 1, 0);
+    std::inclusive_scan(all_degree.begin(), all_degree.end(), problem.xadj.begin() + 1);
+    problem.adjncy.resize(neighbor.size());
+    for (std::size_t e = 0; e < neighbor.size(); ++e)
+      problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
+    return;
+  }
+  // Objects' edges among themselves, and to pinned vertices as the ranks they sit on.
+  std::vector<std::int64_t> bytes_kept;
+  problem.xadj.assign(1, 0);
+  problem.fixed_xadj.assign(1, 0);
+  std::size_t e = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    for (std::int64_t k = 0; k < all_degree[i]; ++k, ++e) {
+      const std::int64_t id = neighbor[e].value();
+      if (id < g.global_vertices) {
+        problem.adjncy.push_back(index_of[static_cast<std::size_t>(id)]);
+        bytes_kept.push_back(problem.adj_bytes[e]);
+      } else {
+        problem.fixed_rank.push_back(neighbor_owner[e].value());
+      }
+    }
+    problem.xadj.push_back(static_cast<std::int64_t>(problem.adjncy.size()));
+    problem.fixed_xadj.push_back(static_cast<std::int64_t>(problem.fixed_rank.size()));
+  }
+  problem.adj_bytes = std::move(bytes_kept);
 }
 
 // Gathers every object's load vector to rank 0; a scalar workload's vector is its load.
@@ -68,6 +97,21 @@ void gather_vectors(const LoadView& view, const std::vector<int>& vertex_counts,
   if (comm_rank(comm) == 0) problem.load_vec.resize(problem.size() * static_cast<std::size_t>(dims));
   MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), mpi_type<Load>(), problem.load_vec.data(), counts.data(),
               displs.data(), mpi_type<Load>(), 0, comm);
+}
+
+// Every rank's background load to rank 0: its sum, and its vector for vector strategies.
+void gather_background(const LoadView& view, bool vectors, MPI_Comm comm, GlobalProblem& problem) {
+  const bool root = comm_rank(comm) == 0;
+  const auto p = static_cast<std::size_t>(comm_size(comm));
+  const auto dims = static_cast<int>(view.background.size());
+  Load sum{};
+  for (const Load l : view.background) sum += l;
+  if (root) problem.rank_background.resize(p);
+  MPI_Gather(&sum, 1, mpi_type<Load>(), problem.rank_background.data(), 1, mpi_type<Load>(), 0, comm);
+  if (!vectors) return;
+  if (root) problem.rank_background_vec.resize(p * static_cast<std::size_t>(dims));
+  MPI_Gather(view.background.data(), dims, mpi_type<Load>(), problem.rank_background_vec.data(), dims, mpi_type<Load>(),
+             0, comm);
 }
 
 }  // namespace
@@ -104,6 +148,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
               mpi_type<Load>(), 0, comm);
   if (needs_graph()) gather_graph(view, counts, comm, problem);
   if (needs_vectors()) gather_vectors(view, counts, comm, problem);
+  if (!view.background.empty()) gather_background(view, needs_vectors(), comm, problem);
 
   Assignment assignment;
   if (me == 0) {
@@ -128,10 +173,30 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment) {
   std::vector<double> t(static_cast<std::size_t>(problem.nranks), 0.0);
+  for (int r = 0; r < problem.nranks; ++r) t[static_cast<std::size_t>(r)] = problem.background(r);
   for (std::size_t i = 0; i < problem.size(); ++i)
     t[static_cast<std::size_t>(assignment[i].value())] += problem.load[i].seconds();
   for (int r = 0; r < problem.nranks; ++r) t[static_cast<std::size_t>(r)] /= problem.speed(r);
   return t;
+}
+
+std::vector<double> movable_shares(const GlobalProblem& problem) {
+  const auto p = static_cast<std::size_t>(problem.nranks);
+  double movable = 0, background = 0, speeds = 0;
+  for (const Load l : problem.load) movable += l.seconds();
+  for (int r = 0; r < problem.nranks; ++r) {
+    background += problem.background(r);
+    speeds += problem.speed(r);
+  }
+  std::vector<double> share(p);
+  double sum = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    const int rank = static_cast<int>(r);
+    share[r] = std::max(0.0, (movable + background) * problem.speed(rank) / speeds - problem.background(rank));
+    sum += share[r];
+  }
+  for (double& s : share) s = sum > 0 ? s * movable / sum : movable / static_cast<double>(p);
+  return share;
 }
 
 }  // namespace lbbench

@@ -21,12 +21,23 @@ struct GlobalProblem {
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
   std::vector<int> rank_site;      // one per rank; empty means one site
+  // Load that stays on each rank whatever the plan: a recorded run's non-migratable
+  // objects (LBAF's sentinel objects, the background load of Charm++'s LB database). One
+  // per rank, and dims per rank (rank-major) where load vectors are gathered; empty when
+  // there is none.
+  std::vector<Load> rank_background;
+  std::vector<Load> rank_background_vec;
 
   // The communication graph, filled only for strategies that ask for it: CSR over object
   // indices, with the bytes each edge carries per step.
   std::vector<std::int64_t> xadj;
   std::vector<std::int64_t> adjncy;
   std::vector<std::int64_t> adj_bytes;
+  // Edges to objects outside the problem that never move (a recorded run's pinned
+  // objects), as CSR over objects giving each such neighbor's rank: the ranks an object
+  // talks to for good. Filled with the graph; empty when there are none.
+  std::vector<std::int64_t> fixed_xadj;
+  std::vector<int> fixed_rank;
   // What a meta-balancer needs to predict the others: the run's seed and call number
   // (randomized strategies), the payload of a moving object, and the steps until the next
   // LB call.
@@ -41,8 +52,13 @@ struct GlobalProblem {
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
   [[nodiscard]] bool has_graph() const { return !xadj.empty(); }
+  [[nodiscard]] bool has_fixed_edges() const { return !fixed_xadj.empty(); }
   [[nodiscard]] double speed(int r) const { return rank_speed.empty() ? 1.0 : rank_speed[static_cast<std::size_t>(r)]; }
   [[nodiscard]] int site(int r) const { return rank_site.empty() ? 0 : rank_site[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] bool has_background() const { return !rank_background.empty(); }
+  [[nodiscard]] double background(int r) const {
+    return rank_background.empty() ? 0.0 : rank_background[static_cast<std::size_t>(r)].seconds();
+  }
 };
 
 class CentralizedBalancer : public Balancer {
@@ -60,7 +76,12 @@ class CentralizedBalancer : public Balancer {
   [[nodiscard]] virtual Json decision() const { return nullptr; }
 };
 
-// Per-rank load sums of an assignment, each divided by the rank's speed.
+// Per-rank load sums of an assignment, background included, each divided by the rank's speed.
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment);
+
+// The movable load each rank would hold in a perfect balance: its speed's share of all the
+// load, background included, less its own background (never below zero), scaled so that
+// the shares add up to the movable load.
+std::vector<double> movable_shares(const GlobalProblem& problem);
 
 }  // namespace lbbench

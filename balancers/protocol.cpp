@@ -47,7 +47,13 @@ std::int64_t Quantum::of(Load load) const {
   return load.seconds() <= 0 ? 0 : std::max<std::int64_t>(1, std::llround(load.seconds() / seconds));
 }
 
-std::int64_t RankWork::load() const { return std::accumulate(quanta.begin(), quanta.end(), std::int64_t{0}); }
+std::int64_t Quantum::rounded(Load load) const {
+  return load.seconds() <= 0 ? 0 : std::llround(load.seconds() / seconds);
+}
+
+std::int64_t RankWork::load() const {
+  return background + std::accumulate(quanta.begin(), quanta.end(), std::int64_t{0});
+}
 
 namespace {
 
@@ -250,6 +256,7 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
   w.nranks = view.nranks;
   w.quanta.reserve(view.vertex_load.size());
   for (const Load l : view.vertex_load) w.quanta.push_back(quantum.of(l));
+  w.background = quantum.rounded(std::accumulate(view.background.begin(), view.background.end(), Load{}));
   if (!with_locality) return w;
   std::vector<int> peers;
   std::unordered_map<std::int64_t, std::int32_t> local_of;
@@ -261,12 +268,13 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
     for (std::size_t e = 0; e < nbrs.size(); ++e) {
       if (owners[e] != view.rank) {
         ++per_peer[owners[e].value()];
-      } else {
+      } else if (!g.is_fixed_neighbor(g.xadj[v] + static_cast<std::int64_t>(e))) {  // a pinned one is no unit
         w.local_adj.push_back(local_of.at(nbrs[e].value()));
       }
     }
     close_unit_rows(w, per_peer, g.degree(v), peers);
   }
+  peers.insert(peers.end(), view.fixed_peers.begin(), view.fixed_peers.end());
   set_peers(w, std::move(peers));
   return w;
 }
@@ -284,6 +292,7 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
   for (int r = 0; r < problem.nranks; ++r) {
     work[static_cast<std::size_t>(r)].rank = r;
     work[static_cast<std::size_t>(r)].nranks = problem.nranks;
+    work[static_cast<std::size_t>(r)].background = quantum.rounded(Load(problem.background(r)));
   }
   // Local index of every object on its owner, in the problem's order.
   std::vector<std::int32_t> local_index(problem.size());
@@ -305,7 +314,16 @@ std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_loca
         w.local_adj.push_back(local_index[u]);
       }
     }
-    close_unit_rows(w, per_peer, problem.xadj[i + 1] - problem.xadj[i], peers[static_cast<std::size_t>(r)]);
+    std::int64_t degree = problem.xadj[i + 1] - problem.xadj[i];
+    if (problem.has_fixed_edges()) {  // pinned neighbors: only their ranks matter
+      for (auto e = problem.fixed_xadj[i]; e < problem.fixed_xadj[i + 1]; ++e, ++degree) {
+        const int owner = problem.fixed_rank[static_cast<std::size_t>(e)];
+        if (owner == r) continue;
+        ++per_peer[owner];
+        peers[static_cast<std::size_t>(owner)].push_back(r);  // the pinned vertex's rank talks back
+      }
+    }
+    close_unit_rows(w, per_peer, degree, peers[static_cast<std::size_t>(r)]);
   }
   for (std::size_t r = 0; r < work.size(); ++r) set_peers(work[r], std::move(peers[r]));
   return work;

@@ -43,6 +43,8 @@ struct Quantum {
   // extremes over all ranks' loads.
   static int shift_needed(std::span<const Load> loads, double min_positive, double max_load);
   [[nodiscard]] std::int64_t of(Load load) const;
+  // A sum of loads (a rank's background), rounded to whole quanta; zero stays zero.
+  [[nodiscard]] std::int64_t rounded(Load load) const;
 };
 
 // One rank's input to a protocol, built from a live LoadView or, for the serial
@@ -51,6 +53,9 @@ struct RankWork {
   int rank = 0;
   int nranks = 1;
   std::vector<std::int64_t> quanta;  // per local unit (vertex), in local index order
+  // Load that never leaves this rank (a recorded run's non-migratable objects), in quanta:
+  // part of load(), never of a unit.
+  std::int64_t background = 0;
   // Remote neighbors of each unit as CSR over (peer rank, edges to that peer); only for
   // strategies that need locality (diffusion).
   std::vector<std::int64_t> nbr_xadj{0};

@@ -20,6 +20,11 @@ LocalGraph generate_grid(const GridSpec& spec, MPI_Comm comm);
 LocalGraph generate_geometric(const GeometricSpec& spec, std::uint64_t seed, MPI_Comm comm);
 LocalGraph generate_droplets(const DropletsSpec& spec, std::uint64_t seed, MPI_Comm comm);
 LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm);
+// A recorded run (an LBDatafile trace): rank 0 reads it, every rank gets the whole trace
+// and keeps its block of vertices.
+LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm);
+// Rank `rank`'s block of a trace's graph, before finish_graph.
+LocalGraph trace_graph(const Trace& trace, int rank, int nranks);
 
 // Fills the global facts (edge count, coordinate bounds) by reductions and checks the
 // local structure. Every builder ends with it.

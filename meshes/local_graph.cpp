@@ -7,6 +7,18 @@
 
 namespace lbbench {
 
+LocalGraph LocalGraph::facts_only() const {
+  LocalGraph out;
+  out.global_vertices = global_vertices;
+  out.global_edges = global_edges;
+  out.dim = dim;
+  out.ncon = ncon;
+  out.has_edge_weights = has_edge_weights;
+  out.bounds = bounds;
+  out.trace = trace;
+  return out;
+}
+
 void LocalGraph::reserve_more(std::int64_t vertices, std::int64_t edges) {
   const auto n = gid.size() + static_cast<std::size_t>(vertices);
   const auto m = adj.size() + static_cast<std::size_t>(edges);

@@ -4,10 +4,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/types.hpp"
+#include "meshes/trace/trace.hpp"
 
 namespace lbbench {
 
@@ -25,6 +27,9 @@ struct LocalGraph {
   int ncon = 0;                   // file vertex weights per vertex; 0 when none
   bool has_edge_weights = false;  // edge weights from the file (message size multipliers)
   Box bounds;
+  // A recorded run's tasks (an LBDatafile mesh): their times per phase, where they ran,
+  // which are pinned to their rank. Null for every other mesh.
+  std::shared_ptr<const TraceLayout> trace;
 
   // --- local vertices ------------------------------------------------------------------------
   std::vector<VertexId> gid;             // local index -> global id
@@ -50,8 +55,20 @@ struct LocalGraph {
   [[nodiscard]] std::span<const double> vweights_of(LocalIndex v) const {
     return {vweights.data() + static_cast<std::size_t>(v) * ncon, static_cast<std::size_t>(ncon)};
   }
+  // A vertex that never moves (a recorded run's non-migratable object).
+  [[nodiscard]] bool is_pinned(VertexId v) const { return trace && trace->is_pinned(v); }
+  // The mesh has vertices that never move (the same answer on every rank).
+  [[nodiscard]] bool has_pinned() const { return trace && trace->pinned_from < trace->vertices(); }
+  // An edge to a vertex outside this graph's own (ids at or above global_vertices): in a
+  // balancer's view of a recorded run, a pinned vertex, on its rank for good.
+  [[nodiscard]] bool is_fixed_neighbor(std::int64_t e) const {
+    return adj[static_cast<std::size_t>(e)].value() >= global_vertices;
+  }
   // Message-size multiplier of an edge (1 unless the file gave edge weights).
   [[nodiscard]] std::int64_t edge_weight(std::int64_t e) const { return has_edge_weights ? adj_weight[e] : 1; }
+
+  // A graph with this one's global facts and no vertex.
+  [[nodiscard]] LocalGraph facts_only() const;
 
   // Room for `vertices` more vertices with `edges` more edges in all, so that appending
   // them allocates nothing.

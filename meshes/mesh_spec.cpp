@@ -5,6 +5,11 @@ namespace lbbench {
 
 std::string_view to_string(MeshFormat f) { return name_of(kMeshFormats, f); }
 
+bool is_trace_mesh(const MeshSpec& mesh) {
+  const auto* f = std::get_if<MeshFileSpec>(&mesh);
+  return f && f->format == MeshFormat::lbdatafile;
+}
+
 int known_mesh_dim(const MeshSpec& mesh) {
   if (const auto* g = std::get_if<GridSpec>(&mesh)) return g->dim;
   if (const auto* g = std::get_if<GeometricSpec>(&mesh)) return g->dim;

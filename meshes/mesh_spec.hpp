@@ -31,9 +31,13 @@ struct DropletsSpec {
   double droplet_radius = 0.08;
   double fraction = 0.8;  // share of points inside droplets
 };
-enum class MeshFormat { metis, chaco, matrix_market };
-inline constexpr NameTable<MeshFormat, 3> kMeshFormats{
-    {{MeshFormat::metis, "metis"}, {MeshFormat::chaco, "chaco"}, {MeshFormat::matrix_market, "matrix-market"}}};
+// lbdatafile: a recorded run (vt's LBDatafile, meshes/trace/trace.hpp); `path` is then a
+// folder, a pattern with %r or a glob.
+enum class MeshFormat { metis, chaco, matrix_market, lbdatafile };
+inline constexpr NameTable<MeshFormat, 4> kMeshFormats{{{MeshFormat::metis, "metis"},
+                                                        {MeshFormat::chaco, "chaco"},
+                                                        {MeshFormat::matrix_market, "matrix-market"},
+                                                        {MeshFormat::lbdatafile, "lbdatafile"}}};
 struct MeshFileSpec {
   std::string path;      // as written in the scenario
   std::string resolved;  // relative to the scenario's folder
@@ -51,6 +55,8 @@ inline constexpr NameTable<Generator, 4> kGenerators{{{Generator::grid2d, "grid2
                                                       {Generator::droplets, "droplets"}}};
 
 std::string_view to_string(MeshFormat f);
+// True for a recorded run (an LBDatafile trace).
+bool is_trace_mesh(const MeshSpec& mesh);
 // Coordinates per vertex the mesh will have, when the spec alone tells (0: none or unknown).
 int known_mesh_dim(const MeshSpec& mesh);
 

@@ -5,7 +5,8 @@
 // loaded: they are dealt out last, each to the rank holding the fewest objects, so they
 // spread evenly. Among ranks with equal load (time), the one holding fewer objects wins.
 // Equal objects are taken in global id order, so the result is deterministic. With rank speeds,
-// "least loaded" compares load / speed, as Charm++ does for heterogeneous processors.
+// "least loaded" compares load / speed, as Charm++ does for heterogeneous processors, and
+// a rank's load starts at its background (objects that never move), as GreedyLB's does.
 #include "balancers/global/greedy.hpp"
 
 #include <algorithm>
@@ -54,7 +55,11 @@ Assignment GreedyBalancer::solve(const GlobalProblem& problem) const {
     return std::tie(a.time, a.objects, a.rank) > std::tie(b.time, b.objects, b.rank);
   };
   std::priority_queue<Slot, std::vector<Slot>, decltype(later)> heap(later);
-  for (int r = 0; r < problem.nranks; ++r) heap.push({0.0, 0, r, 0.0});
+  // A rank starts with its background load (objects that never move).
+  for (int r = 0; r < problem.nranks; ++r) {
+    const double background = problem.background(r);
+    heap.push({background / problem.speed(r), 0, r, background});
+  }
 
   Assignment out(n, Rank{0});
   std::size_t next = 0;  // position in order; the weightless come last

@@ -2,15 +2,16 @@
 //
 // Parts are unlabeled, so after partitioning they are relabeled: part p goes to the rank
 // that already holds most of its vertices, exactly (an assignment problem) up to 300
-// ranks and largest-overlap-first above. With unequal rank speeds, each part's target
-// weight is its rank's share of the total speed, and relabeling stays within ranks of
-// the same speed.
+// ranks and largest-overlap-first above. With unequal rank speeds or a background load
+// (objects that never move), each part's target weight is its rank's share of the movable
+// load (movable_shares), and relabeling stays within ranks of the same target.
 #include "balancers/global/metis.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "balancers/global/part_mapping.hpp"
 
@@ -49,13 +50,16 @@ void set_speed_targets(const GlobalProblem& problem, int ncon, MetisOptions& opt
   const int p = problem.nranks;
   const bool uniform_speed = std::all_of(problem.rank_speed.begin(), problem.rank_speed.end(),
                                          [&](double s) { return s == problem.speed(0); });
-  if (uniform_speed) return;
-  double total = 0;
-  for (int r = 0; r < p; ++r) total += problem.speed(r);
+  if (uniform_speed && !problem.has_background()) return;
+  // Each part's target is its rank's share of the movable load: the speed's share of all
+  // the load less the rank's background. METIS wants every target above zero.
+  const std::vector<double> share = movable_shares(problem);
+  const double total = std::accumulate(share.begin(), share.end(), 0.0);
   std::map<double, int> classes;
   for (int r = 0; r < p; ++r) {
-    for (int k = 0; k < ncon; ++k) options.tpwgts.push_back(static_cast<real_t>(problem.speed(r) / total));
-    const int c = classes.emplace(problem.speed(r), static_cast<int>(classes.size())).first->second;
+    const double target = total > 0 ? std::max(share[static_cast<std::size_t>(r)] / total, 1e-9) : 1.0 / p;
+    for (int k = 0; k < ncon; ++k) options.tpwgts.push_back(static_cast<real_t>(target));
+    const int c = classes.emplace(target, static_cast<int>(classes.size())).first->second;
     mapping.rank_class.push_back(c);
   }
   mapping.part_class = mapping.rank_class;  // part r targets rank r's share

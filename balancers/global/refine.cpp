@@ -69,7 +69,10 @@ class DonorObjects {
 Assignment RefineBalancer::solve(const GlobalProblem& problem) const {
   const int p = problem.nranks;
   Assignment out = problem.owner;
+  // Loads start at each rank's background (objects that never move), which counts toward
+  // its limit and toward the total the limits share.
   std::vector<double> load(static_cast<std::size_t>(p), 0.0);
+  for (int r = 0; r < p; ++r) load[static_cast<std::size_t>(r)] = problem.background(r);
   std::vector<std::vector<std::size_t>> objects_of(static_cast<std::size_t>(p));
   for (std::size_t i = 0; i < problem.size(); ++i) {
     load[static_cast<std::size_t>(out[i].value())] += problem.load[i].seconds();

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 
@@ -51,7 +52,12 @@ void obj_list(void* data, int /*num_gid*/, int /*num_lid*/, ZOLTAN_ID_PTR gids, 
 void num_edges(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
                int* counts, int* ierr) {
   const LocalGraph& g = static_cast<CallbackData*>(data)->view->graph;
-  for (int i = 0; i < num; ++i) counts[i] = static_cast<int>(g.degree(static_cast<LocalIndex>(lids[i])));
+  for (int i = 0; i < num; ++i) {
+    const auto v = static_cast<LocalIndex>(lids[i]);
+    int count = 0;
+    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) count += g.is_fixed_neighbor(e) ? 0 : 1;
+    counts[i] = count;  // Zoltan's objects only: a pinned neighbor is none of them
+  }
   *ierr = ZOLTAN_OK;
 }
 
@@ -62,10 +68,12 @@ void edge_list(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_
   std::size_t k = 0;
   for (int i = 0; i < num; ++i) {
     const auto v = static_cast<LocalIndex>(lids[i]);
-    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e, ++k) {
+    for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+      if (g.is_fixed_neighbor(e)) continue;
       nbor_gids[k] = static_cast<ZOLTAN_ID_TYPE>(g.adj[e].value());
       nbor_procs[k] = g.adj_owner[e].value();
       if (wdim > 0) ewgts[k] = static_cast<float>(std::max<std::int64_t>(1, view.edge_bytes * g.edge_weight(e)));
+      ++k;
     }
   }
   *ierr = ZOLTAN_OK;
@@ -139,6 +147,18 @@ void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks) {
   if (p.method == "rcb" || p.method == "rib") set(zz, "KEEP_CUTS", "0");
 }
 
+// With a background load (objects that never move, which the callbacks do not list),
+// this rank's part is sized to what balances it: the mean rank load less its background.
+// Zoltan scales the sizes the ranks give to their sum.
+void size_part_for_background(Zoltan_Struct* zz, const LoadView& view) {
+  double background = 0;
+  for (const Load l : view.background) background += l.seconds();
+  int part = view.rank.value();
+  int weight = 0;
+  float size = static_cast<float>(std::max(1e-9, view.total_load.seconds() / view.nranks - background));
+  Zoltan_LB_Set_Part_Sizes(zz, 1, 1, &part, &weight, &size);
+}
+
 }  // namespace
 
 MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
@@ -167,6 +187,7 @@ MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
   Zoltan_Set_Num_Geom_Fn(zz, num_geom, &data);
   Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, &data);
   Zoltan_Set_Obj_Size_Multi_Fn(zz, obj_size, &data);
+  if (!view.background.empty()) size_part_for_background(zz, view);
 
   int changes = 0, num_gid = 0, num_lid = 0, num_import = 0, num_export = 0;
   ZOLTAN_ID_PTR import_gids = nullptr, import_lids = nullptr, export_gids = nullptr, export_lids = nullptr;

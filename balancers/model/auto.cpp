@@ -71,6 +71,11 @@ std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem) {
       const int b = problem.owner[static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)])].value();
       if (a != b) sets[static_cast<std::size_t>(a)].insert(b);
     }
+    if (!problem.has_fixed_edges()) continue;
+    for (auto e = problem.fixed_xadj[i]; e < problem.fixed_xadj[i + 1]; ++e) {
+      const int b = problem.fixed_rank[static_cast<std::size_t>(e)];
+      if (a != b) sets[static_cast<std::size_t>(a)].insert(b);
+    }
   }
   std::vector<std::vector<int>> out(sets.size());
   for (std::size_t r = 0; r < sets.size(); ++r) out[r].assign(sets[r].begin(), sets[r].end());

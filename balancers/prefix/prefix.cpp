@@ -5,7 +5,10 @@
 // SMPI, whose MPI_Exscan is linear in the rank count, simulates it at scale). With
 // weighted units a rank keeps whole units up to the minimum load, so kept loads differ by
 // less than one unit; the scanned remainder is then split into equal shares, and each
-// rank ends within one unit of the average.
+// rank ends within one unit of the average. A rank's background load (objects that never
+// move) stays home and counts as kept; the equal split of the stream does not know it, so
+// ranks with unequal backgrounds stay that far apart (the scan has no per-rank target
+// without O(P) data per rank).
 #include "balancers/prefix/prefix.hpp"
 
 namespace lbbench {
@@ -45,9 +48,10 @@ class PrefixProtocol final : public CopyableProtocol<PrefixProtocol> {
     return out;
   }
 
-  // Units kept at home: the leading ones whose loads fit in the global minimum.
+  // Units kept at home: the leading ones whose loads fit in the global minimum, on top of
+  // the rank's background, which never streams.
   Outbox begin_scan(std::int64_t minimum) {
-    std::int64_t kept = 0;
+    std::int64_t kept = w_.background;
     while (first_streamed_ < w_.units() && kept + w_.quanta[first_streamed_] <= minimum)
       kept += w_.quanta[first_streamed_++];
     mine_ = w_.load() - kept;

@@ -79,7 +79,10 @@ std::int64_t subtree_size(std::int64_t root, std::int64_t b, std::int64_t n) {
 class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
  public:
   TreeProtocol(RankWork work, TreeParams params, ProtocolContext ctx) : w_(std::move(work)), p_(params), ctx_(ctx) {
-    if (p_.count_units) std::fill(w_.quanta.begin(), w_.quanta.end(), std::int64_t{1});
+    if (p_.count_units) {  // every unit counts one, and a background counts nothing
+      std::fill(w_.quanta.begin(), w_.quanta.end(), std::int64_t{1});
+      w_.background = 0;
+    }
     me_ = w_.rank;
     mine_ = w_.load();
     parent_ = me_ == 0 ? -1 : (me_ - 1) / p_.branching;

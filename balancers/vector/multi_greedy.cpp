@@ -66,7 +66,13 @@ Assignment MultiGreedyBalancer::solve(const GlobalProblem& problem) const {
     return largest[a] != largest[b] ? largest[a] > largest[b] : problem.id[a] < problem.id[b];
   });
   std::vector<RankHeap> heaps(static_cast<std::size_t>(d), RankHeap(p));
-  std::vector<double> load(static_cast<std::size_t>(p) * static_cast<std::size_t>(d), 0.0);
+  std::vector<double> load = background_loads(problem, d);  // objects that never move
+  for (int r = 0; r < p; ++r) {
+    for (int j = 0; j < d; ++j) {
+      const double l = load[static_cast<std::size_t>(r) * static_cast<std::size_t>(d) + static_cast<std::size_t>(j)];
+      if (l > 0) heaps[static_cast<std::size_t>(j)].raise(r, l / problem.speed(r));
+    }
+  }
   Assignment out(objects.size(), Rank{0});
   for (const std::size_t i : order) {
     const int k = objects.largest_dimension(i);

@@ -30,9 +30,7 @@ Assignment NormBalancer::solve(const GlobalProblem& problem) const { return solv
 Assignment NormBalancer::solve_counting(const GlobalProblem& problem, std::int64_t* evaluations) const {
   const ObjectVectors objects(problem);
   const NormCost cost(params_.p);
-  const auto d = static_cast<std::size_t>(objects.dims());
-  NormSearchTree tree(objects.dims(), cost, std::vector<double>(static_cast<std::size_t>(problem.nranks) * d, 0.0),
-                      inverse_speeds(problem));
+  NormSearchTree tree(objects.dims(), cost, background_loads(problem, objects.dims()), inverse_speeds(problem));
   Assignment out(objects.size(), Rank{0});
   for (const std::size_t i : by_decreasing_norm(problem, objects, cost)) {
     const int r = tree.best_rank(objects.of(i));

@@ -8,7 +8,7 @@ Assignment NormExhaustiveBalancer::solve(const GlobalProblem& problem) const {
   const NormCost cost(params_.p);
   const auto d = static_cast<std::size_t>(objects.dims());
   const std::vector<double> inv = inverse_speeds(problem);
-  std::vector<double> load(static_cast<std::size_t>(problem.nranks) * d, 0.0);
+  std::vector<double> load = background_loads(problem, objects.dims());  // objects that never move
   Assignment out(objects.size(), Rank{0});
   for (const std::size_t i : by_decreasing_norm(problem, objects, cost)) {
     const auto x = objects.of(i);

@@ -4,6 +4,8 @@
 // components, not the largest component of its summed vector.
 #include "balancers/vector/vector_greedy.hpp"
 
+#include <algorithm>
+
 #include "balancers/global/greedy.hpp"
 
 namespace lbbench {
@@ -15,6 +17,14 @@ Assignment VectorGreedyBalancer::solve(const GlobalProblem& problem) const {
   scalar.id = problem.id;
   scalar.owner = problem.owner;
   scalar.rank_speed = problem.rank_speed;
+  if (problem.has_background()) {  // a rank's background converts as an object's load does
+    const int d = objects.dims();
+    const std::vector<double> background = background_loads(problem, d);
+    for (int r = 0; r < problem.nranks; ++r) {
+      const auto first = background.begin() + static_cast<std::ptrdiff_t>(r) * d;
+      scalar.rank_background.emplace_back(*std::max_element(first, first + d));
+    }
+  }
   scalar.load.reserve(objects.size());
   for (std::size_t i = 0; i < objects.size(); ++i) scalar.load.emplace_back(objects.largest_component(i));
   return GreedyBalancer().solve(scalar);

@@ -23,10 +23,21 @@ int ObjectVectors::largest_dimension(std::size_t object) const {
   return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());  // first of equals
 }
 
+std::vector<double> background_loads(const GlobalProblem& problem, int dims) {
+  const auto d = static_cast<std::size_t>(dims);
+  std::vector<double> out(static_cast<std::size_t>(problem.nranks) * d, 0.0);
+  if (problem.rank_background_vec.size() == out.size()) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = problem.rank_background_vec[i].seconds();
+  } else {
+    for (int r = 0; r < problem.nranks; ++r) out[static_cast<std::size_t>(r) * d] = problem.background(r);
+  }
+  return out;
+}
+
 std::vector<double> rank_vector_times(const GlobalProblem& problem, const Assignment& assignment) {
   const ObjectVectors objects(problem);
   const auto d = static_cast<std::size_t>(objects.dims());
-  std::vector<double> t(static_cast<std::size_t>(problem.nranks) * d, 0.0);
+  std::vector<double> t = background_loads(problem, objects.dims());
   for (std::size_t i = 0; i < objects.size(); ++i) {
     const auto r = static_cast<std::size_t>(assignment[i].value());
     for (std::size_t k = 0; k < d; ++k) t[r * d + k] += objects.at(i, static_cast<int>(k));
@@ -59,6 +70,8 @@ double vector_lower_bound(const GlobalProblem& problem) {
     fastest = std::max(fastest, problem.speed(r));
   }
   std::vector<double> total(d, 0.0), biggest(d, 0.0);
+  const std::vector<double> background = background_loads(problem, objects.dims());
+  for (std::size_t i = 0; i < background.size(); ++i) total[i % d] += background[i];
   for (std::size_t i = 0; i < objects.size(); ++i) {
     for (std::size_t k = 0; k < d; ++k) {
       total[k] += objects.at(i, static_cast<int>(k));

@@ -40,7 +40,11 @@ class ObjectVectors {
   std::vector<double> values_;  // seconds
 };
 
-// Each rank's time per component (load / speed), rank-major: ranks x dims.
+// Each rank's background load per component (objects that never move), rank-major: ranks x
+// dims seconds, zeros when there is none. A scalar background fills the first component.
+std::vector<double> background_loads(const GlobalProblem& problem, int dims);
+
+// Each rank's time per component (load / speed), background included, rank-major: ranks x dims.
 std::vector<double> rank_vector_times(const GlobalProblem& problem, const Assignment& assignment);
 
 // Σ_k max_r T_rk.

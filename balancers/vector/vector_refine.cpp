@@ -42,7 +42,8 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
   const int p = problem.nranks;
   Assignment out = problem.owner;
 
-  std::vector<double> load(static_cast<std::size_t>(p) * du, 0.0), average(du, 0.0);
+  // Loads start at each rank's background (objects that never move).
+  std::vector<double> load = background_loads(problem, d), average(du, 0.0);
   std::vector<std::vector<std::size_t>> objects_of(static_cast<std::size_t>(p));
   for (std::size_t i = 0; i < objects.size(); ++i) {
     const auto r = static_cast<std::size_t>(out[i].value());

@@ -76,8 +76,9 @@ int report_mpi_error(const std::exception& e, MPI_Comm comm) {
 }
 
 struct Outputs {
-  std::string record;     // --out
-  std::string steps_csv;  // --steps-csv
+  std::string record;      // --out
+  std::string steps_csv;   // --steps-csv
+  std::string lbdatafile;  // --lbdatafile-out
 };
 
 void check_outputs_writable(const Outputs& outputs) {
@@ -107,8 +108,8 @@ int ranks_on_this_node(MPI_Comm comm) {
   return n;
 }
 
-int run(int argc, char** argv, const std::string& file, const std::vector<std::string>& overrides,
-        const Outputs& outputs, RunOptions options, const Engine& engine) {
+int run(int argc, char** argv, const std::string& file, const std::string& trace,
+        const std::vector<std::string>& overrides, const Outputs& outputs, RunOptions options, const Engine& engine) {
   MpiSession mpi(&argc, &argv);
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
@@ -120,7 +121,7 @@ int run(int argc, char** argv, const std::string& file, const std::vector<std::s
     const bool per_node = engine.info().process_per_rank;
     const int node_ranks = per_node ? ranks_on_this_node(comm) : 0;
     collectively(comm, [&] {
-      scenario = load_scenario(file, overrides);
+      scenario = load_run_scenario(file, trace, overrides);
       engine.info().check(scenario);
       if (per_node) {
         const int ranks = comm_size(comm);
@@ -161,14 +162,16 @@ std::vector<std::string> read_set_file(const std::string& path) {
 }
 
 // What a run on another engine is started with: the scenario, and the options it forwards.
-LaunchRequest launch_request_of(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
-                                const std::string& platform_dir, const std::vector<std::string>& cfg,
-                                const Outputs& outputs, const RunOptions& options, std::optional<double> host_ghz,
-                                const std::string& code_charge) {
+LaunchRequest launch_request_of(const std::string& scenario, const std::string& trace,
+                                const std::vector<std::string>& overrides, int ranks, const std::string& platform_dir,
+                                const std::vector<std::string>& cfg, const Outputs& outputs, const RunOptions& options,
+                                std::optional<double> host_ghz, const std::string& code_charge) {
   LaunchRequest launch;
   launch.cfg = cfg;
   launch.scenario = scenario;
+  launch.trace = trace;
   launch.overrides = overrides;
+  launch.lbdatafile_out = outputs.lbdatafile;
   launch.ranks = ranks;
   launch.platform_dir = platform_dir;
   launch.record_out = outputs.record;
@@ -239,12 +242,22 @@ int main_impl(int argc, char** argv) {
   RunOptions options;
   Outputs outputs;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario (under mpirun or srun)");
-  run_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  auto* run_scenario_option =
+      run_cmd->add_option("scenario", scenario_file, "Scenario YAML file")->check(CLI::ExistingFile);
+  std::string trace;
+  auto* trace_option = run_cmd->add_option(
+      "--trace", trace,
+      "Replay a recorded run (vt's LBDatafile: a folder, a data.%r.json pattern or a glob) instead of a scenario file, "
+      "one step per recorded phase; --set changes the rest");
+  run_scenario_option->excludes(trace_option);
   run_cmd->add_option("--set", overrides, "Override a scenario key: --set key.path=value (repeatable)");
   std::string set_file;  // how `--engine smpi` hands its overrides through smpirun
   run_cmd->add_option("--set-file", set_file)->group("")->check(CLI::ExistingFile);
   run_cmd->add_option("--out", outputs.record, "Append the run record (JSON Lines) to this file");
   run_cmd->add_option("--steps-csv", outputs.steps_csv, "Write a per-step table to this CSV file");
+  run_cmd->add_option("--lbdatafile-out", outputs.lbdatafile,
+                      "Write the run as vt's LBDatafile JSON to this folder (data.<rank>.json, one phase per step), "
+                      "for LBAF or for replaying it again");
   run_cmd->add_flag("--verify", options.verify, "Check every rank's owner table after every migration");
   run_cmd
       ->add_option("--watchdog", options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
@@ -372,6 +385,10 @@ int main_impl(int argc, char** argv) {
       return kExitInput;
     }
   }
+  if (scenario_file.empty() && trace.empty()) {
+    std::fprintf(stderr, "lbbench: error: run needs a scenario file, or --trace DIR to replay a recorded run\n");
+    return kExitInput;
+  }
   if (!machine.empty()) overrides.push_back("machine.preset=" + machine);
   options.command_line = joined_command(argc, argv);
   settings.charge_code = code_charge == "explicit";
@@ -379,13 +396,16 @@ int main_impl(int argc, char** argv) {
   const EngineInfo& requested = engine.empty() ? native->info() : find_engine(engine);
   if (requested.kind != native->info().kind) {
     try {
-      return launch_engine(requested.kind, launch_request_of(scenario_file, overrides, ranks, platform_dir, smpi_cfg,
-                                                             outputs, options, host_ghz, code_charge));
+      return launch_engine(requested.kind, launch_request_of(scenario_file, trace, overrides, ranks, platform_dir,
+                                                             smpi_cfg, outputs, options, host_ghz, code_charge));
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;
     } catch (const RunError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
+      return kExitRun;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lbbench: internal error: %s\n", e.what());
       return kExitRun;
     }
   }
@@ -395,7 +415,8 @@ int main_impl(int argc, char** argv) {
                  "with real MPI, start the ranks with mpirun -np N (or srun)\n");
     return kExitInput;
   }
-  return run(argc, argv, scenario_file, overrides, outputs, options, *native);
+  options.lbdatafile_out = outputs.lbdatafile;
+  return run(argc, argv, scenario_file, trace, overrides, outputs, options, *native);
 }
 
 }  // namespace

@@ -17,6 +17,11 @@ std::string header(const RunRecord& r) {
   out += balances ? fmt::format(" every {} steps\n", r.lb_period) : "\n";
   // A record of the model engine has a modeling field; the smpi engine's only a simulation.
   if (r.simulated()) out += r.modeling ? "  (times are modeled)\n" : "  (times are simulated)\n";
+  if (r.trace) {
+    out += fmt::format("  recorded run: {} ranks, {} phases, {} tasks ({} pinned), {} subphases; ranks mapped {}\n",
+                       r.trace->ranks, r.trace->phases, r.trace->tasks, r.trace->pinned, r.trace->subphases,
+                       r.trace->mapping);
+  }
   return out;
 }
 

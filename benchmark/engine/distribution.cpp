@@ -95,9 +95,18 @@ std::vector<Rank> owners_from_file(const std::string& path, const LocalGraph& g,
 
 }  // namespace
 
+std::vector<Rank> pin_recorded(const LocalGraph& g, std::vector<Rank> owners, int nranks) {
+  for (LocalIndex v = 0; v < g.num_local(); ++v) {
+    if (g.is_pinned(g.gid[v])) owners[static_cast<std::size_t>(v)] = g.trace->start_rank(g.gid[v], nranks);
+  }
+  return owners;
+}
+
 Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, LocalIndex v, int nranks, std::uint64_t seed) {
   const std::int64_t n = g.global_vertices;
   const std::int64_t id = g.gid[v].value();
+  // A recorded run's non-migratable objects stay where it had them, whatever the rest does.
+  if (g.is_pinned(g.gid[v]) || spec.kind == DistributionKind::trace) return g.trace->start_rank(g.gid[v], nranks);
   switch (spec.kind) {
     case DistributionKind::block: return Rank{block_owner(id, n, nranks)};
     case DistributionKind::cyclic: return Rank{static_cast<int>(id % nranks)};
@@ -110,7 +119,8 @@ Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, LocalIndex
       const double x = extent > 0 ? (g.coords_of(v)[spec.axis] - lo) / extent : 0.0;
       return Rank{std::clamp(static_cast<int>(std::floor(x * nranks)), 0, nranks - 1)};
     }
-    case DistributionKind::file: break;
+    case DistributionKind::file:
+    case DistributionKind::trace: break;
   }
   throw std::logic_error("starting_rank: a file distribution has no rule");
 }
@@ -133,7 +143,8 @@ void check_distribution(const DistributionSpec& spec, const LocalGraph& g) {
 }
 
 std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, std::uint64_t seed, MPI_Comm comm) {
-  if (spec.kind == DistributionKind::file) return owners_from_file(spec.file_resolved, g, comm);
+  if (spec.kind == DistributionKind::file)
+    return pin_recorded(g, owners_from_file(spec.file_resolved, g, comm), comm_size(comm));
   check_distribution(spec, g);
   const int nranks = comm_size(comm);
   std::vector<Rank> out;

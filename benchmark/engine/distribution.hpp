@@ -15,6 +15,10 @@ namespace lbbench {
 // (a pure function of the vertex, its position and the seed).
 Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, LocalIndex v, int nranks, std::uint64_t seed);
 
+// `owners` (one per local vertex) with a recorded run's non-migratable objects put back on
+// their own ranks: a partition file cannot move them.
+std::vector<Rank> pin_recorded(const LocalGraph& g, std::vector<Rank> owners, int nranks);
+
 // A partition file's ranks, one per vertex in id order, read in one process; the same
 // checks as the distributed reader.
 std::vector<Rank> read_partition_file(const std::string& path, std::int64_t vertices, int nranks);

@@ -5,12 +5,14 @@
 
 #include <array>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "balancers/model/metrics.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "engine/load_model.hpp"
+#include "engine/movable_part.hpp"
 #include "engines/engine.hpp"
 #include "mpi/mpi.hpp"
 
@@ -151,12 +153,23 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                                            .weights = loop.weights(),
                                            .phase_time = loop.phase_time(),
                                            .steps_since_last_call = loop.steps_since_rebuild()});
-  const std::vector<Load> loads = summed_loads(vectors, dims);
-  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
-  const LoadView view{.graph = graph,
+  // Vertices that never move are not shown to the balancer; their load is the rank's
+  // background.
+  std::optional<MovablePart> movable;
+  if (graph.has_pinned()) movable = movable_part(graph, vectors, dims, Rank{me});
+  const LocalGraph& shown = movable ? movable->graph : graph;
+  const std::vector<Load>& shown_vectors = movable ? movable->vectors : vectors;
+  const std::span<const Load> background =
+      movable ? std::span<const Load>(movable->background) : std::span<const Load>();
+  const std::vector<Load> loads = summed_loads(shown_vectors, dims);
+  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{}) +
+                         std::accumulate(background.begin(), background.end(), Load{});
+  const LoadView view{.graph = shown,
                       .vertex_load = loads,
                       .dims = dims,
-                      .vertex_load_vec = dims > 1 ? std::span<const Load>(vectors) : std::span<const Load>(),
+                      .vertex_load_vec = dims > 1 ? std::span<const Load>(shown_vectors) : std::span<const Load>(),
+                      .background = background,
+                      .fixed_peers = movable ? std::span<const int>(movable->fixed_peers) : std::span<const int>(),
                       .edge_bytes = s.workload.edge_bytes,
                       .element_bytes = s.workload.element_bytes,
                       .machine = ctx.machine,
@@ -171,8 +184,9 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, ctx.comm))};
   std::optional<LbMetrics> metrics = gather_load_metrics(ctx, loop.steps(), rank_load.seconds(), step, measured_since);
   const double t0 = ctx.engine.now();
-  const MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
+  MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
   const double decision = ctx.engine.now() - t0;
+  if (movable) to_full_indices(*movable, plan);
 
   LbEvent event;
   event.step = step;

@@ -282,13 +282,7 @@ void Migrator::reserve_for(LocalGraph& kept, const LocalGraph& g, const std::vec
 void Migrator::keep_and_receive(LocalGraph& g, const std::vector<Rank>& target,
                                 const std::vector<Message>& incoming) const {
   // Keep the vertices that stay, in order, then append the arrivals.
-  LocalGraph kept;
-  kept.global_vertices = g.global_vertices;
-  kept.global_edges = g.global_edges;
-  kept.dim = g.dim;
-  kept.ncon = g.ncon;
-  kept.has_edge_weights = g.has_edge_weights;
-  kept.bounds = g.bounds;
+  LocalGraph kept = g.facts_only();
   reserve_for(kept, g, target, incoming);
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     if (target[static_cast<std::size_t>(v)] == Rank{me_}) keep_vertex(g, v, kept);

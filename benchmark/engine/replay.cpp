@@ -18,6 +18,7 @@
 #include "engine/record_builder.hpp"
 #include "engine/startup_reorder.hpp"
 #include "engine/step_loop.hpp"
+#include "engine/trace_export.hpp"
 #include "engines/engine.hpp"
 #include "meshes/build.hpp"
 #include "mpi/mpi.hpp"
@@ -61,16 +62,27 @@ class Replay {
     const double host_start = wall_seconds();
     const double t_setup = engine_.now();
     setup();
+    std::unique_ptr<RankExport> exported;
+    if (!o_.lbdatafile_out.empty()) {
+      collectively(comm_, [&] { exported = std::make_unique<RankExport>(o_.lbdatafile_out, s_, me_, nranks_); });
+    }
     MPI_Barrier(comm_);
     const double t_start = engine_.now();
+    double exporting = 0;  // writing the export is not the run's time
     std::vector<LbEvent> events;
     for (int step = 0; step < s_.steps; ++step) {
       loop_->run(graph_, step, o_.watchdog_seconds);
+      if (exported) {
+        const double t = engine_.now();
+        exported->step(graph_, *loop_, step);
+        exporting += engine_.now() - t;
+      }
       if (!is_lb_point(s_, step)) continue;
       const int since = events.empty() ? 0 : events.back().step + 1;
       events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
     }
-    const double elapsed = engine_.now() - t_start;
+    const double elapsed = engine_.now() - t_start - exporting;
+    if (exported) collectively(comm_, [&] { exported->close(); });
     const CommCensus final = loop_->census(machine_.info);
     // Keeps do_work's reads observable, so no compiler can drop them.
     (void)allreduce(static_cast<double>(work_->checksum() & 0xFF), MPI_SUM, comm_);
@@ -90,6 +102,7 @@ class Replay {
                                      .host_wall_s = wall_seconds() - host_start,
                                      .provenance = provenance(start_time)},
                               comm_);
+    if (graph_.trace) out.record.trace = trace_info(*graph_.trace, nranks_);
     out.reporter = me_ == 0;
     out.warnings = warnings_;
     return out;

@@ -21,6 +21,7 @@ struct RunOptions {
   double watchdog_seconds = 600;
   std::string command_line;          // for provenance
   std::optional<double> max_memory;  // --max-memory, bytes
+  std::string lbdatafile_out;        // --lbdatafile-out: a folder for the run as LBDatafile JSON
 };
 
 struct RunOutcome {

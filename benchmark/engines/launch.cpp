@@ -15,7 +15,8 @@
 namespace lbbench {
 
 int requested_ranks(const LaunchRequest& launch, const Scenario& s, std::string_view engine) {
-  const int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
+  int ranks = launch.ranks > 0 ? launch.ranks : s.ranks.value_or(0);
+  if (ranks < 1 && is_trace_mesh(s.mesh)) ranks = trace_ranks(std::get<MeshFileSpec>(s.mesh).resolved);
   if (ranks < 1) {
     throw InputError(fmt::format("the {} engine needs a rank count: give --ranks N or the scenario's ranks", engine));
   }

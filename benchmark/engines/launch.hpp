@@ -15,7 +15,9 @@ namespace lbbench {
 
 struct LaunchRequest {
   std::string scenario;
+  std::string trace;                   // --trace: a recorded run instead of a scenario file
   std::vector<std::string> overrides;  // --set, forwarded
+  std::string lbdatafile_out;          // --lbdatafile-out
   int ranks = 0;                       // 0: the scenario's `ranks`
   std::string record_out;              // --out
   std::string steps_csv;               // --steps-csv
@@ -35,7 +37,8 @@ struct LaunchRequest {
   std::optional<double> max_memory;  // --max-memory, bytes: the limit the run is checked against
 };
 
-// A scenario's rank count for a one-process engine: --ranks, or the scenario's `ranks`.
+// A scenario's rank count for a one-process engine: --ranks, or the scenario's `ranks`, or
+// a recorded run's own.
 int requested_ranks(const LaunchRequest& launch, const Scenario& s, std::string_view engine);
 
 // Cycles per second of one core of this host, measured with a chain of dependent adds

@@ -20,6 +20,7 @@
 #include "balancers/gossip/params.hpp"
 #include "core/error.hpp"
 #include "core/overloaded.hpp"
+#include "meshes/trace/trace.hpp"
 
 namespace lbbench {
 
@@ -38,6 +39,7 @@ constexpr double kSmpiBase = 0.45e9;
 constexpr double kSmpiPerRank = 120e3;
 constexpr double kModelBase = 0.1e9;
 constexpr double kModelPerRank = 300;
+constexpr double kTraceTaskBytes = 120;  // a task's entity, first rank, and its edges' share
 
 std::string bytes_text(double b) {
   if (b >= 1e12) return fmt::format("{:.1f} TB", b / 1e12);
@@ -56,7 +58,21 @@ std::string first_data_line(const std::string& path) {
   return {};
 }
 
+// A recorded run is read whole: its tasks, edges, and every task's times per phase, which
+// every rank holds (the load field needs them wherever a task moves).
+MeshSize trace_mesh_size(const MeshFileSpec& f) {
+  const Trace trace = read_trace(f.resolved);
+  const TraceLayout& l = *trace.layout;
+  MeshSize m;
+  m.vertices = static_cast<double>(l.vertices());
+  m.edge_ends = 2.0 * static_cast<double>(trace.edges.size());
+  m.whole_per_rank = static_cast<double>(l.times.size()) * 8 + m.vertices * kTraceTaskBytes +
+                     static_cast<double>(trace.edges.size()) * sizeof(TraceEdge);
+  return m;
+}
+
 MeshSize file_mesh_size(const MeshFileSpec& f) {
+  if (f.format == MeshFormat::lbdatafile) return trace_mesh_size(f);
   std::istringstream header(first_data_line(f.resolved));
   MeshSize m;
   if (f.format == MeshFormat::matrix_market) {
@@ -146,7 +162,9 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
   const double components = std::max<double>(1, static_cast<double>(s.workload.components.size()));
 
   MemoryNeed need;
-  need.graph = share * (mesh.vertices * (kVertexBytes + 8.0 * dim + 8.0 * components) + mesh.edge_ends * kEdgeEndBytes);
+  need.graph =
+      share * (mesh.vertices * (kVertexBytes + 8.0 * dim + 8.0 * components) + mesh.edge_ends * kEdgeEndBytes) +
+      (engine == EngineKind::model ? 1.0 : here) * mesh.whole_per_rank;
   const BalancerConfig& b = s.balancer.config;
   // Sent and received copies of the moved vertices; the model engine moves owners only.
   if (engine != EngineKind::model) {

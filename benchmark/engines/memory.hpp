@@ -16,7 +16,8 @@ namespace lbbench {
 // header, expected for the random point clouds.
 struct MeshSize {
   double vertices = 0;
-  double edge_ends = 0;  // each undirected edge counts twice, as the CSR holds it
+  double edge_ends = 0;       // each undirected edge counts twice, as the CSR holds it
+  double whole_per_rank = 0;  // what every rank holds whole: a recorded run's times and tasks
 };
 MeshSize expected_mesh_size(const MeshSpec& mesh);
 

@@ -364,6 +364,11 @@ Json to_json(const RunRecord& r) {
                          {"decision_costs", r.modeling->decision_costs},
                          {"network", r.modeling->network}};
   }
+  if (r.trace) {
+    j["trace"] = Json{{"files", r.trace->files},         {"ranks", r.trace->ranks}, {"phases", r.trace->phases},
+                      {"subphases", r.trace->subphases}, {"tasks", r.trace->tasks}, {"pinned", r.trace->pinned},
+                      {"mapping", r.trace->mapping}};
+  }
   j["prediction"] = r.prediction ? to_json(*r.prediction) : Json(nullptr);
   j["config"] = r.config;
   j["provenance"] = to_json(r.provenance);
@@ -430,6 +435,13 @@ RunRecord run_record_from_json(const Json& j) {
     const Fields m = f.at("modeling");
     r.modeling = ModelingInfo{m.get<double>("code_time_scale", 1.0), m.get<std::string>("decision_costs", ""),
                               m.get<std::string>("network", "")};
+  }
+  if (f.has("trace")) {
+    const Fields t = f.at("trace");
+    r.trace =
+        TraceInfo{t.get<int>("files", 0),           t.get<int>("ranks", 0),          t.get<int>("phases", 0),
+                  t.get<int>("subphases", 0),       t.get<std::int64_t>("tasks", 0), t.get<std::int64_t>("pinned", 0),
+                  t.get<std::string>("mapping", "")};
   }
   if (f.has("prediction")) r.prediction = prediction_from(f.at("prediction"));
   r.config = f.raw("config");

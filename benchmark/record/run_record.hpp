@@ -111,6 +111,18 @@ struct RunPrediction {
   std::vector<std::pair<std::string, double>> total_s;  // per candidate, in auto's order
 };
 
+// A replayed recorded run (an lbdatafile mesh): what the trace held, and how its ranks
+// were mapped onto the run's.
+struct TraceInfo {
+  int files = 0;
+  int ranks = 0;  // of the recorded run
+  int phases = 0;
+  int subphases = 0;
+  std::int64_t tasks = 0;
+  std::int64_t pinned = 0;  // non-migratable tasks (and whole ranks named by communications)
+  std::string mapping;      // "one to one", or how blocks of ranks were mapped
+};
+
 // How the model engine priced a run.
 struct ModelingInfo {
   double code_time_scale = 1.0;  // machine seconds per host second of the balancers' code
@@ -183,6 +195,7 @@ struct RunRecord {
   std::optional<LoadVectorRecord> load_vector;
   std::optional<RunPrediction> prediction;  // `auto`
   std::optional<ModelingInfo> modeling;     // the model engine
+  std::optional<TraceInfo> trace;           // a replayed recorded run
   Json config;                              // the normalized scenario
   Json reorder;                             // the rank reorder at start-up; null without one
   Provenance provenance;

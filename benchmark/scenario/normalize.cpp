@@ -63,6 +63,13 @@ Json weights_json(const WeightModel& w) {
                           [](const FileWeights& f) {
                             return Json{{"component", f.component}, {"scale", f.scale}};
                           },
+                          [](const TraceWeights& t) {
+                            Json j = Json::object();
+                            if (t.part == TraceWeights::Part::subphase) j["subphase"] = t.subphase;
+                            if (t.part == TraceWeights::Part::rest) j["subphase"] = "rest";
+                            j["scale"] = t.scale;
+                            return j;
+                          },
                       },
                       w));
   return j;
@@ -88,6 +95,9 @@ Json evolution_json(const Evolution& e) {
                               phases.push_back(Json{{"steps", ph.steps}, {"weights", weights_json(ph.weights)}});
                             }
                             return Json{{"cycle", p.cycle}, {"phases", phases}};
+                          },
+                          [](const TraceEvolution& t) {
+                            return Json{{"after_last", t.repeat ? "repeat" : "hold"}};
                           },
                       },
                       e));

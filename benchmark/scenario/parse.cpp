@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "balancers/registry.hpp"
@@ -33,6 +34,33 @@ std::string resolve_path(const std::string& scenario_file, const std::string& pa
   if (path.empty() || fs::path(path).is_absolute()) return path;
   const fs::path base = fs::path(scenario_file).parent_path();
   return (base / path).lexically_normal().string();
+}
+
+// Whether a trace source (a folder, a file, a %r pattern or a glob) names something here.
+bool trace_source_exists(const fs::path& source) {
+  const std::string text = source.string();
+  if (const auto at = text.find("%r"); at != std::string::npos) {
+    // Concatenated rather than replace()d: GCC 12 warns falsely (-Wrestrict) on that.
+    return fs::exists(text.substr(0, at) + "0" + text.substr(at + 2));
+  }
+  if (text.find_first_of("*?[") != std::string::npos) return fs::is_directory(source.parent_path());
+  return fs::exists(source);
+}
+
+// A recorded run is found next to the scenario, or else in $LBBENCH_TRACES_DIR, where a
+// collection of traces (LBAF's data folder, say) can live apart from the scenarios.
+std::string resolve_trace_source(ConfigNode& mesh, const std::string& scenario_file, const std::string& path) {
+  const std::string here = resolve_path(scenario_file, path);
+  if (fs::path(path).is_absolute() || trace_source_exists(here)) return here;
+  const char* dir = std::getenv("LBBENCH_TRACES_DIR");
+  if (dir && *dir) {
+    const std::string there = (fs::path(dir) / path).lexically_normal().string();
+    if (trace_source_exists(there)) return there;
+  }
+  mesh.at("file", "")
+      .fail(fmt::format("no trace at {}{}", here,
+                        dir && *dir ? fmt::format(" nor in LBBENCH_TRACES_DIR ({})", dir)
+                                    : " (LBBENCH_TRACES_DIR, where traces are also looked for, is not set)"));
 }
 
 int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }
@@ -81,7 +109,10 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
     f.path = mesh.string("file");
     f.resolved = resolve_path(file, f.path);
     f.format = choose(mesh, "format", kMeshFormats, MeshFormat::metis);
+    if (f.format == MeshFormat::lbdatafile) f.resolved = resolve_trace_source(mesh, file, f.path);
     f.coords = mesh.string("coords", std::string());
+    if (f.format == MeshFormat::lbdatafile && !f.coords.empty())
+      mesh.at("coords", "").fail("a recorded run (lbdatafile) has no coordinates");
     f.coords_resolved = resolve_path(file, f.coords);
     out = f;
   }
@@ -126,11 +157,27 @@ WeightModel parse_weights(ConfigNode w, int dim) {
     g.from = w.number("from", g.from, 0.0);
     g.to = w.number("to", g.to, 0.0);
     out = g;
-  } else {
+  } else if (model == "from-file") {
     FileWeights f;
     f.component = static_cast<int>(w.integer("component", f.component, 0, 1000));
     f.scale = w.number("scale", f.scale, 0.0);
     out = f;
+  } else {
+    TraceWeights t;
+    if (auto part = w.find("subphase")) {
+      if (part->is_scalar() && part->as_string() == "rest") {
+        t.part = TraceWeights::Part::rest;
+      } else {
+        t.part = TraceWeights::Part::subphase;
+        try {
+          t.subphase = static_cast<int>(part->as_integer(0, 4095));
+        } catch (const InputError&) {
+          part->fail("expected a subphase id (an integer from 0) or rest (the time outside every subphase)");
+        }
+      }
+    }
+    t.scale = w.number("scale", t.scale, 0.0);
+    out = t;
   }
   w.finish();
   return out;
@@ -147,9 +194,10 @@ Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel
     if (kind == "phases") e.fail("phases need a list: write evolution: {kind: phases, phases: [...]}");
     if (kind == "drift") e.fail("drift needs a velocity: write evolution: {kind: drift, velocity: [...]}");
     if (kind == "amr") return AmrEvolution{};
+    if (kind == "trace") return TraceEvolution{};
     return StaticEvolution{};
   }
-  e.expect_map("an evolution (static, drift, amr or phases)");
+  e.expect_map("an evolution (static, drift, amr, phases or trace)");
   const std::string kind = e.choice("kind", strings_of(kEvolutionNames));
   Evolution out;
   if (kind == "static") {
@@ -170,6 +218,10 @@ Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel
     a.factor = e.number("factor", a.factor, 0.0);
     a.levels = static_cast<int>(e.integer("levels", a.levels, 1, 10));
     out = a;
+  } else if (kind == "trace") {
+    TraceEvolution t;
+    t.repeat = e.choice("after_last", std::vector<std::string>{"repeat", "hold"}, std::string("repeat")) == "repeat";
+    out = t;
   } else {
     PhasesEvolution p;
     p.cycle = e.boolean("cycle", p.cycle);
@@ -198,7 +250,11 @@ std::vector<LoadComponent> parse_components(ConfigNode list, int dim) {
     comp.name = c.string("name", fmt::format("phase{}", out.size()));
     std::optional<WeightModel> weights;
     if (auto node = c.find("weights")) weights = parse_weights(*node, dim);
-    if (auto e = c.find("evolution")) comp.evolution = parse_evolution(*e, dim, weights);
+    if (auto e = c.find("evolution")) {
+      comp.evolution = parse_evolution(*e, dim, weights);
+    } else if (weights && std::holds_alternative<TraceWeights>(*weights)) {
+      comp.evolution = TraceEvolution{};
+    }
     if (const auto* phases = std::get_if<PhasesEvolution>(&comp.evolution)) {
       if (weights)
         c.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights; leave weights out");
@@ -215,13 +271,32 @@ std::vector<LoadComponent> parse_components(ConfigNode list, int dim) {
   return out;
 }
 
-WorkloadSpec parse_workload(ConfigNode w, int dim) {
-  w.expect_map("the workload section");
+// The workload a scenario gets by default: on a recorded run, its own times phase by phase
+// and its own message sizes (edge weights are the recorded bytes).
+WorkloadSpec default_workload(bool trace_mesh) {
   WorkloadSpec out;
+  if (trace_mesh) {
+    out.weights = TraceWeights{};
+    out.evolution = TraceEvolution{};
+    out.edge_bytes = 1;
+  }
+  return out;
+}
+
+WorkloadSpec parse_workload(ConfigNode w, int dim, bool trace_mesh) {
+  w.expect_map("the workload section");
+  WorkloadSpec out = default_workload(trace_mesh);
   out.unit_seconds = w.number("unit_seconds", out.unit_seconds, 0.0, 3600.0);
   std::optional<WeightModel> weights;
-  if (auto node = w.find("weights")) weights = parse_weights(*node, dim);
-  if (auto node = w.find("evolution")) out.evolution = parse_evolution(*node, dim, weights);
+  if (auto node = w.find("weights")) {
+    weights = parse_weights(*node, dim);
+    if (!std::holds_alternative<TraceWeights>(*weights)) out.evolution = StaticEvolution{};
+  }
+  if (auto node = w.find("evolution")) {
+    out.evolution = parse_evolution(*node, dim, weights);
+  } else if (weights && std::holds_alternative<TraceWeights>(*weights)) {
+    out.evolution = TraceEvolution{};
+  }
   const bool phased = std::holds_alternative<PhasesEvolution>(out.evolution);
   if (phased && weights) w.at("weights", "").fail("with evolution.kind phases, each phase gives its own weights");
   if (weights) out.weights = *weights;
@@ -237,6 +312,8 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
       }
     }
     out.components = parse_components(*list, dim);
+    out.weights = UniformWeights{};  // the components replace the scalar model
+    out.evolution = StaticEvolution{};
     if (out.schedule == Schedule::message_driven) {
       w.at("schedule", "")
           .fail("message-driven runs one phase per step; load components run their phases in bulk order");
@@ -246,7 +323,7 @@ WorkloadSpec parse_workload(ConfigNode w, int dim) {
   return out;
 }
 
-DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int dim) {
+DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int dim, bool trace_mesh) {
   DistributionSpec out;
   if (d.is_scalar()) {
     out.kind = value_named(kDistributionKinds, d.as_choice(names_of(kDistributionKinds)));
@@ -266,6 +343,8 @@ DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int d
   if (out.kind == DistributionKind::strips && dim > 0 && out.axis >= dim) {
     d.fail(fmt::format("strips along axis {} need a mesh with at least {} coordinates", out.axis, out.axis + 1));
   }
+  if (out.kind == DistributionKind::trace && !trace_mesh)
+    d.fail("a trace distribution places a recorded run's tasks; the mesh needs format: lbdatafile");
   return out;
 }
 
@@ -424,6 +503,47 @@ ModelError parse_model_error(ConfigNode e) {
   return out;
 }
 
+// The node an error about `key` of `parent` points at: the key when the scenario gave it,
+// else its parent (the default came from there).
+ConfigNode node_for(ConfigNode parent, std::string_view key) {
+  if (auto n = parent.find(key)) return *n;
+  return parent;
+}
+
+// A trace weight model replays a recorded run's phases: it needs the recorded run
+// (mesh.format lbdatafile), the trace evolution, and a unit to turn seconds into weights.
+void check_trace_model(ConfigNode where, const WeightModel& w, const Evolution& e, const Scenario& s) {
+  const bool trace_weights = std::holds_alternative<TraceWeights>(w);
+  const bool trace_evolution = std::holds_alternative<TraceEvolution>(e);
+  if (trace_weights && !is_trace_mesh(s.mesh))
+    node_for(where, "weights").fail("the trace weight model replays a recorded run; the mesh needs format: lbdatafile");
+  if (trace_weights && !trace_evolution)
+    node_for(where, "evolution")
+        .fail(fmt::format("trace weights replay the recorded phases; write evolution: trace (not {})",
+                          evolution_name(e)));
+  if (trace_evolution && !trace_weights)
+    node_for(where, "evolution")
+        .fail(fmt::format("the trace evolution steps through a recorded run's phases; it needs weights.model trace "
+                          "(not {})",
+                          weight_model_name(w)));
+  if (trace_weights && s.workload.unit_seconds <= 0)
+    node_for(where, "unit_seconds").fail("trace weights are recorded seconds over unit_seconds, which must be > 0");
+}
+
+void check_trace_workload(ConfigNode& root, const Scenario& s) {
+  const std::optional<ConfigNode> workload = root.find("workload");
+  const ConfigNode where = workload ? *workload : root;
+  if (s.workload.components.empty()) {
+    check_trace_model(where, s.workload.weights, s.workload.evolution, s);
+    return;
+  }
+  const auto list = ConfigNode(where).at("components", "").elements("");
+  for (std::size_t k = 0; k < s.workload.components.size(); ++k) {
+    const LoadComponent& c = s.workload.components[k];
+    check_trace_model(list[k], c.weights, c.evolution, s);
+  }
+}
+
 }  // namespace
 
 Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, SchemaRecorder* recorder) {
@@ -438,8 +558,12 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (root.has("ranks")) s.ranks = static_cast<int>(root.integer("ranks", std::nullopt, 1, 1 << 24));
   s.mesh = parse_mesh(root.at("mesh", "a generator or a file"), file);
   const int dim = known_mesh_dim(s.mesh);
-  if (auto w = root.find("workload")) s.workload = parse_workload(*w, dim);
-  if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim);
+  const bool trace_mesh = is_trace_mesh(s.mesh);
+  s.workload = default_workload(trace_mesh);
+  if (auto w = root.find("workload")) s.workload = parse_workload(*w, dim, trace_mesh);
+  check_trace_workload(root, s);
+  if (trace_mesh) s.distribution.kind = DistributionKind::trace;
+  if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim, trace_mesh);
   const int dims = s.workload.components.empty() ? 1 : static_cast<int>(s.workload.components.size());
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b, dims);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);

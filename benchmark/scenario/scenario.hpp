@@ -44,10 +44,20 @@ struct FileWeights {
   int component = 0;
   double scale = 1.0;
 };
-using WeightModel = std::variant<UniformWeights, LognormalWeights, HotspotWeights, GradientWeights, FileWeights>;
+// A recorded run's times (an lbdatafile mesh): each task's time in the phase the trace
+// evolution picks, or one subphase's time, or the time outside every subphase, divided by
+// unit_seconds so that do_work spends the recorded time (times scale).
+struct TraceWeights {
+  enum class Part { time, subphase, rest };
+  Part part = Part::time;
+  int subphase = 0;  // with Part::subphase
+  double scale = 1.0;
+};
+using WeightModel =
+    std::variant<UniformWeights, LognormalWeights, HotspotWeights, GradientWeights, FileWeights, TraceWeights>;
 // The name of each alternative, in the variant's order.
-inline constexpr std::array<std::string_view, 5> kWeightModelNames{"uniform", "lognormal", "hotspot", "gradient",
-                                                                   "from-file"};
+inline constexpr std::array<std::string_view, 6> kWeightModelNames{"uniform",  "lognormal", "hotspot",
+                                                                   "gradient", "from-file", "trace"};
 static_assert(kWeightModelNames.size() == std::variant_size_v<WeightModel>);
 
 struct StaticEvolution {};
@@ -72,8 +82,13 @@ struct PhasesEvolution {
   std::vector<Phase> phases;
   bool cycle = true;
 };
-using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution>;
-inline constexpr std::array<std::string_view, 4> kEvolutionNames{"static", "drift", "amr", "phases"};
+// Step k replays the recorded run's phase k; past the last phase the replay starts over
+// (repeat) or stays in the last one (hold).
+struct TraceEvolution {
+  bool repeat = true;
+};
+using Evolution = std::variant<StaticEvolution, DriftEvolution, AmrEvolution, PhasesEvolution, TraceEvolution>;
+inline constexpr std::array<std::string_view, 5> kEvolutionNames{"static", "drift", "amr", "phases", "trace"};
 static_assert(kEvolutionNames.size() == std::variant_size_v<Evolution>);
 
 // One component of a vertex's load vector (Buch): a phase of the step, with its own weight
@@ -107,12 +122,15 @@ struct WorkloadSpec {
 };
 
 // --- distribution, balancer, machine ----------------------------------------------------------
-enum class DistributionKind { block, cyclic, random, strips, file };
-inline constexpr NameTable<DistributionKind, 5> kDistributionKinds{{{DistributionKind::block, "block"},
+// trace: where the recorded run had each task (an lbdatafile mesh), its ranks mapped onto
+// the run's by blocks.
+enum class DistributionKind { block, cyclic, random, strips, file, trace };
+inline constexpr NameTable<DistributionKind, 6> kDistributionKinds{{{DistributionKind::block, "block"},
                                                                     {DistributionKind::cyclic, "cyclic"},
                                                                     {DistributionKind::random, "random"},
                                                                     {DistributionKind::strips, "strips"},
-                                                                    {DistributionKind::file, "file"}}};
+                                                                    {DistributionKind::file, "file"},
+                                                                    {DistributionKind::trace, "trace"}}};
 struct DistributionSpec {
   DistributionKind kind = DistributionKind::block;
   int axis = 0;      // strips
@@ -221,6 +239,17 @@ Scenario parse_scenario(const YAML::Node& root, const std::string& file, SchemaR
 // Reads a file, applies `--set key.path=value` overrides, parses.
 Scenario load_scenario(const std::string& path, std::span<const std::string> overrides = {},
                        SchemaRecorder* recorder = nullptr);
+
+// `lbbench run --trace SOURCE`: a recorded run (a folder, %r pattern or glob of LBDatafile
+// files) replayed with every default, one step per recorded phase; --set changes the rest.
+// Relative paths in it are relative to the working folder.
+inline constexpr const char* kTraceScenarioName = "(--trace)";
+std::string trace_scenario_yaml(const std::string& source);
+// The recorded run's rank count, which one-process engines run by default.
+int trace_ranks(const std::string& source);
+// The scenario a run was given: its file, or the trace it replays with --trace.
+Scenario load_run_scenario(const std::string& file, const std::string& trace, std::span<const std::string> overrides,
+                           SchemaRecorder* recorder = nullptr);
 
 // Applies one "key.path=value" override; the value is parsed as YAML.
 void apply_override(YAML::Node& root, const std::string& assignment);

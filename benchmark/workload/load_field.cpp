@@ -23,6 +23,7 @@ double wrap01(double x) { return x - std::floor(x); }
 
 LoadField::LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed)
     : spec_(spec),
+      trace_(graph.trace),
       seed_(seed),
       dim_(graph.dim > 0 ? graph.dim : 1),
       has_coords_(graph.dim > 0),
@@ -70,6 +71,23 @@ void LoadField::check_model(const WeightModel& model, const LocalGraph& graph) c
                                    f->component, graph.ncon));
     }
   }
+  if (const auto* t = std::get_if<TraceWeights>(&model)) {
+    if (!graph.trace)
+      throw InputError("workload.weights.model is trace, but the mesh is not a recorded run (lbdatafile)");
+    if (t->part == TraceWeights::Part::subphase && t->subphase >= graph.trace->subphases) {
+      throw InputError(
+          graph.trace->subphases == 0
+              ? fmt::format("workload.weights.subphase is {}, but the trace records no subphases", t->subphase)
+              : fmt::format("workload.weights.subphase is {}, but the trace records subphases 0..{}", t->subphase,
+                            graph.trace->subphases - 1));
+    }
+  }
+}
+
+int LoadField::trace_phase(int step) const {
+  const int phases = trace_->phases();
+  const auto* e = std::get_if<TraceEvolution>(&spec_.evolution);
+  return e && !e->repeat ? std::min(step, phases - 1) : step % phases;
 }
 
 const WeightModel& LoadField::model_at(int step) const {
@@ -93,6 +111,12 @@ double LoadField::base_weight(const WeightModel& model, VertexId v, const std::a
     return std::exp(l->mu + l->sigma * standard_normal(hash_of({seed_, tag(Stream::weight_lognormal), id})));
   }
   if (const auto* f = std::get_if<FileWeights>(&model)) return f->scale * file_weights[f->component];
+  if (const auto* t = std::get_if<TraceWeights>(&model)) {
+    const int slot = t->part == TraceWeights::Part::time       ? TraceLayout::time_slot()
+                     : t->part == TraceWeights::Part::subphase ? TraceLayout::subphase_slot(t->subphase)
+                                                               : trace_->rest_slot();
+    return t->scale * trace_->time(v, trace_phase(step), slot) / spec_.unit_seconds;
+  }
 
   // Spatial models; drift evaluates them at a shifted position, with periodic distance.
   const auto* drift = std::get_if<DriftEvolution>(&spec_.evolution);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,7 +40,10 @@ class LoadField {
   [[nodiscard]] double amr_factor(const std::array<double, 3>& x, int step) const;
   void check_model(const WeightModel& model, const LocalGraph& graph) const;
 
+  [[nodiscard]] int trace_phase(int step) const;
+
   WorkloadSpec spec_;
+  std::shared_ptr<const TraceLayout> trace_;  // a recorded run's times (trace weights)
   std::uint64_t seed_;
   int dim_;
   bool has_coords_;

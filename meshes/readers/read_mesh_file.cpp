@@ -6,6 +6,7 @@
 namespace lbbench {
 
 LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm) {
+  if (spec.format == MeshFormat::lbdatafile) return read_trace_mesh(spec, comm);
   LocalGraph g;
   if (spec.format == MeshFormat::matrix_market) {
     g = read_matrix_market(spec.resolved, comm);

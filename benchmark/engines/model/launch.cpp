@@ -16,7 +16,7 @@
 namespace lbbench {
 
 int launch_model(const LaunchRequest& launch) {
-  const Scenario s = load_scenario(launch.scenario, launch.overrides);
+  const Scenario s = load_run_scenario(launch.scenario, launch.trace, launch.overrides);
   engine_info(EngineKind::model).check(s);
   const int ranks = requested_ranks(launch, s, "model");
   refuse_what_cannot_fit(memory_needed(s, ranks, EngineKind::model), memory_limit(launch.max_memory), ranks,
@@ -34,7 +34,8 @@ int launch_model(const LaunchRequest& launch) {
   const RunRecord record = run_model(s, ranks,
                                      ModelOptions{.code_time_scale = scale,
                                                   .charge_code = launch.code_charge == "explicit",
-                                                  .command_line = launch.command_line});
+                                                  .command_line = launch.command_line,
+                                                  .lbdatafile_out = launch.lbdatafile_out});
   std::fputs(console_summary(record).c_str(), stdout);
   if (!launch.record_out.empty()) {
     append_record(launch.record_out, to_json(record));

@@ -21,9 +21,22 @@ double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.
 // engines' ranks compute them, and the problem a serial decision works on.
 struct ModeledProblem {
   GlobalProblem problem;
-  std::vector<Load> vectors;      // dims per object
-  std::vector<double> rank_load;  // per rank, summed
+  std::vector<Load> vectors;       // dims per object
+  std::vector<double> rank_load;   // per rank, summed, background included
+  std::vector<double> background;  // per rank, dims each: the pinned vertices' loads
 };
+
+// The pinned vertices' loads as the problem's background, as the centralized gather does.
+void set_background(ModeledProblem& m, bool vectors, int p, std::size_t dims) {
+  GlobalProblem& pr = m.problem;
+  pr.rank_background.assign(static_cast<std::size_t>(p), Load{});
+  for (std::size_t r = 0; r < static_cast<std::size_t>(p); ++r) {
+    for (std::size_t k = 0; k < dims; ++k) pr.rank_background[r] += Load(m.background[r * dims + k]);
+  }
+  if (!vectors) return;
+  pr.rank_background_vec.reserve(m.background.size());
+  for (const double x : m.background) pr.rank_background_vec.emplace_back(x);
+}
 
 ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
   const Scenario& s = ctx.scenario;
@@ -48,6 +61,8 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.owner.reserve(n);
   m.vectors.reserve(n * dims);
   m.rank_load.assign(static_cast<std::size_t>(p), 0.0);
+  m.background.assign(static_cast<std::size_t>(p) * dims, 0.0);
+  const LocalGraph& g = state.graph();
   for (int r = 0; r < p; ++r) {
     const std::vector<Load> vectors =
         modeled_vertex_loads(LoadModelInputs{.scenario = s,
@@ -63,39 +78,47 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
     const std::vector<Load> loads = summed_loads(vectors, ctx.dims);
     const auto local = state.vertices_of(r);
     for (std::size_t i = 0; i < local.size(); ++i) {
-      pr.id.push_back(state.graph().gid[static_cast<std::size_t>(local[i])]);
+      const VertexId id = g.gid[static_cast<std::size_t>(local[i])];
+      m.rank_load[static_cast<std::size_t>(r)] += loads[i].seconds();
+      if (g.is_pinned(id)) {  // never shown to the balancer: the rank's background
+        for (std::size_t k = 0; k < dims; ++k)
+          m.background[static_cast<std::size_t>(r) * dims + k] += vectors[i * dims + k].seconds();
+        continue;
+      }
+      pr.id.push_back(id);
       pr.load.push_back(loads[i]);
       pr.owner.push_back(Rank{r});
-      m.rank_load[static_cast<std::size_t>(r)] += loads[i].seconds();
+      m.vectors.insert(m.vectors.end(), vectors.begin() + static_cast<std::ptrdiff_t>(i * dims),
+                       vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims));
     }
-    m.vectors.insert(m.vectors.end(), vectors.begin(), vectors.end());
   }
+  if (g.has_pinned()) set_background(m, ctx.balancer.needs_vectors(), p, dims);
   if (ctx.balancer.needs_vectors()) {
     pr.dims = ctx.dims;
     pr.load_vec = ctx.dims > 1 ? m.vectors : pr.load;
   }
   if (ctx.balancer.needs_graph()) {
     // As the centralized gather builds it: each object's neighbors as object indices,
-    // with the bytes each edge carries per step.
-    const LocalGraph& g = state.graph();
+    // with the bytes each edge carries per step (edges to pinned vertices left out).
+    const std::size_t objects = pr.size();
     std::vector<std::int64_t> index_of(n, -1);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < objects; ++i)
       index_of[static_cast<std::size_t>(pr.id[i].value())] = static_cast<std::int64_t>(i);
-    pr.xadj.assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
+    pr.xadj.assign(objects + 1, 0);
+    if (g.has_pinned()) pr.fixed_xadj.assign(objects + 1, 0);
+    for (std::size_t i = 0; i < objects; ++i) {
       const auto v = static_cast<LocalIndex>(state.position_of(pr.id[i]));
-      pr.xadj[i + 1] = pr.xadj[i] + g.degree(v);
-    }
-    pr.adjncy.resize(static_cast<std::size_t>(pr.xadj.back()));
-    pr.adj_bytes.resize(pr.adjncy.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto v = static_cast<LocalIndex>(state.position_of(pr.id[i]));
-      std::int64_t out = pr.xadj[i];
-      for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e, ++out) {
-        pr.adjncy[static_cast<std::size_t>(out)] =
-            index_of[static_cast<std::size_t>(g.adj[static_cast<std::size_t>(e)].value())];
-        pr.adj_bytes[static_cast<std::size_t>(out)] = s.workload.edge_bytes * g.edge_weight(e);
+      for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+        const std::int64_t j = index_of[static_cast<std::size_t>(g.adj[static_cast<std::size_t>(e)].value())];
+        if (j < 0) {  // a pinned vertex: the rank it sits on
+          pr.fixed_rank.push_back(g.adj_owner[static_cast<std::size_t>(e)].value());
+          continue;
+        }
+        pr.adjncy.push_back(j);
+        pr.adj_bytes.push_back(s.workload.edge_bytes * g.edge_weight(e));
       }
+      pr.xadj[i + 1] = static_cast<std::int64_t>(pr.adjncy.size());
+      if (g.has_pinned()) pr.fixed_xadj[i + 1] = static_cast<std::int64_t>(pr.fixed_rank.size());
     }
   }
   return m;
@@ -265,10 +288,14 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) e.prediction = c->decision();
 
   // The plan on the loads the balancer saw.
-  std::vector<double> after(static_cast<std::size_t>(p) * dims, 0.0);
-  std::vector<double> before(static_cast<std::size_t>(p) * dims, 0.0);
+  // Vertices the balancer was not shown stay (and their load with them).
+  std::vector<double> after = m.background;
+  std::vector<double> before = m.background;
   std::vector<double> after_sum(static_cast<std::size_t>(p), 0.0);
-  out.target.assign(static_cast<std::size_t>(state.graph().num_local()), Rank{0});
+  for (std::size_t r = 0; r < static_cast<std::size_t>(p); ++r) after_sum[r] = pr.background(static_cast<int>(r));
+  out.target.resize(static_cast<std::size_t>(state.graph().num_local()));
+  for (std::size_t pos = 0; pos < out.target.size(); ++pos)
+    out.target[pos] = state.owner(static_cast<std::int64_t>(pos));
   for (std::size_t i = 0; i < pr.size(); ++i) {
     const auto to = static_cast<std::size_t>(d.assignment[i].value());
     const auto from = static_cast<std::size_t>(pr.owner[i].value());

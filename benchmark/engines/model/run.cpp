@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "engine/record_builder.hpp"
+#include "engine/trace_export.hpp"
 #include "engines/model/lb_call.hpp"
 #include "engines/model/network.hpp"
 #include "engines/model/state.hpp"
@@ -142,6 +143,7 @@ class ModelRun {
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
     Series series(s_.steps, p_, dims_);
     std::vector<LbEvent> events;
+    std::vector<LbDatafileWriter> exported = open_export();
     bool weights_ready = false;
     int steps_since_call = 0;
     const double unit = s_.workload.unit_seconds;
@@ -159,6 +161,7 @@ class ModelRun {
         for (std::size_t v = 0; v < n; ++v) phase_time[k][v] += work[k][v];
       }
       ++steps_since_call;
+      export_step(exported, step, work);
       series.add(step, times, start);
       for (std::size_t r = 0; r < since_call.size(); ++r) since_call[r] += times.compute[r];
       start = times.end;
@@ -176,6 +179,7 @@ class ModelRun {
       weights_ready = false;
     }
     const double total_time = *std::max_element(start.begin(), start.end());
+    for (auto& w : exported) w.close();
     RunRecord r =
         assemble_record(RecordFacts{.scenario = s_,
                                     .engine = "model",
@@ -195,10 +199,42 @@ class ModelRun {
                               .network =
                                   "alpha + beta x bytes over the preset's routes; overheads on eager messages; bulk "
                                   "transfers bounded by the busiest link"};
+    if (state_.graph().trace) r.trace = trace_info(*state_.graph().trace, p_);
     return r;
   }
 
  private:
+  // One file per rank, each opened only to append a phase: thousands stay closed.
+  [[nodiscard]] std::vector<LbDatafileWriter> open_export() const {
+    std::vector<LbDatafileWriter> out;
+    if (o_.lbdatafile_out.empty()) return out;
+    out.reserve(static_cast<std::size_t>(p_));
+    for (int r = 0; r < p_; ++r) out.emplace_back(o_.lbdatafile_out, r, false);
+    return out;
+  }
+
+  // Each rank's vertices with the work they did this step: the model times them exactly.
+  void export_step(std::vector<LbDatafileWriter>& exported, int step,
+                   const std::vector<std::vector<double>>& work) const {
+    if (exported.empty()) return;
+    const std::vector<int> subphases = exported_subphases(s_.workload);
+    for (int r = 0; r < p_; ++r) {
+      const auto positions = state_.vertices_of(r);
+      std::vector<std::vector<double>> loads(work.size());
+      for (std::size_t k = 0; k < work.size(); ++k) {
+        for (const std::int64_t pos : positions) loads[k].push_back(work[k][static_cast<std::size_t>(pos)]);
+      }
+      exported[static_cast<std::size_t>(r)].add(phase_json(PhaseOfRank{.step = step,
+                                                                       .rank = r,
+                                                                       .nranks = p_,
+                                                                       .graph = state_.graph(),
+                                                                       .positions = positions,
+                                                                       .loads = loads,
+                                                                       .subphases = subphases,
+                                                                       .edge_bytes = s_.workload.edge_bytes}));
+    }
+  }
+
   ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
                       const std::vector<std::vector<double>>& phase_time, int steps_since_call,
                       const std::vector<double>& measured) {

@@ -14,8 +14,9 @@ struct ModelOptions {
   // Machine seconds per host second of real code (balancer decisions), as SMPI charges
   // code. do_work(w) takes w x unit_seconds on the machine's core, as under SMPI.
   double code_time_scale = 1.0;
-  bool charge_code = true;   // false: the decision's code is free (--code-charge none)
-  std::string command_line;  // for provenance
+  bool charge_code = true;     // false: the decision's code is free (--code-charge none)
+  std::string command_line;    // for provenance
+  std::string lbdatafile_out;  // --lbdatafile-out: a folder for the run as LBDatafile JSON
 };
 
 // Throws InputError for what the model engine cannot run.

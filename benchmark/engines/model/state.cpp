@@ -52,6 +52,7 @@ ModelState::ModelState(const Scenario& s, int nranks)
   if (s.distribution.kind == DistributionKind::file) {
     const std::vector<Rank> by_id = read_partition_file(s.distribution.file_resolved, g_.global_vertices, nranks);
     for (std::size_t i = 0; i < n; ++i) start[i] = by_id[static_cast<std::size_t>(g_.gid[i].value())];
+    start = pin_recorded(g_, std::move(start), nranks);
   } else {
     check_distribution(s.distribution, g_);
     for (std::size_t i = 0; i < n; ++i) {

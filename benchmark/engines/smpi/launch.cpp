@@ -98,7 +98,7 @@ void refuse_simulate_computation(const std::vector<std::string>& cfg) {
 }  // namespace
 
 int launch_smpi(const LaunchRequest& launch) {
-  const Scenario s = load_scenario(launch.scenario, launch.overrides);
+  const Scenario s = load_run_scenario(launch.scenario, launch.trace, launch.overrides);
   engine_info(EngineKind::smpi).check(s);
   refuse_simulate_computation(launch.cfg);
   const int ranks = requested_ranks(launch, s, "smpi");
@@ -127,7 +127,12 @@ int launch_smpi(const LaunchRequest& launch) {
   if (auto guard = guard_pages_off(ranks, launch.cfg)) args.push_back("--cfg=" + *guard);
   // SimGrid benchmarks code only when asked to; lbbench then charges none itself.
   if (launch.code_charge == "simulator") args.emplace_back("--cfg=smpi/simulate-computation:yes");
-  args.insert(args.end(), {binary, "run", launch.scenario});
+  args.insert(args.end(), {binary, "run"});
+  if (launch.trace.empty()) {
+    args.push_back(launch.scenario);
+  } else {
+    args.insert(args.end(), {"--trace", launch.trace});
+  }
   // smpirun re-splits its program's arguments on blanks, so overrides such as
   // `balancer.params={p: 2}` travel in a file instead.
   const fs::path sets = dir.path() / "overrides.json";
@@ -140,6 +145,7 @@ int launch_smpi(const LaunchRequest& launch) {
   args.insert(args.end(), {"--code-charge", launch.code_charge == "explicit" ? "explicit" : "none"});
   if (!launch.record_out.empty()) args.insert(args.end(), {"--out", launch.record_out});
   if (!launch.steps_csv.empty()) args.insert(args.end(), {"--steps-csv", launch.steps_csv});
+  if (!launch.lbdatafile_out.empty()) args.insert(args.end(), {"--lbdatafile-out", launch.lbdatafile_out});
   if (launch.verify) args.emplace_back("--verify");
   args.insert(args.end(), {"--watchdog", fmt::format("{}", launch.watchdog_seconds)});
   try {

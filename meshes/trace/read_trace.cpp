@@ -1,0 +1,651 @@
+// Reading and checking an LBDatafile trace (see trace.hpp).
+//
+// The checks follow vt's LBDatafile schema, which LBAF's validator loads: the keys each
+// level may have, which are required, and their types; then what a replay needs on top:
+// ids that refer to tasks of the trace, a task recorded once per phase, an entity that
+// stays migratable or not, times that are not negative. Two departures, both lenient: a
+// JSON integer is taken where the schema asks for a float (`"time": 1`), and newer vt's
+// habit of recording a communication in both the sender's and the receiver's file is
+// undone (a record seen again in another file is counted once).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <glob.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+#include "core/blocks.hpp"
+#include "core/error.hpp"
+#include "meshes/trace/json_text.hpp"
+#include "meshes/trace/trace.hpp"
+
+namespace lbbench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxSubphases = 4096;
+
+// --- the files -------------------------------------------------------------------------------
+
+// The last number in a file's name (data.12.json -> 12), or -1.
+std::int64_t rank_in_name(const std::string& path) {
+  static const std::regex number(R"((\d+))");
+  const std::string name = fs::path(path).filename().string();
+  std::int64_t last = -1;
+  for (auto it = std::sregex_iterator(name.begin(), name.end(), number); it != std::sregex_iterator(); ++it) {
+    try {
+      last = std::stoll(it->str());
+    } catch (const std::out_of_range&) {
+      last = -1;
+    }
+  }
+  return last;
+}
+
+// The name with its rank number replaced by %r: files of one data set share it.
+std::string data_set_of(const std::string& path) {
+  static const std::regex last_number(R"((\d+)(\D*)$)");
+  return std::regex_replace(fs::path(path).filename().string(), last_number, "%r$2");
+}
+
+void sort_by_rank(std::vector<std::string>& files) {
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    const auto ra = rank_in_name(a), rb = rank_in_name(b);
+    return ra != rb ? ra < rb : a < b;
+  });
+}
+
+std::vector<std::string> files_of_pattern(const std::string& pattern) {
+  std::vector<std::string> out;
+  for (std::int64_t r = 0;; ++r) {
+    std::string path = pattern;
+    for (auto at = path.find("%r"); at != std::string::npos; at = path.find("%r", at))
+      path.replace(at, 2, std::to_string(r));
+    if (!fs::exists(path)) break;
+    out.push_back(path);
+  }
+  if (out.empty()) {
+    std::string first = pattern;
+    first.replace(first.find("%r"), 2, "0");
+    throw InputError(fmt::format("{}: no trace file for rank 0 ({} does not exist)", pattern, first));
+  }
+  return out;
+}
+
+std::vector<std::string> files_of_glob(const std::string& pattern) {
+  glob_t found{};
+  const int status = ::glob(pattern.c_str(), 0, nullptr, &found);
+  std::vector<std::string> out;
+  if (status == 0) {
+    for (std::size_t i = 0; i < found.gl_pathc; ++i) {
+      if (fs::is_regular_file(found.gl_pathv[i])) out.emplace_back(found.gl_pathv[i]);
+    }
+  }
+  globfree(&found);
+  if (out.empty()) throw InputError(fmt::format("{}: no trace file matches", pattern));
+  return out;
+}
+
+bool is_json_name(const std::string& name) { return name.ends_with(".json") || name.ends_with(".json.br"); }
+
+std::vector<std::string> files_of_folder(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.is_regular_file() && is_json_name(entry.path().filename().string())) out.push_back(entry.path().string());
+  }
+  if (out.empty()) throw InputError(fmt::format("{}: the folder holds no .json or .json.br trace file", folder));
+  std::set<std::string> sets;
+  for (const auto& f : out) sets.insert(data_set_of(f));
+  if (sets.size() > 1) {
+    throw InputError(fmt::format("{}: the folder holds {} data sets ({}); name one with a pattern, for example {}",
+                                 folder, sets.size(), fmt::join(sets, ", "),
+                                 (fs::path(folder) / *sets.begin()).string()));
+  }
+  return out;
+}
+
+// --- one file's records --------------------------------------------------------------------------
+
+// How the trace names an entity: by its bit-packed id, its sequential id, or (for
+// communications with a whole rank) the rank's number.
+enum class KeyKind : std::uint8_t { id, seq_id, node };
+struct Key {
+  KeyKind kind = KeyKind::id;
+  std::int64_t value = 0;
+  friend auto operator<=>(const Key&, const Key&) = default;
+};
+
+// Where a record is: a file and a JSON path, kept compactly and written out on error.
+struct Where {
+  int file = 0;
+  std::int32_t phase = 0;  // index in the file's phases array
+  std::int32_t item = 0;   // index in the phase's tasks or communications
+};
+
+struct RawTask {
+  Key key;
+  TraceEntity entity;
+  std::int64_t phase_id = 0;
+  int node = 0;
+  double time = 0;
+  std::vector<std::pair<int, double>> subphases;
+  Where where;
+};
+
+struct RawEnd {
+  Key key;
+  std::optional<Key> other;  // an entity named by both id and seq_id
+};
+
+struct RawComm {
+  std::int64_t phase_id = 0;
+  std::string type;
+  RawEnd from, to;
+  double bytes = 0;
+  std::int64_t messages = 0;
+  Where where;
+};
+
+struct FileRecords {
+  std::vector<RawTask> tasks;
+  std::vector<RawComm> comms;
+  std::optional<std::int64_t> rank;  // metadata.rank
+};
+
+// The schema's rule for entities and communication ends: an id or a seq_id, and a
+// collection for a migratable entity named by seq_id.
+void check_ids(const JsonAt& e) {
+  if (!e.has("id") && !e.has("seq_id")) e.fail("needs an 'id' (bit-packed) or a 'seq_id'");
+  if (e.has("seq_id") && !e.has("collection_id") && e.find("migratable") && e.at("migratable").boolean())
+    e.fail("a migratable entity named by seq_id needs a 'collection_id'");
+}
+
+std::vector<std::int64_t> read_index(const JsonAt& at) {
+  std::vector<std::int64_t> out;
+  for (const auto& i : at.elements("an index (a list of integers)")) out.push_back(i.integer());
+  return out;
+}
+
+TraceEntity read_entity(const JsonAt& e) {
+  e.expect_object("an entity", {"home", "type", "migratable", "id", "seq_id", "collection_id", "index", "objgroup_id"});
+  check_ids(e);
+  TraceEntity out;
+  if (auto id = e.find("id")) out.id = id->integer();
+  if (auto seq = e.find("seq_id")) out.seq_id = seq->integer();
+  const std::int64_t home = e.at("home").integer();
+  if (home < 0 || home > INT_MAX) e.at("home").fail(fmt::format("expected a rank number, got {}", home));
+  out.home = static_cast<int>(home);
+  out.type = e.at("type").string();
+  out.migratable = e.at("migratable").boolean();
+  if (auto c = e.find("collection_id")) out.collection_id = c->integer();
+  if (auto o = e.find("objgroup_id")) out.objgroup_id = o->integer();
+  if (auto i = e.find("index")) out.index = read_index(*i);
+  return out;
+}
+
+Key key_of(const TraceEntity& e) { return e.id ? Key{KeyKind::id, *e.id} : Key{KeyKind::seq_id, *e.seq_id}; }
+
+RawEnd read_end(const JsonAt& e) {
+  e.expect_object("a communication end",
+                  {"type", "id", "seq_id", "home", "collection_id", "migratable", "index", "objgroup_id"});
+  check_ids(e);
+  // Check every key's type, even those the replay does not need.
+  for (const char* k : {"home", "collection_id", "objgroup_id"}) {
+    if (auto v = e.find(k)) (void)v->integer();
+  }
+  if (auto m = e.find("migratable")) (void)m->boolean();
+  if (auto i = e.find("index")) (void)read_index(*i);
+  RawEnd out;
+  const bool has_id = e.has("id");
+  const bool has_seq = e.has("seq_id");
+  const std::int64_t id = has_id ? e.at("id").integer() : 0;
+  const std::int64_t seq = has_seq ? e.at("seq_id").integer() : 0;
+  if (e.at("type").string() == "node") {
+    if (!has_id) e.fail("a node end names its rank with 'id'");
+    out.key = Key{KeyKind::node, id};
+    return out;
+  }
+  out.key = has_id ? Key{KeyKind::id, id} : Key{KeyKind::seq_id, seq};
+  if (has_id && has_seq) out.other = Key{KeyKind::seq_id, seq};
+  return out;
+}
+
+RawTask read_task(const JsonAt& t) {
+  t.expect_object("a task", {"entity", "node", "resource", "time", "subphases", "user_defined", "attributes"});
+  RawTask out;
+  out.entity = read_entity(t.at("entity"));
+  out.key = key_of(out.entity);
+  const std::int64_t node = t.at("node").integer();
+  if (node < 0 || node > INT_MAX) t.at("node").fail(fmt::format("expected a rank number, got {}", node));
+  out.node = static_cast<int>(node);
+  (void)t.at("resource").string();
+  out.time = t.at("time").number();
+  if (out.time < 0) t.at("time").fail(fmt::format("a task's time is never negative, got {}", out.time));
+  if (auto subs = t.find("subphases")) {
+    std::set<std::int64_t> seen;
+    for (const auto& s : subs->elements("a list of subphases ({id, time})")) {
+      s.expect_object("a subphase", {"id", "time"});
+      const std::int64_t id = s.at("id").integer();
+      if (id < 0 || id >= kMaxSubphases)
+        s.at("id").fail(fmt::format("expected a subphase id in 0..{}, got {}", kMaxSubphases - 1, id));
+      if (!seen.insert(id).second) s.at("id").fail(fmt::format("subphase {} is listed twice for this task", id));
+      const double time = s.at("time").number();
+      if (time < 0) s.at("time").fail(fmt::format("a subphase's time is never negative, got {}", time));
+      out.subphases.emplace_back(static_cast<int>(id), time);
+    }
+  }
+  for (const char* k : {"user_defined", "attributes"}) {
+    if (auto v = t.find(k); v && !v->value().is_object())
+      v->fail(fmt::format("expected an object, got {}", describe_json(v->value())));
+  }
+  return out;
+}
+
+RawComm read_comm(const JsonAt& c) {
+  c.expect_object("a communication", {"type", "from", "to", "messages", "bytes"});
+  RawComm out;
+  out.type = c.at("type").string();
+  out.from = read_end(c.at("from"));
+  out.to = read_end(c.at("to"));
+  out.messages = c.at("messages").integer();
+  if (out.messages < 0) c.at("messages").fail(fmt::format("a message count is never negative, got {}", out.messages));
+  out.bytes = c.at("bytes").number();
+  if (out.bytes < 0) c.at("bytes").fail(fmt::format("a byte count is never negative, got {}", out.bytes));
+  return out;
+}
+
+void check_phase_list(const JsonAt& l) {
+  l.expect_object("a phase list ({list, range})", {"list", "range"});
+  for (const auto& i : l.at("list").elements("a list of phase ids")) (void)i.integer();
+  for (const auto& r : l.at("range").elements("a list of [first, last] phase ranges")) (void)read_index(r);
+}
+
+std::optional<std::int64_t> read_metadata(const JsonAt& m) {
+  m.expect_object("the metadata", {"type", "rank", "shared_node", "phases", "attributes"});
+  std::optional<std::int64_t> rank;
+  if (auto r = m.find("rank")) {
+    rank = r->integer();
+    if (*rank < 0 || *rank > INT_MAX) r->fail(fmt::format("expected a rank number, got {}", *rank));
+  }
+  if (auto s = m.find("shared_node")) {
+    s->expect_object("the shared node", {"id", "size", "rank", "num_nodes"});
+    for (const char* k : {"id", "size", "rank", "num_nodes"}) (void)s->at(k).integer();
+  }
+  if (auto p = m.find("phases")) {
+    p->expect_object("the phase metadata", {"count", "skipped", "identical_to_previous"});
+    if (auto c = p->find("count")) (void)c->integer();
+    check_phase_list(p->at("skipped"));
+    check_phase_list(p->at("identical_to_previous"));
+  }
+  if (auto a = m.find("attributes"); a && !a->value().is_object())
+    a->fail(fmt::format("expected an object, got {}", describe_json(a->value())));
+  return rank;
+}
+
+// The file says what it is, at the top or under metadata (vt writes it there).
+void check_type(const JsonAt& top) {
+  std::optional<JsonAt> type = top.find("type");
+  if (auto m = top.find("metadata"); m && m->value().is_object() && m->has("type")) type = m->at("type");
+  if (!type) top.fail("missing 'type': expected \"LBDatafile\" at the top level or under 'metadata'");
+  const std::string t = type->string();
+  if (t == "LBStatsfile") type->fail("this is an LBStatsfile (load statistics); lbbench replays an LBDatafile");
+  if (t != "LBDatafile") type->fail(fmt::format("expected \"LBDatafile\", got \"{}\"", t));
+  if (auto top_type = top.find("type"); top_type && top_type->string() != "LBDatafile")
+    top_type->fail(fmt::format("expected \"LBDatafile\", got \"{}\"", top_type->string()));
+}
+
+// The tasks and communications of one phase (or of one of its lb_iterations, which are
+// checked and not replayed).
+void read_phase_body(const JsonAt& p, std::int64_t phase_id, Where where, FileRecords* out) {
+  const auto tasks = p.at("tasks").elements("a list of tasks");
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    RawTask t = read_task(tasks[i]);
+    if (!out) continue;
+    t.phase_id = phase_id;
+    t.where = Where{where.file, where.phase, static_cast<std::int32_t>(i)};
+    out->tasks.push_back(std::move(t));
+  }
+  if (auto comms = p.find("communications")) {
+    const auto list = comms->elements("a list of communications");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      RawComm c = read_comm(list[i]);
+      if (!out) continue;
+      c.phase_id = phase_id;
+      c.where = Where{where.file, where.phase, static_cast<std::int32_t>(i)};
+      out->comms.push_back(std::move(c));
+    }
+  }
+  if (auto u = p.find("user_defined"); u && !u->value().is_object())
+    u->fail(fmt::format("expected an object, got {}", describe_json(u->value())));
+}
+
+FileRecords read_file_records(const std::string& path, int file_index) {
+  const nlohmann::json doc = read_json_document(path);
+  const JsonAt top(doc, path);
+  top.expect_object("an LBDatafile (an object with 'phases')", {"type", "metadata", "phases"});
+  check_type(top);
+  FileRecords out;
+  if (auto m = top.find("metadata")) out.rank = read_metadata(*m);
+  const auto phases = top.at("phases").elements("a list of phases");
+  std::set<std::int64_t> ids;
+  for (std::size_t k = 0; k < phases.size(); ++k) {
+    const JsonAt& p = phases[k];
+    p.expect_object("a phase", {"id", "tasks", "communications", "user_defined", "lb_iterations"});
+    const std::int64_t id = p.at("id").integer();
+    if (!ids.insert(id).second) p.at("id").fail(fmt::format("phase {} appears twice in this file", id));
+    const Where where{file_index, static_cast<std::int32_t>(k), 0};
+    read_phase_body(p, id, where, &out);
+    if (auto iterations = p.find("lb_iterations")) {
+      for (const auto& it : iterations->elements("a list of LB iterations")) {
+        it.expect_object("an LB iteration", {"id", "tasks", "communications", "user_defined"});
+        (void)it.at("id").integer();
+        read_phase_body(it, id, where, nullptr);
+      }
+    }
+  }
+  return out;
+}
+
+// --- the whole trace -----------------------------------------------------------------------------
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(std::vector<std::string> files) : files_(std::move(files)) {}
+
+  Trace build() {
+    std::vector<FileRecords> records;
+    records.reserve(files_.size());
+    for (std::size_t f = 0; f < files_.size(); ++f)
+      records.push_back(read_file_records(files_[f], static_cast<int>(f)));
+    collect_phases(records);
+    collect_tasks(records);
+    count_ranks(records);
+    collect_comms(records);
+    return assemble();
+  }
+
+ private:
+  struct Task {
+    TraceEntity entity;
+    int first_phase = INT_MAX;
+    int first_rank = 0;
+    Where first_where;
+    std::vector<std::pair<int, const RawTask*>> records;  // (phase index, record)
+  };
+  struct Link {
+    double bytes = 0;
+    std::int64_t messages = 0;
+  };
+
+  [[nodiscard]] std::string where_text(const Where& w, std::string_view list) const {
+    return fmt::format("{}: phases[{}].{}[{}]", files_[static_cast<std::size_t>(w.file)], w.phase, list, w.item);
+  }
+  [[noreturn]] void fail_at(const Where& w, std::string_view list, const std::string& message) const {
+    throw InputError(fmt::format("{}: {}", where_text(w, list), message));
+  }
+
+  void collect_phases(const std::vector<FileRecords>& records) {
+    std::set<std::int64_t> ids;
+    for (const auto& r : records) {
+      for (const auto& t : r.tasks) ids.insert(t.phase_id);
+      for (const auto& c : r.comms) ids.insert(c.phase_id);
+    }
+    phase_ids_.assign(ids.begin(), ids.end());
+    if (phase_ids_.empty()) throw InputError(fmt::format("{}: the trace records no task in any phase", files_.front()));
+  }
+
+  [[nodiscard]] int phase_index(std::int64_t id) const {
+    return static_cast<int>(std::lower_bound(phase_ids_.begin(), phase_ids_.end(), id) - phase_ids_.begin());
+  }
+
+  void collect_tasks(const std::vector<FileRecords>& records) {
+    std::map<std::pair<Key, int>, Where> seen;  // (entity, phase) -> its record
+    for (const auto& r : records) {
+      for (const auto& raw : r.tasks) {
+        const int phase = phase_index(raw.phase_id);
+        if (auto [it, fresh] = seen.emplace(std::pair(raw.key, phase), raw.where); !fresh) {
+          fail_at(raw.where, "tasks",
+                  fmt::format("the task {} of phase {} is recorded again (first at {})", describe(raw.key),
+                              raw.phase_id, where_text(it->second, "tasks")));
+        }
+        auto [pos, fresh] = index_.emplace(raw.key, tasks_.size());
+        if (fresh) {
+          tasks_.push_back(Task{.entity = raw.entity, .first_where = raw.where, .records = {}});
+          if (raw.entity.id && raw.entity.seq_id) alias_.emplace(Key{KeyKind::seq_id, *raw.entity.seq_id}, raw.key);
+        }
+        Task& task = tasks_[pos->second];
+        check_same_entity(task, raw);
+        task.records.emplace_back(phase, &raw);
+        if (phase < task.first_phase) {
+          task.first_phase = phase;
+          task.first_rank = raw.node;
+        }
+        max_subphase_ = std::max(max_subphase_, raw.subphases.empty() ? -1 : max_subphase_of(raw));
+      }
+    }
+  }
+
+  static int max_subphase_of(const RawTask& t) {
+    int m = -1;
+    for (const auto& [id, time] : t.subphases) m = std::max(m, id);
+    return m;
+  }
+
+  static std::string describe(const Key& k) {
+    switch (k.kind) {
+      case KeyKind::id: return fmt::format("with id {}", k.value);
+      case KeyKind::seq_id: return fmt::format("with seq_id {}", k.value);
+      case KeyKind::node: return fmt::format("node {}", k.value);
+    }
+    return "?";
+  }
+
+  void check_same_entity(const Task& task, const RawTask& raw) const {
+    const TraceEntity& a = task.entity;
+    const TraceEntity& b = raw.entity;
+    if (a.migratable != b.migratable || a.home != b.home || a.collection_id != b.collection_id ||
+        a.objgroup_id != b.objgroup_id) {
+      fail_at(raw.where, "tasks",
+              fmt::format("the entity {} differs from its first record at {} (home, migratable, collection or "
+                          "object group changed)",
+                          describe(raw.key), where_text(task.first_where, "tasks")));
+    }
+  }
+
+  void count_ranks(const std::vector<FileRecords>& records) {
+    ranks_ = static_cast<std::int64_t>(files_.size());
+    for (const auto& t : tasks_) ranks_ = std::max<std::int64_t>(ranks_, t.first_rank + 1);
+    for (const auto& r : records) {
+      if (r.rank) ranks_ = std::max(ranks_, *r.rank + 1);
+      for (const auto& t : r.tasks) ranks_ = std::max<std::int64_t>(ranks_, t.node + 1);
+    }
+    if (ranks_ > (1 << 24)) throw InputError(fmt::format("{}: the trace names rank {}", files_.front(), ranks_ - 1));
+  }
+
+  // The task an end names, or a new pinned vertex for a node end.
+  std::size_t resolve(const RawEnd& end, const RawComm& c, std::string_view side) {
+    if (end.key.kind == KeyKind::node) {
+      if (end.key.value < 0 || end.key.value >= ranks_)
+        fail_at(c.where, "communications",
+                fmt::format("{}: node {} is not a rank of the trace (0..{})", side, end.key.value, ranks_ - 1));
+      auto [pos, fresh] = index_.emplace(end.key, tasks_.size());
+      if (fresh) {
+        TraceEntity node;
+        node.id = end.key.value;
+        node.type = "node";
+        node.home = static_cast<int>(end.key.value);
+        node.migratable = false;
+        tasks_.push_back(
+            Task{.entity = node, .first_phase = 0, .first_rank = node.home, .first_where = c.where, .records = {}});
+      }
+      return pos->second;
+    }
+    for (const std::optional<Key>& k : {std::optional(end.key), end.other}) {
+      if (!k) continue;
+      if (auto it = index_.find(*k); it != index_.end()) return it->second;
+      if (auto a = alias_.find(*k); a != alias_.end()) return index_.at(a->second);
+    }
+    fail_at(
+        c.where, "communications",
+        fmt::format("{}: the entity {} is no task of the trace (in no phase of any file)", side, describe(end.key)));
+  }
+
+  void collect_comms(const std::vector<FileRecords>& records) {
+    // (phase, type, from, to) -> (bytes, messages, file): the same record in two files is
+    // one communication (newer vt writes it at both ends).
+    std::map<std::tuple<int, std::string, std::size_t, std::size_t>, std::pair<Link, int>> unique;
+    for (const auto& r : records) {
+      for (const auto& c : r.comms) {
+        ++communications_;
+        const std::size_t from = resolve(c.from, c, "from");
+        const std::size_t to = resolve(c.to, c, "to");
+        messages_ += c.messages;
+        if (from == to) {
+          ++self_;
+          continue;
+        }
+        auto key = std::tuple(phase_index(c.phase_id), c.type, from, to);
+        auto [it, fresh] = unique.emplace(key, std::pair(Link{c.bytes, c.messages}, c.where.file));
+        if (!fresh && it->second.second != c.where.file) {
+          it->second.first.bytes = std::max(it->second.first.bytes, c.bytes);
+          it->second.first.messages = std::max(it->second.first.messages, c.messages);
+        } else if (!fresh) {
+          it->second.first.bytes += c.bytes;
+          it->second.first.messages += c.messages;
+        }
+      }
+    }
+    for (const auto& [key, link] : unique) {
+      auto [phase, type, from, to] = key;
+      auto& l = links_[std::minmax(from, to)];
+      l.bytes += link.first.bytes;
+      l.messages += link.first.messages;
+    }
+  }
+
+  Trace assemble() {
+    // Vertex order: migratable tasks by (first rank, key), then the pinned ones likewise.
+    std::vector<std::size_t> order(tasks_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::vector<Key> keys(tasks_.size());
+    for (const auto& [key, i] : index_) keys[i] = key;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const Task& ta = tasks_[a];
+      const Task& tb = tasks_[b];
+      if (ta.entity.migratable != tb.entity.migratable) return ta.entity.migratable;
+      if (ta.first_rank != tb.first_rank) return ta.first_rank < tb.first_rank;
+      return keys[a] < keys[b];
+    });
+    std::vector<std::int64_t> vertex_of(tasks_.size());
+    for (std::size_t v = 0; v < order.size(); ++v) vertex_of[order[v]] = static_cast<std::int64_t>(v);
+
+    auto layout = std::make_shared<TraceLayout>();
+    layout->ranks = static_cast<int>(ranks_);
+    layout->files = static_cast<int>(files_.size());
+    layout->phase_ids = phase_ids_;
+    layout->subphases = max_subphase_ + 1;
+    const auto n = tasks_.size();
+    const auto phases = phase_ids_.size();
+    const auto slots = static_cast<std::size_t>(layout->slots_per_phase());
+    layout->first_rank.resize(n);
+    layout->entity.resize(n);
+    layout->times.assign(n * phases * slots, 0.0);
+    layout->pinned_from = static_cast<std::int64_t>(n);
+    layout->movable_begin.assign(static_cast<std::size_t>(ranks_) + 1, 0);
+    for (std::size_t v = 0; v < n; ++v) {
+      const Task& t = tasks_[order[v]];
+      layout->first_rank[v] = t.first_rank;
+      layout->entity[v] = t.entity;
+      if (!t.entity.migratable && layout->pinned_from == static_cast<std::int64_t>(n))
+        layout->pinned_from = static_cast<std::int64_t>(v);
+      if (t.entity.migratable) ++layout->movable_begin[static_cast<std::size_t>(t.first_rank) + 1];
+      for (const auto& [phase, raw] : t.records) {
+        double* at = &layout->times[(v * phases + static_cast<std::size_t>(phase)) * slots];
+        at[TraceLayout::time_slot()] = raw->time;
+        double in_subphases = 0;
+        for (const auto& [id, time] : raw->subphases) {
+          at[TraceLayout::subphase_slot(id)] = time;
+          in_subphases += time;
+        }
+        at[layout->rest_slot()] = std::max(0.0, raw->time - in_subphases);
+      }
+    }
+    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks_); ++r)
+      layout->movable_begin[r + 1] += layout->movable_begin[r];
+
+    Trace out;
+    out.files = files_;
+    out.communications = communications_;
+    out.self_communications = self_;
+    out.messages = messages_;
+    const double per_step = 2.0 * static_cast<double>(phases);
+    for (const auto& [pair, link] : links_) {
+      auto [a, b] = std::minmax(vertex_of[pair.first], vertex_of[pair.second]);
+      const double bytes = std::round(link.bytes / per_step);
+      if (bytes > static_cast<double>(INT32_MAX))
+        throw InputError(fmt::format("{}: a communication carries {} bytes per step, more than lbbench's 2^31 - 1",
+                                     files_.front(), bytes));
+      out.edges.push_back(TraceEdge{a, b, static_cast<std::int64_t>(bytes)});
+    }
+    std::sort(out.edges.begin(), out.edges.end(),
+              [](const TraceEdge& x, const TraceEdge& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+    out.layout = std::move(layout);
+    return out;
+  }
+
+  std::vector<std::string> files_;
+  std::vector<std::int64_t> phase_ids_;
+  std::vector<Task> tasks_;
+  std::map<Key, std::size_t> index_;
+  std::map<Key, Key> alias_;  // seq_id -> id of tasks named by both
+  std::map<std::pair<std::size_t, std::size_t>, Link> links_;
+  std::int64_t ranks_ = 1;
+  int max_subphase_ = -1;
+  std::int64_t communications_ = 0;
+  std::int64_t self_ = 0;
+  std::int64_t messages_ = 0;
+};
+
+}  // namespace
+
+Rank TraceLayout::start_rank(VertexId v, int nranks) const {
+  const auto t = static_cast<std::int64_t>(first_rank[static_cast<std::size_t>(v.value())]);
+  const std::int64_t p = nranks;
+  const std::int64_t first = t * p / ranks;
+  const std::int64_t last = (t + 1) * p / ranks;  // exclusive
+  if (last - first <= 1 || is_pinned(v)) return Rank{static_cast<int>(first)};
+  const std::int64_t begin = movable_begin[static_cast<std::size_t>(t)];
+  const std::int64_t count = movable_begin[static_cast<std::size_t>(t) + 1] - begin;
+  return Rank{static_cast<int>(first + block_owner(v.value() - begin, count, static_cast<int>(last - first)))};
+}
+
+std::vector<std::string> trace_files(const std::string& source) {
+  std::vector<std::string> files;
+  if (source.find("%r") != std::string::npos) {
+    files = files_of_pattern(source);
+  } else if (source.find_first_of("*?[") != std::string::npos) {
+    files = files_of_glob(source);
+  } else if (fs::is_directory(source)) {
+    files = files_of_folder(source);
+  } else if (fs::exists(source)) {
+    files = {source};
+  } else {
+    throw InputError(fmt::format("{}: no such trace file or folder", source));
+  }
+  sort_by_rank(files);
+  return files;
+}
+
+Trace read_trace(const std::string& source) { return read_trace_files(trace_files(source)); }
+
+Trace read_trace_files(const std::vector<std::string>& files) { return TraceBuilder(files).build(); }
+
+}  // namespace lbbench
