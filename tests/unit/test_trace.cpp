@@ -1,0 +1,400 @@
+// Recorded runs (vt's LBDatafile): reading, checking, the graph and the times they give,
+// and the scenario keys that replay them. The error cases write small traces of their own.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "meshes/trace/json_text.hpp"
+#include "meshes/trace/trace.hpp"
+#include "scenario/scenario.hpp"
+#include "workload/load_field.hpp"
+
+namespace lbbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A folder of trace files made by a test, removed after it.
+class TraceFolder {
+ public:
+  explicit TraceFolder(const std::string& name) : dir_(fs::temp_directory_path() / ("lbbench-trace-" + name)) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~TraceFolder() { fs::remove_all(dir_); }
+  TraceFolder(const TraceFolder&) = delete;
+  TraceFolder& operator=(const TraceFolder&) = delete;
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  [[nodiscard]] std::string path() const { return dir_.string(); }
+
+ private:
+  fs::path dir_;
+};
+
+std::string entity(int id, int home, bool migratable = true) {
+  return "{\"type\": \"object\", \"id\": " + std::to_string(id) + ", \"home\": " + std::to_string(home) +
+         ", \"migratable\": " + (migratable ? "true" : "false") + "}";
+}
+
+std::string task(int id, int node, double time, bool migratable = true, const std::string& extra = "") {
+  return "{\"entity\": " + entity(id, node, migratable) + ", \"node\": " + std::to_string(node) +
+         ", \"resource\": \"cpu\", \"time\": " + std::to_string(time) + extra + "}";
+}
+
+std::string comm(int from, int to, double bytes, int messages = 1, int from_home = 0, int to_home = 0) {
+  return "{\"type\": \"SendRecv\", \"from\": " + entity(from, from_home) + ", \"to\": " + entity(to, to_home) +
+         ", \"messages\": " + std::to_string(messages) + ", \"bytes\": " + std::to_string(bytes) + "}";
+}
+
+std::string file_of(int rank, const std::string& phases) {
+  return "{\"metadata\": {\"type\": \"LBDatafile\", \"rank\": " + std::to_string(rank) + "}, \"phases\": [" + phases +
+         "]}";
+}
+
+std::string phase(int id, const std::string& tasks, const std::string& comms = "") {
+  std::string out = "{\"id\": " + std::to_string(id) + ", \"tasks\": [" + tasks + "]";
+  if (!comms.empty()) out += ", \"communications\": [" + comms + "]";
+  return out + "}";
+}
+
+// Two ranks, two phases: rank 0 runs tasks 10 and 11 and the object group 90 (pinned),
+// rank 1 runs task 20; 10 and 20 talk both ways, 11 talks to itself and to 90.
+void write_small_trace(const TraceFolder& t) {
+  const std::string subphases = R"(, "subphases": [{"id": 0, "time": 0.25}, {"id": 1, "time": 0.5}])";
+  t.write(
+      "data.0.json",
+      file_of(0, phase(1, task(10, 0, 1.0, true, subphases) + "," + task(11, 0, 2.0) + "," + task(90, 0, 0.5, false),
+                       comm(10, 20, 100, 2, 0, 1) + "," + comm(11, 11, 7) + "," + comm(11, 90, 30)) +
+                     "," + phase(5, task(10, 0, 3.0) + "," + task(90, 0, 0.25, false), comm(10, 20, 300, 1, 0, 1))));
+  t.write("data.1.json", file_of(1, phase(1, task(20, 1, 4.0), comm(20, 10, 60, 1, 1, 0)) + "," +
+                                        phase(5, task(20, 1, 5.0) + "," + task(21, 1, 6.0))));
+}
+
+std::int64_t vertex_of(const TraceLayout& l, std::int64_t id) {
+  for (std::int64_t v = 0; v < l.vertices(); ++v) {
+    if (l.entity[static_cast<std::size_t>(v)].id == id) return v;
+  }
+  return -1;
+}
+
+TEST(Trace, ReadsTasksPhasesAndEdges) {
+  const TraceFolder t("small");
+  write_small_trace(t);
+  const Trace trace = read_trace(t.path());
+  const TraceLayout& l = *trace.layout;
+  EXPECT_EQ(trace.files.size(), 2U);
+  EXPECT_EQ(l.ranks, 2);
+  EXPECT_EQ(l.phase_ids, (std::vector<std::int64_t>{1, 5}));
+  EXPECT_EQ(l.subphases, 2);
+  ASSERT_EQ(l.vertices(), 5);
+  // Migratable tasks first, by (first rank, id); the object group last.
+  EXPECT_EQ(l.pinned_from, 4);
+  EXPECT_EQ(vertex_of(l, 10), 0);
+  EXPECT_EQ(vertex_of(l, 11), 1);
+  EXPECT_EQ(vertex_of(l, 20), 2);
+  EXPECT_EQ(vertex_of(l, 21), 3);
+  EXPECT_EQ(vertex_of(l, 90), 4);
+  EXPECT_TRUE(l.is_pinned(VertexId{4}));
+  EXPECT_FALSE(l.is_pinned(VertexId{3}));
+  // Times per phase, absent tasks at zero; subphases and the rest.
+  EXPECT_DOUBLE_EQ(l.time(VertexId{0}, 0, TraceLayout::time_slot()), 1.0);
+  EXPECT_DOUBLE_EQ(l.time(VertexId{0}, 1, TraceLayout::time_slot()), 3.0);
+  EXPECT_DOUBLE_EQ(l.time(VertexId{0}, 0, TraceLayout::subphase_slot(1)), 0.5);
+  EXPECT_DOUBLE_EQ(l.time(VertexId{0}, 0, l.rest_slot()), 0.25);
+  EXPECT_DOUBLE_EQ(l.time(VertexId{0}, 1, l.rest_slot()), 3.0);  // no subphases that phase: all rest
+  EXPECT_DOUBLE_EQ(l.time(VertexId{3}, 0, TraceLayout::time_slot()), 0.0);
+  EXPECT_DOUBLE_EQ(l.time(VertexId{3}, 1, TraceLayout::time_slot()), 6.0);
+  // 10-20: (100 + 60 + 300) bytes over 2 phases, both directions: 115 per message. 11-90:
+  // 30 / 4. The self-message of 11 is no edge.
+  EXPECT_EQ(trace.edges, (std::vector<TraceEdge>{{0, 2, 115}, {1, 4, 8}}));
+  EXPECT_EQ(trace.self_communications, 1);
+  EXPECT_EQ(trace.communications, 5);
+  EXPECT_EQ(trace.messages, 6);
+}
+
+TEST(Trace, BrotliIsToldByContentNotByName) {
+  const TraceFolder t("brotli");
+  write_small_trace(t);
+  const Trace plain = read_trace(t.path());
+  for (const char* name : {"data.0.json", "data.1.json"}) {
+    std::ifstream in(t.path() + "/" + name);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    t.write(name, brotli_compress(text));
+  }
+  const Trace compressed = read_trace(t.path());
+  EXPECT_EQ(compressed.edges, plain.edges);
+  EXPECT_EQ(compressed.layout->times, plain.layout->times);
+  EXPECT_EQ(compressed.layout->entity, plain.layout->entity);
+}
+
+TEST(Trace, SerializedTraceReadsBackTheSame) {
+  const TraceFolder t("bytes");
+  write_small_trace(t);
+  const Trace trace = read_trace(t.path());
+  const Trace again = deserialize_trace(serialize_trace(trace));
+  EXPECT_EQ(again.edges, trace.edges);
+  EXPECT_EQ(again.layout->times, trace.layout->times);
+  EXPECT_EQ(again.layout->entity, trace.layout->entity);
+  EXPECT_EQ(again.layout->movable_begin, trace.layout->movable_begin);
+  EXPECT_EQ(again.files, trace.files);
+}
+
+TEST(Trace, RecordedRanksMapOntoTheRunsByBlocks) {
+  const TraceFolder t("mapping");
+  write_small_trace(t);
+  const Trace trace = read_trace(t.path());
+  const TraceLayout& l = *trace.layout;
+  auto starts = [&](int nranks) {
+    std::vector<int> out;
+    for (std::int64_t v = 0; v < l.vertices(); ++v) out.push_back(l.start_rank(VertexId{v}, nranks).value());
+    return out;
+  };
+  EXPECT_EQ(starts(2), (std::vector<int>{0, 0, 1, 1, 0}));  // one to one
+  EXPECT_EQ(starts(1), (std::vector<int>{0, 0, 0, 0, 0}));  // both onto one
+  // Four ranks: rank 0's two migratable tasks split over ranks 0 and 1, its pinned one on
+  // 0; rank 1's over 2 and 3.
+  EXPECT_EQ(starts(4), (std::vector<int>{0, 1, 2, 3, 0}));
+}
+
+TEST(Trace, ANodeEndIsAPinnedVertexOnThatRank) {
+  const TraceFolder t("node");
+  t.write("data.0.json", file_of(0, phase(0, task(1, 0, 1.0),
+                                          R"({"type": "NodeToCollection", "from": {"type": "node", "id": 1}, "to": )" +
+                                              entity(1, 0) + R"(, "messages": 1, "bytes": 40.0})")));
+  t.write("data.1.json", file_of(1, phase(0, "")));
+  const Trace trace = read_trace(t.path());
+  const TraceLayout& l = *trace.layout;
+  ASSERT_EQ(l.vertices(), 2);
+  EXPECT_EQ(l.pinned_from, 1);
+  EXPECT_EQ(l.entity[1].type, "node");
+  EXPECT_EQ(l.start_rank(VertexId{1}, 2), Rank{1});
+  EXPECT_EQ(trace.edges, (std::vector<TraceEdge>{{0, 1, 20}}));
+}
+
+TEST(Trace, ACommunicationInBothFilesCountsOnce) {
+  const TraceFolder t("twice");
+  t.write("data.0.json", file_of(0, phase(0, task(1, 0, 1.0), comm(1, 2, 80, 1, 0, 1))));
+  t.write("data.1.json", file_of(1, phase(0, task(2, 1, 1.0), comm(1, 2, 80, 1, 0, 1))));
+  EXPECT_EQ(read_trace(t.path()).edges, (std::vector<TraceEdge>{{0, 1, 40}}));
+}
+
+// The message of reading a trace whose files are these texts.
+std::string error_of(const std::vector<std::string>& files, const std::string& name) {
+  const TraceFolder t(name);
+  for (std::size_t r = 0; r < files.size(); ++r) t.write("data." + std::to_string(r) + ".json", files[r]);
+  try {
+    (void)read_trace(t.path());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TraceErrors, NameTheFileTheJsonPathAndWhatWasExpected) {
+  const std::string good = task(1, 0, 1.0);
+  EXPECT_THAT(error_of({file_of(0, phase(0, R"({"entity": )" + entity(1, 0) +
+                                                R"(, "node": 0, "resource": "cpu", "time": "fast"})"))},
+                       "type"),
+              AllOf(HasSubstr("data.0.json: phases[0].tasks[0].time: expected a number, got the string \"fast\"")));
+  EXPECT_THAT(
+      error_of(
+          {file_of(0, phase(0, R"({"entity": )" + entity(1, 0) + R"(, "node": 0, "resource": "cpu", "tme": 1.0})"))},
+          "unknown"),
+      AllOf(HasSubstr("phases[0].tasks[0].tme: unknown key 'tme' in a task. Did you mean 'time'?")));
+  EXPECT_THAT(
+      error_of({file_of(0, phase(0, R"({"entity": )" + entity(1, 0) + R"(, "node": 0, "time": 1.0})"))}, "missing"),
+      HasSubstr("phases[0].tasks[0]: missing the required key 'resource'"));
+  EXPECT_THAT(error_of({R"({"phases": []})"}, "untyped"),
+              HasSubstr("(top level): missing 'type': expected \"LBDatafile\""));
+  EXPECT_THAT(error_of({R"({"type": "LBStatsfile", "phases": []})"}, "stats"), HasSubstr("this is an LBStatsfile"));
+  EXPECT_THAT(error_of({file_of(0, phase(0, task(1, 0, -1.0)))}, "negative"),
+              HasSubstr("phases[0].tasks[0].time: a task's time is never negative"));
+  EXPECT_THAT(error_of({"{\"type\": \"LBDatafile\",\n \"phases\": [}"}, "syntax"),
+              HasSubstr("data.0.json:2:13: not valid JSON"));
+  EXPECT_THAT(error_of({"\x01\x02 neither"}, "binary"), HasSubstr("plain JSON or brotli-compressed JSON"));
+  EXPECT_THAT(error_of({file_of(0, phase(0, good)), file_of(1, phase(0, task(1, 1, 1.0)))}, "twice"),
+              AllOf(HasSubstr("data.1.json: phases[0].tasks[0]: the task with id 1 of phase 0 is recorded again"),
+                    HasSubstr("data.0.json: phases[0].tasks[0]")));
+  EXPECT_THAT(error_of({file_of(0, phase(0, good, comm(1, 7, 10)))}, "dangling"),
+              HasSubstr("phases[0].communications[0]: to: the entity with id 7 is no task of the trace"));
+  EXPECT_THAT(error_of({file_of(0, phase(0, good) + "," + phase(1, task(1, 0, 1.0, false)))}, "flip"),
+              HasSubstr("phases[1].tasks[0]: the entity with id 1 differs from its first record"));
+  EXPECT_THAT(error_of({file_of(0, phase(0, R"({"entity": {"type": "object", "seq_id": 3, "home": 0, )"
+                                            R"("migratable": true}, "node": 0, "resource": "cpu", "time": 1.0})"))},
+                       "seq"),
+              HasSubstr("phases[0].tasks[0].entity: a migratable entity named by seq_id needs a 'collection_id'"));
+  EXPECT_THAT(error_of({file_of(0, phase(0, good,
+                                         R"({"type": "X", "from": {"type": "node", "id": 5}, "to": )" + entity(1, 0) +
+                                             R"(, "messages": 1, "bytes": 1.0})"))},
+                       "node"),
+              HasSubstr("from: node 5 is not a rank of the trace (0..0)"));
+}
+
+TEST(TraceErrors, SourcesThatNameNothingOrTooMuch) {
+  const TraceFolder t("sources");
+  EXPECT_THAT(
+      [&] {
+        try {
+          (void)trace_files(t.path() + "/run.%r.json");
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      }(),
+      HasSubstr("no trace file for rank 0"));
+  t.write("a.0.json", file_of(0, phase(0, task(1, 0, 1.0))));
+  t.write("b.0.json", file_of(0, phase(0, task(1, 0, 1.0))));
+  try {
+    (void)trace_files(t.path());
+    FAIL() << "a folder of two data sets was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the folder holds 2 data sets (a.%r.json, b.%r.json)"));
+  }
+  EXPECT_EQ(trace_files(t.path() + "/b.%r.json").size(), 1U);
+  EXPECT_EQ(trace_files(t.path() + "/*.0.json").size(), 2U);
+}
+
+// --- scenarios ------------------------------------------------------------------------------------
+
+Scenario scenario_of(const std::string& yaml) { return parse_scenario(YAML::Load(yaml), "test.yaml"); }
+
+std::string scenario_error(const std::string& yaml) {
+  try {
+    (void)scenario_of(yaml);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TraceScenario, ARecordedRunDefaultsToItsOwnTimesPlacesAndBytes) {
+  const TraceFolder t("scenario");
+  const Scenario s = scenario_of("name: t\nsteps: 3\nmesh: {file: " + t.path() + ", format: lbdatafile}\n");
+  EXPECT_TRUE(std::holds_alternative<TraceWeights>(s.workload.weights));
+  EXPECT_TRUE(std::holds_alternative<TraceEvolution>(s.workload.evolution));
+  EXPECT_TRUE(std::get<TraceEvolution>(s.workload.evolution).repeat);
+  EXPECT_EQ(s.distribution.kind, DistributionKind::trace);
+  EXPECT_EQ(s.workload.edge_bytes, 1);
+  const Scenario other = scenario_of("name: t\nsteps: 3\nmesh: {file: " + t.path() +
+                                     ", format: lbdatafile}\nworkload: {weights: {model: uniform}}\n");
+  EXPECT_TRUE(std::holds_alternative<StaticEvolution>(other.workload.evolution));
+}
+
+TEST(TraceScenario, TraceKeysNeedARecordedRun) {
+  const TraceFolder t("keys");
+  const std::string mesh = "mesh: {file: " + t.path() + ", format: lbdatafile}\n";
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\nmesh: {generator: grid2d, nx: 2, ny: 2}\n"
+                             "workload: {weights: {model: trace}}\n"),
+              HasSubstr("workload.weights: the trace weight model replays a recorded run; the mesh needs format: "
+                        "lbdatafile"));
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\n" + mesh + "workload: {evolution: static}\n"),
+              HasSubstr("trace weights replay the recorded phases; write evolution: trace (not static)"));
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\n" + mesh +
+                             "workload: {weights: {model: uniform}, evolution: {kind: trace}}\n"),
+              HasSubstr("it needs weights.model trace (not uniform)"));
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\nmesh: {generator: grid2d, nx: 2, ny: 2}\ndistribution: trace\n"),
+              HasSubstr("a trace distribution places a recorded run's tasks"));
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\n" + mesh + "workload: {weights: {model: trace, subphase: many}}\n"),
+              HasSubstr("workload.weights.subphase: expected a subphase id"));
+  EXPECT_THAT(scenario_error("name: t\nsteps: 1\nmesh: {file: no-such-trace, format: lbdatafile}\n"),
+              AllOf(HasSubstr("test.yaml:3:"), HasSubstr("mesh.file: no trace at no-such-trace")));
+}
+
+TEST(TraceScenario, TracesAreFoundInTheTracesFolderToo) {
+  const TraceFolder t("elsewhere");
+  setenv("LBBENCH_TRACES_DIR", fs::path(t.path()).parent_path().c_str(), 1);
+  const std::string name = fs::path(t.path()).filename().string();
+  const Scenario s = scenario_of("name: t\nsteps: 1\nmesh: {file: " + name + ", format: lbdatafile}\n");
+  EXPECT_EQ(std::get<MeshFileSpec>(s.mesh).resolved, t.path());
+  EXPECT_EQ(std::get<MeshFileSpec>(s.mesh).path, name);  // the record keeps it as written
+  unsetenv("LBBENCH_TRACES_DIR");
+}
+
+TEST(TraceScenario, TheTraceShortcutReplaysEveryPhaseOnce) {
+  const TraceFolder t("shortcut");
+  write_small_trace(t);
+  const std::vector<std::string> sets{"balancer=greedy"};
+  const Scenario s = load_run_scenario("", t.path(), sets);
+  EXPECT_EQ(s.steps, 2);
+  EXPECT_EQ(s.name, "lbbench-trace-shortcut");
+  EXPECT_EQ(s.balancer.name(), "greedy");
+  EXPECT_EQ(trace_ranks(t.path()), 2);
+}
+
+// --- the load field ---------------------------------------------------------------------------
+
+TEST(TraceLoads, StepsReplayPhasesRepeatingOrHolding) {
+  const TraceFolder t("loads");
+  write_small_trace(t);
+  const Trace trace = read_trace(t.path());
+  LocalGraph g;
+  g.global_vertices = trace.layout->vertices();
+  g.trace = trace.layout;
+  WorkloadSpec w;
+  w.unit_seconds = 0.5;
+  w.weights = TraceWeights{};
+  w.evolution = TraceEvolution{.repeat = true};
+  const LoadField repeat(w, g, 1);
+  // Task 10 (vertex 0): 1 s, then 3 s, then 1 s again; weights are seconds / unit.
+  EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 0), 2.0);
+  EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 1), 6.0);
+  EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 2), 2.0);
+  w.evolution = TraceEvolution{.repeat = false};
+  const LoadField hold(w, g, 1);
+  EXPECT_DOUBLE_EQ(hold.weight(VertexId{0}, {}, {}, 2), 6.0);
+  w.weights = TraceWeights{.part = TraceWeights::Part::subphase, .subphase = 1, .scale = 2.0};
+  EXPECT_DOUBLE_EQ(LoadField(w, g, 1).weight(VertexId{0}, {}, {}, 0), 2.0);  // 2 x 0.5 s / 0.5
+  w.weights = TraceWeights{.part = TraceWeights::Part::rest};
+  EXPECT_DOUBLE_EQ(LoadField(w, g, 1).weight(VertexId{0}, {}, {}, 0), 0.5);
+  w.weights = TraceWeights{.part = TraceWeights::Part::subphase, .subphase = 2};
+  EXPECT_THROW(LoadField(w, g, 1), InputError);  // the trace records subphases 0 and 1
+}
+
+// --- the shared traces ----------------------------------------------------------------------------
+
+std::string shared_traces() {
+  const fs::path dir = fs::path(LBBENCH_SOURCE_DIR) / ".." / "shared" / "traces";
+  return fs::is_directory(dir) ? dir.lexically_normal().string() : "";
+}
+
+TEST(SharedTraces, LbafsVtRunReadsWhole) {
+  const std::string dir = shared_traces();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces is absent: LBAF's vt run cannot be read here";
+  const Trace trace = read_trace(dir + "/lbaf-vt-16ranks");
+  const TraceLayout& l = *trace.layout;
+  EXPECT_EQ(trace.files.size(), 32U);
+  EXPECT_EQ(l.ranks, 32);
+  EXPECT_EQ(l.phases(), 10);
+  EXPECT_EQ(l.subphases, 14);
+  EXPECT_EQ(l.vertices(), 480);
+  EXPECT_EQ(l.vertices() - l.pinned_from, 224);  // 7 object groups and handlers per rank
+  EXPECT_EQ(trace.communications, 11709);
+  // Every rank ran 15 tasks in the first phase, where it has them at the start.
+  std::vector<int> per_rank(32, 0);
+  for (std::int64_t v = 0; v < l.vertices(); ++v) ++per_rank[static_cast<std::size_t>(l.first_rank[v])];
+  EXPECT_EQ(per_rank, std::vector<int>(32, 15));
+}
+
+TEST(SharedTraces, LbafsSyntheticBlocksReadByPattern) {
+  const std::string dir = shared_traces();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces is absent: LBAF's synthetic data set cannot be read here";
+  const Trace trace = read_trace(dir + "/lbaf-synthetic-blocks/synthetic-dataset-blocks.%r.json");
+  EXPECT_EQ(trace.layout->ranks, 4);  // the fourth rank runs no task
+  EXPECT_EQ(trace.layout->vertices(), 9);
+  double total = 0;
+  for (std::int64_t v = 0; v < trace.layout->vertices(); ++v) total += trace.layout->time(VertexId{v}, 0, 0);
+  EXPECT_DOUBLE_EQ(total, 8.0);
+}
+
+}  // namespace
+}  // namespace lbbench
