@@ -77,9 +77,9 @@ struct LoadView {
   // non-migratable objects, which the graph above leaves out. Empty, on every rank alike,
   // when the mesh has none. rank_load, total_load and max_rank_load include it.
   std::span<const Load> background;
-  // Other ranks whose vertices have an edge to one of this rank's pinned vertices: the
-  // other end of the graph's fixed neighbors (LocalGraph::is_fixed_neighbor), so that
-  // the rank graph stays symmetric.
+  // Other ranks whose movable vertices have an edge to one of this rank's pinned vertices:
+  // the other end of their fixed neighbors (LocalGraph::is_fixed_neighbor), so that the
+  // rank graph stays symmetric.
   std::span<const int> fixed_peers;
   std::int64_t edge_bytes = 0;     // bytes per message of a unit-weight edge
   std::int64_t element_bytes = 0;  // payload that moves with each vertex

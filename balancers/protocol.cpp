@@ -282,7 +282,8 @@ RankWork work_from_view(const LoadView& view, const Quantum& quantum, bool with_
 }  // namespace
 
 std::vector<RankWork> split_by_rank(const GlobalProblem& problem, bool with_locality) {
-  const auto [min_positive, max_load] = load_extremes(problem.load);
+  auto [min_positive, max_load] = load_extremes(problem.load);
+  for (int r = 0; r < problem.nranks; ++r) max_load = std::max(max_load, problem.background(r));
   const Quantum quantum =
       Quantum::from_extremes(min_positive, max_load, Quantum::shift_needed(problem.load, min_positive, max_load));
   if (with_locality && !problem.has_graph()) throw std::logic_error("this strategy's reference needs the graph");
@@ -341,7 +342,13 @@ void DistributedBalancer::prepare(MPI_Comm comm) {
 MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   prepare(comm);
   // Each piece of this rank's own code below is pure, and charged as charge_pure does.
-  const auto [min_positive, max_load] = charge_pure([&] { return load_extremes(view.vertex_load); });
+  // A background counts among the largest loads, so that no sum of quanta overflows.
+  const auto [min_positive, max_load] = charge_pure([&] {
+    auto extremes = load_extremes(view.vertex_load);
+    extremes.second =
+        std::max(extremes.second, std::accumulate(view.background.begin(), view.background.end(), Load{}).seconds());
+    return extremes;
+  });
   double extremes[2] = {-min_positive, max_load};
   MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
   // The quantum's shift needs the extremes over all ranks: a second, one-int reduction.

@@ -32,7 +32,8 @@ namespace lbbench {
 // kRoundingTolerance of itself: equal loads still count as one unit each, and whole
 // multiples of the smallest as whole units (shift 0), while continuous loads get a quantum
 // fine enough that no rank's load is off by more than 0.1% (a shift of 9 always is:
-// 2^-10 < 0.1%). It is raised where needed so no load exceeds 2^30 quanta.
+// 2^-10 < 0.1%). It is raised where needed so no load exceeds 2^30 quanta, a rank's
+// background (load that never moves) included.
 struct Quantum {
   static constexpr int kFinestShift = 9;
   static constexpr double kRoundingTolerance = 1e-3;

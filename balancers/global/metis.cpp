@@ -46,22 +46,101 @@ MetisGraph metis_graph_of(const GlobalProblem& problem, bool with_sizes) {
   return g;
 }
 
+namespace {
+
+// Each rank's share of the movable load in each of the ncon constraints, rank-major: the
+// speed's share of all the load less the rank's background (never below zero), so that
+// each constraint's shares add up to 1. A load vector's background is taken per component.
+std::vector<double> movable_share_targets(const GlobalProblem& problem, int ncon) {
+  const auto p = static_cast<std::size_t>(problem.nranks);
+  const auto c = static_cast<std::size_t>(ncon);
+  const bool per_component =
+      ncon > 1 && problem.rank_background_vec.size() == p * c && problem.load_vec.size() == problem.size() * c;
+  std::vector<double> out(p * c);
+  if (!per_component) {
+    const std::vector<double> share = movable_shares(problem);
+    const double total = std::accumulate(share.begin(), share.end(), 0.0);
+    for (std::size_t r = 0; r < p; ++r) {
+      for (std::size_t k = 0; k < c; ++k) out[r * c + k] = total > 0 ? share[r] / total : 1.0 / static_cast<double>(p);
+    }
+    return out;
+  }
+  double speeds = 0;
+  for (int r = 0; r < problem.nranks; ++r) speeds += problem.speed(r);
+  for (std::size_t k = 0; k < c; ++k) {
+    double movable = 0, background = 0;
+    for (std::size_t i = 0; i < problem.size(); ++i) movable += problem.load_vec[i * c + k].seconds();
+    for (std::size_t r = 0; r < p; ++r) background += problem.rank_background_vec[r * c + k].seconds();
+    double sum = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+      const double s = problem.speed(static_cast<int>(r)) / speeds;
+      out[r * c + k] = std::max(0.0, (movable + background) * s - problem.rank_background_vec[r * c + k].seconds());
+      sum += out[r * c + k];
+    }
+    for (std::size_t r = 0; r < p; ++r) out[r * c + k] = sum > 0 ? out[r * c + k] / sum : 1.0 / static_cast<double>(p);
+  }
+  return out;
+}
+
+}  // namespace
+
 void set_speed_targets(const GlobalProblem& problem, int ncon, MetisOptions& options, PartMappingInput& mapping) {
   const int p = problem.nranks;
   const bool uniform_speed = std::all_of(problem.rank_speed.begin(), problem.rank_speed.end(),
                                          [&](double s) { return s == problem.speed(0); });
-  if (uniform_speed && !problem.has_background()) return;
-  // Each part's target is its rank's share of the movable load: the speed's share of all
-  // the load less the rank's background. METIS wants every target above zero.
-  const std::vector<double> share = movable_shares(problem);
-  const double total = std::accumulate(share.begin(), share.end(), 0.0);
-  std::map<double, int> classes;
-  for (int r = 0; r < p; ++r) {
-    const double target = total > 0 ? std::max(share[static_cast<std::size_t>(r)] / total, 1e-9) : 1.0 / p;
-    for (int k = 0; k < ncon; ++k) options.tpwgts.push_back(static_cast<real_t>(target));
-    const int c = classes.emplace(target, static_cast<int>(classes.size())).first->second;
-    mapping.rank_class.push_back(c);
+  if (!problem.has_background()) {
+    if (uniform_speed) return;
+    double total = 0;
+    for (int r = 0; r < p; ++r) total += problem.speed(r);
+    std::map<double, int> classes;
+    for (int r = 0; r < p; ++r) {
+      for (int k = 0; k < ncon; ++k) options.tpwgts.push_back(static_cast<real_t>(problem.speed(r) / total));
+      const int c = classes.emplace(problem.speed(r), static_cast<int>(classes.size())).first->second;
+      mapping.rank_class.push_back(c);
+    }
+    mapping.part_class = mapping.rank_class;  // part r targets rank r's share
+    return;
   }
+  // With a background every rank's target differs a little. Targets closer than half of
+  // METIS's own tolerance are one class, which a part may take wherever its vertices are
+  // (relabeling would otherwise have to send part r to rank r, moving nearly everything);
+  // each class's parts target its members' mean.
+  const auto c = static_cast<std::size_t>(ncon);
+  const std::vector<double> target = movable_share_targets(problem, ncon);
+  const double close = 0.5 * (static_cast<double>(options.ubvec.front()) - 1.0) / p;
+  std::vector<int> order(static_cast<std::size_t>(p));
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::lexicographical_compare(
+        target.begin() + a * static_cast<std::ptrdiff_t>(c), target.begin() + (a + 1) * static_cast<std::ptrdiff_t>(c),
+        target.begin() + b * static_cast<std::ptrdiff_t>(c), target.begin() + (b + 1) * static_cast<std::ptrdiff_t>(c));
+  });
+  mapping.rank_class.assign(static_cast<std::size_t>(p), 0);
+  std::vector<double> mean(static_cast<std::size_t>(p) * c, 0.0);
+  int classes = 0;
+  std::size_t first = 0;  // the class's first rank in `order`
+  for (std::size_t i = 0; i <= order.size(); ++i) {
+    const bool ends = i == order.size() || [&] {
+      for (std::size_t k = 0; k < c; ++k) {
+        if (target[static_cast<std::size_t>(order[i]) * c + k] -
+                target[static_cast<std::size_t>(order[first]) * c + k] >
+            close)
+          return true;
+      }
+      return false;
+    }();
+    if (!ends) continue;
+    for (std::size_t k = 0; k < c; ++k) {
+      double sum = 0;
+      for (std::size_t j = first; j < i; ++j) sum += target[static_cast<std::size_t>(order[j]) * c + k];
+      for (std::size_t j = first; j < i; ++j) mean[static_cast<std::size_t>(order[j]) * c + k] = sum / (i - first);
+    }
+    for (std::size_t j = first; j < i; ++j) mapping.rank_class[static_cast<std::size_t>(order[j])] = classes;
+    ++classes;
+    first = i;
+  }
+  // METIS wants every target above zero.
+  for (const double t : mean) options.tpwgts.push_back(static_cast<real_t>(std::max(t, 1e-9)));
   mapping.part_class = mapping.rank_class;  // part r targets rank r's share
 }
 

@@ -27,6 +27,22 @@ std::vector<int> metis_kway(const MetisGraph& graph, int nparts, const MetisOpti
   if (nparts <= 1) return part;
   if (n <= nparts) {
     std::iota(part.begin(), part.end(), 0);
+    if (options.tpwgts.empty()) return part;
+    // Unequal targets: the heaviest vertices to the parts with the largest targets.
+    const auto ncon = static_cast<std::size_t>(graph.ncon);
+    std::vector<int> parts(static_cast<std::size_t>(nparts));
+    std::iota(parts.begin(), parts.end(), 0);
+    std::stable_sort(parts.begin(), parts.end(), [&](int a, int b) {
+      return options.tpwgts[static_cast<std::size_t>(a) * ncon] > options.tpwgts[static_cast<std::size_t>(b) * ncon];
+    });
+    std::vector<idx_t> vertices(static_cast<std::size_t>(n));
+    std::iota(vertices.begin(), vertices.end(), 0);
+    if (!graph.vwgt.empty()) {
+      std::stable_sort(vertices.begin(), vertices.end(), [&](idx_t a, idx_t b) {
+        return graph.vwgt[static_cast<std::size_t>(a) * ncon] > graph.vwgt[static_cast<std::size_t>(b) * ncon];
+      });
+    }
+    for (std::size_t j = 0; j < vertices.size(); ++j) part[static_cast<std::size_t>(vertices[j])] = parts[j];
     return part;
   }
   idx_t nvtxs = n;

@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "app/reorder_plan.hpp"
 #include "app/reporters.hpp"
@@ -108,6 +110,27 @@ int ranks_on_this_node(MPI_Comm comm) {
   return n;
 }
 
+// Rank 0's text on every rank.
+std::string broadcast_text(std::string text, MPI_Comm comm) {
+  auto size = static_cast<std::uint64_t>(text.size());
+  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
+  text.resize(static_cast<std::size_t>(size));
+  MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, 0, comm);
+  return text;
+}
+
+// The mesh's size as rank 0 finds it (a recorded run is read there only), on every rank.
+MeshSize mesh_size_from_rank0(const Scenario& s, MPI_Comm comm) {
+  std::array<double, 3> size{};
+  collectively(comm, [&] {
+    if (comm_rank(comm) != 0) return;
+    const MeshSize m = expected_mesh_size(s.mesh);
+    size = {m.vertices, m.edge_ends, m.whole_per_rank};
+  });
+  MPI_Bcast(size.data(), 3, MPI_DOUBLE, 0, comm);
+  return MeshSize{size[0], size[1], size[2]};
+}
+
 int run(int argc, char** argv, const std::string& file, const std::string& trace,
         const std::vector<std::string>& overrides, const Outputs& outputs, RunOptions options, const Engine& engine) {
   MpiSession mpi(&argc, &argv);
@@ -120,16 +143,29 @@ int run(int argc, char** argv, const std::string& file, const std::string& trace
     // one-process engine's front end checked the whole run before it started this one).
     const bool per_node = engine.info().process_per_rank;
     const int node_ranks = per_node ? ranks_on_this_node(comm) : 0;
+    // A recorded run is read by rank 0 alone; the other ranks are told what they need of it.
+    std::string trace_yaml;
+    if (!trace.empty()) {
+      collectively(comm, [&] {
+        if (me == 0) trace_yaml = trace_scenario_yaml(trace);
+      });
+      trace_yaml = broadcast_text(trace_yaml, comm);
+    }
     collectively(comm, [&] {
-      scenario = load_run_scenario(file, trace, overrides);
+      scenario = trace.empty() ? load_scenario(file, overrides) : scenario_from_trace_yaml(trace_yaml, overrides);
       engine.info().check(scenario);
-      if (per_node) {
-        const int ranks = comm_size(comm);
-        refuse_what_cannot_fit(memory_needed(scenario, ranks, EngineKind::mpi, node_ranks, engine.process_bytes()),
-                               memory_limit(options.max_memory), ranks, EngineKind::mpi);
-      }
-      if (me == 0) check_outputs_writable(outputs);
+      if (!per_node && me == 0) check_outputs_writable(outputs);
     });
+    if (per_node) {
+      const MeshSize mesh = mesh_size_from_rank0(scenario, comm);
+      collectively(comm, [&] {
+        const int ranks = comm_size(comm);
+        refuse_what_cannot_fit(
+            memory_needed(scenario, ranks, EngineKind::mpi, node_ranks, engine.process_bytes(), mesh),
+            memory_limit(options.max_memory), ranks, EngineKind::mpi);
+        if (me == 0) check_outputs_writable(outputs);
+      });
+    }
     if (uses_zoltan(scenario.balancer.config) && !mpi.thread_multiple() && me == 0) {
       std::fprintf(stderr,
                    "lbbench: warning: MPI gives thread level %d, not MPI_THREAD_MULTIPLE; "

@@ -7,6 +7,7 @@ namespace lbbench {
 
 MovablePart movable_part(const LocalGraph& g, const std::vector<Load>& vectors, int dims, Rank me) {
   MovablePart out;
+  out.whole_size = g.num_local();
   LocalGraph& m = out.graph;
   m = g.facts_only();
   m.global_vertices = g.trace->pinned_from;  // ids stay dense: the pinned ones come last
@@ -45,7 +46,12 @@ MovablePart movable_part(const LocalGraph& g, const std::vector<Load>& vectors, 
 }
 
 void to_full_indices(const MovablePart& part, MigrationPlan& plan) {
-  for (Move& m : plan.moves) m.vertex = part.full.at(static_cast<std::size_t>(m.vertex));
+  // An index outside the view stays outside the graph, for the migration engine's
+  // collective check of the plan to report.
+  for (Move& m : plan.moves) {
+    const bool inside = m.vertex >= 0 && static_cast<std::size_t>(m.vertex) < part.full.size();
+    m.vertex = inside ? part.full[static_cast<std::size_t>(m.vertex)] : part.whole_size;
+  }
 }
 
 }  // namespace lbbench

@@ -16,9 +16,10 @@ namespace lbbench {
 struct MovablePart {
   LocalGraph graph;              // the movable vertices, in local order, with their edges
   std::vector<LocalIndex> full;  // each one's local index in the whole graph
+  LocalIndex whole_size = 0;     // the whole graph's local vertices
   std::vector<Load> vectors;     // their load vectors (dims each)
   std::vector<Load> background;  // per component: the pinned vertices' loads summed
-  std::vector<int> fixed_peers;  // other ranks whose movable vertices talk to a pinned one here, sorted
+  std::vector<int> fixed_peers;  // other ranks whose movable vertices have an edge to a pinned one here, sorted
 };
 
 // `vectors` holds dims loads per local vertex of `g`, the graph of rank `me`.

@@ -64,17 +64,22 @@ class Replay {
     setup();
     std::unique_ptr<RankExport> exported;
     if (!o_.lbdatafile_out.empty()) {
-      collectively(comm_, [&] { exported = std::make_unique<RankExport>(o_.lbdatafile_out, s_, me_, nranks_); });
+      collectively(comm_, [&] {
+        exported = std::make_unique<RankExport>(o_.lbdatafile_out, s_, me_, nranks_, engine_.info().process_per_rank);
+      });
     }
     MPI_Barrier(comm_);
     const double t_start = engine_.now();
-    double exporting = 0;  // writing the export is not the run's time
+    // Writing the export is not the run's time: each step's is written, the ranks wait for
+    // the slowest writer, and the next step starts from there.
+    double exporting = 0;
     std::vector<LbEvent> events;
     for (int step = 0; step < s_.steps; ++step) {
       loop_->run(graph_, step, o_.watchdog_seconds);
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
+        MPI_Barrier(comm_);
         exporting += engine_.now() - t;
       }
       if (!is_lb_point(s_, step)) continue;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/blocks.hpp"
@@ -13,8 +14,10 @@ namespace lbbench {
 namespace {
 
 // A recorded run's tasks keep the entity the trace gave them; any other vertex is an
-// object named by its id, at home on the rank the mesh builders gave it.
-Json entity_json(const LocalGraph& g, VertexId v, int nranks) {
+// object named by its id, at home on the rank the mesh builders gave it. A whole rank
+// named in the trace's communications is named by the rank that holds it now (`on`), so
+// that a run with fewer ranks than the trace reads back.
+Json entity_json(const LocalGraph& g, VertexId v, int nranks, Rank on) {
   if (!g.trace) {
     return Json{{"type", "object"},
                 {"id", v.value()},
@@ -22,7 +25,7 @@ Json entity_json(const LocalGraph& g, VertexId v, int nranks) {
                 {"migratable", true}};
   }
   const TraceEntity& e = g.trace->entity[static_cast<std::size_t>(v.value())];
-  if (e.type == "node") return Json{{"type", "node"}, {"id", *e.id}};
+  if (e.type == "node") return Json{{"type", "node"}, {"id", on.value()}};
   Json j{{"type", e.type}};
   if (e.id) j["id"] = *e.id;
   if (e.seq_id) j["seq_id"] = *e.seq_id;
@@ -44,10 +47,16 @@ bool is_node_end(const LocalGraph& g, VertexId v) {
 std::vector<int> exported_subphases(const WorkloadSpec& workload) {
   std::vector<int> out;
   if (workload.components.empty()) return out;
-  for (std::size_t k = 0; k < workload.components.size(); ++k) {
-    const auto* t = std::get_if<TraceWeights>(&workload.components[k].weights);
+  // Other components come after the recorded subphase ids, so no two share one.
+  int next = 0;
+  for (const auto& c : workload.components) {
+    const auto* t = std::get_if<TraceWeights>(&c.weights);
+    if (t && t->part == TraceWeights::Part::subphase) next = std::max(next, t->subphase + 1);
+  }
+  for (const auto& c : workload.components) {
+    const auto* t = std::get_if<TraceWeights>(&c.weights);
     if (!t) {
-      out.push_back(static_cast<int>(k));
+      out.push_back(next++);
     } else {
       out.push_back(t->part == TraceWeights::Part::subphase ? t->subphase : -1);
     }
@@ -62,14 +71,14 @@ Json phase_json(const PhaseOfRank& p) {
   for (std::size_t i = 0; i < p.positions.size(); ++i) {
     const auto v = static_cast<LocalIndex>(p.positions[i]);
     const VertexId id = g.gid[static_cast<std::size_t>(v)];
-    const Json self = entity_json(g, id, p.nranks);
+    const Json self = entity_json(g, id, p.nranks, Rank{p.rank});
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       const VertexId to = g.adj[static_cast<std::size_t>(e)];
       // vt's names for messages between an object and a whole rank.
       const char* type = is_node_end(g, id) ? "NodeToCollection" : is_node_end(g, to) ? "CollectionToNode" : "SendRecv";
       communications.push_back(Json{{"type", type},
                                     {"from", self},
-                                    {"to", entity_json(g, to, p.nranks)},
+                                    {"to", entity_json(g, to, p.nranks, g.adj_owner[static_cast<std::size_t>(e)])},
                                     {"messages", 1},
                                     {"bytes", static_cast<double>(p.edge_bytes * g.edge_weight(e))}});
     }
@@ -88,10 +97,24 @@ Json phase_json(const PhaseOfRank& p) {
   return Json{{"id", p.step}, {"tasks", std::move(tasks)}, {"communications", std::move(communications)}};
 }
 
-RankExport::RankExport(const std::string& dir, const Scenario& s, int rank, int nranks)
-    : writer_(dir, rank), s_(s), subphases_(exported_subphases(s.workload)), rank_(rank), nranks_(nranks) {}
+RankExport::RankExport(const std::string& dir, const Scenario& s, int rank, int nranks, bool keep_open)
+    : writer_(dir, rank, keep_open), s_(s), subphases_(exported_subphases(s.workload)), rank_(rank), nranks_(nranks) {}
 
 void RankExport::step(const LocalGraph& g, const StepLoop& loop, int step) {
+  if (!error_.empty()) return;
+  try {
+    write_step(g, loop, step);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+}
+
+void RankExport::close() {
+  if (!error_.empty()) throw RunError(error_);
+  writer_.close();
+}
+
+void RankExport::write_step(const LocalGraph& g, const StepLoop& loop, int step) {
   const auto& cumulative = loop.phase_time();
   std::vector<std::vector<double>> loads = cumulative;
   if (s_.model != AppModel::measured) {
@@ -124,38 +147,38 @@ std::string lbdatafile_path(const std::string& dir, int rank) {
 }
 
 LbDatafileWriter::LbDatafileWriter(const std::string& dir, int rank, bool keep_open)
-    : path_(lbdatafile_path(dir, rank)), keep_open_(keep_open) {
+    : path_(lbdatafile_path(dir, rank)) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  out_.open(path_, std::ios::trunc);
-  if (!out_) throw InputError(fmt::format("{}: cannot write the LBDatafile here", path_));
-  out_ << R"({"metadata":{"type":"LBDatafile","rank":)" << rank << R"(},"phases":[)";
-  if (!keep_open_) out_.close();
+  std::ofstream out(path_, std::ios::trunc);
+  if (!out) throw InputError(fmt::format("{}: cannot write the LBDatafile here", path_));
+  out << R"({"metadata":{"type":"LBDatafile","rank":)" << rank << R"(},"phases":[)";
+  out.close();
+  if (!out) throw RunError(fmt::format("{}: writing the LBDatafile failed (disk full?)", path_));
+  if (keep_open) open_ = std::make_unique<std::ofstream>(path_, std::ios::app);
 }
 
-LbDatafileWriter::~LbDatafileWriter() = default;  // a run that failed leaves its file unfinished, as it is
-
-std::ofstream& LbDatafileWriter::stream() {
-  if (!out_.is_open()) out_.open(path_, std::ios::app);
-  if (!out_) throw RunError(fmt::format("{}: cannot append to the LBDatafile", path_));
-  return out_;
+void LbDatafileWriter::append(std::string_view text) {
+  std::ofstream own;
+  if (!open_) own.open(path_, std::ios::app);
+  std::ofstream& out = open_ ? *open_ : own;
+  out << text;
+  out.flush();
+  if (!out) throw RunError(fmt::format("{}: writing the LBDatafile failed (disk full?)", path_));
 }
 
 void LbDatafileWriter::add(const Json& phase) {
-  std::ofstream& out = stream();
-  if (!first_) out << ',';
+  append((first_ ? "\n" : ",\n") + phase.dump());
   first_ = false;
-  out << '\n' << phase.dump();
-  if (!out) throw RunError(fmt::format("{}: writing the LBDatafile failed (disk full?)", path_));
-  if (!keep_open_) out.close();
 }
 
 void LbDatafileWriter::close() {
-  std::ofstream& out = stream();
-  out << "\n]}\n";
-  out.close();
-  closed_ = true;
-  if (!out) throw RunError(fmt::format("{}: writing the LBDatafile failed (disk full?)", path_));
+  append("\n]}\n");
+  if (open_) {
+    open_->close();
+    if (!*open_) throw RunError(fmt::format("{}: writing the LBDatafile failed (disk full?)", path_));
+    open_.reset();
+  }
 }
 
 TraceInfo trace_info(const TraceLayout& trace, int nranks) {

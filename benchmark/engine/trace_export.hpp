@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json_yaml.hpp"
@@ -21,7 +23,8 @@ namespace lbbench {
 
 // The subphase id each load component is written as: a trace component keeps its
 // recorded subphase id, its "rest" (time outside every subphase) is no subphase (-1), and
-// any other component k is subphase k. One component (a scalar workload): none.
+// the other components take the ids after the recorded ones, in order. One component (a
+// scalar workload): none.
 std::vector<int> exported_subphases(const WorkloadSpec& workload);
 
 // One rank's phase: its vertices `positions` of `g` (a rank's own graph, or one rank's
@@ -45,22 +48,16 @@ Json phase_json(const PhaseOfRank& phase);
 class LbDatafileWriter {
  public:
   LbDatafileWriter(const std::string& dir, int rank, bool keep_open = true);
-  LbDatafileWriter(LbDatafileWriter&&) = default;
-  LbDatafileWriter(const LbDatafileWriter&) = delete;
-  LbDatafileWriter& operator=(const LbDatafileWriter&) = delete;
-  ~LbDatafileWriter();
   void add(const Json& phase);
   // Ends the phases list; throws RunError when the file could not be written.
   void close();
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
-  std::ofstream& stream();
+  void append(std::string_view text);
   std::string path_;
-  bool keep_open_;
-  std::ofstream out_;
+  std::unique_ptr<std::ofstream> open_;  // kept open only when asked
   bool first_ = true;
-  bool closed_ = false;
 };
 
 // What the record says of a replayed trace, on a run of `nranks` ranks.
@@ -68,15 +65,21 @@ TraceInfo trace_info(const TraceLayout& trace, int nranks);
 
 // What one rank of an MPI engine writes: after every step, its vertices' loads that step
 // (do_work's measured times with `model: measured`, otherwise weight × unit_seconds, the
-// figure the application gives) and their messages.
+// figure the application gives) and their messages. A failure to write is kept until
+// close(), which every rank calls together, so one rank's full disk cannot leave the
+// others waiting in the next step. Simulated ranks share one process: each then opens its
+// file only to append (keep_open false).
 class RankExport {
  public:
-  RankExport(const std::string& dir, const Scenario& s, int rank, int nranks);
+  RankExport(const std::string& dir, const Scenario& s, int rank, int nranks, bool keep_open);
   void step(const LocalGraph& g, const StepLoop& loop, int step);
-  void close() { writer_.close(); }
+  // Throws RunError when a step could not be written.
+  void close();
 
  private:
+  void write_step(const LocalGraph& g, const StepLoop& loop, int step);
   LbDatafileWriter writer_;
+  std::string error_;
   const Scenario& s_;
   std::vector<int> subphases_;
   std::vector<std::vector<double>> previous_;  // the loop's summed times after the last step

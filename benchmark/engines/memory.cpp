@@ -61,7 +61,7 @@ std::string first_data_line(const std::string& path) {
 // A recorded run is read whole: its tasks, edges, and every task's times per phase, which
 // every rank holds (the load field needs them wherever a task moves).
 MeshSize trace_mesh_size(const MeshFileSpec& f) {
-  const Trace trace = read_trace(f.resolved);
+  const Trace& trace = *read_trace_once(f.resolved);
   const TraceLayout& l = *trace.layout;
   MeshSize m;
   m.vertices = static_cast<double>(l.vertices());
@@ -152,8 +152,9 @@ std::string MemoryNeed::parts() const {
                      bytes_text(balancer), bytes_text(engine));
 }
 
-MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ranks_here, double process_bytes) {
-  const MeshSize mesh = expected_mesh_size(s.mesh);
+MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ranks_here, double process_bytes,
+                         std::optional<MeshSize> known) {
+  const MeshSize mesh = known ? *known : expected_mesh_size(s.mesh);
   const double p = std::max(1, ranks);
   const double share = engine == EngineKind::mpi ? std::min(1.0, ranks_here / p) : 1.0;
   const double here = engine == EngineKind::mpi ? ranks_here : p;
@@ -164,7 +165,8 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
   MemoryNeed need;
   need.graph =
       share * (mesh.vertices * (kVertexBytes + 8.0 * dim + 8.0 * components) + mesh.edge_ends * kEdgeEndBytes) +
-      (engine == EngineKind::model ? 1.0 : here) * mesh.whole_per_rank;
+      // every rank's copy, and the copy the process read (kept for its other readers)
+      ((engine == EngineKind::model ? 1.0 : here) + 1.0) * mesh.whole_per_rank;
   const BalancerConfig& b = s.balancer.config;
   // Sent and received copies of the moved vertices; the model engine moves owners only.
   if (engine != EngineKind::model) {

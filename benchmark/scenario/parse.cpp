@@ -10,6 +10,7 @@
 #include "balancers/reorder/methods.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "meshes/trace/trace.hpp"
 #include "scenario/costs_file.hpp"
 #include "scenario/scenario.hpp"
 
@@ -36,15 +37,13 @@ std::string resolve_path(const std::string& scenario_file, const std::string& pa
   return (base / path).lexically_normal().string();
 }
 
-// Whether a trace source (a folder, a file, a %r pattern or a glob) names something here.
-bool trace_source_exists(const fs::path& source) {
-  const std::string text = source.string();
-  if (const auto at = text.find("%r"); at != std::string::npos) {
-    // Concatenated rather than replace()d: GCC 12 warns falsely (-Wrestrict) on that.
-    return fs::exists(text.substr(0, at) + "0" + text.substr(at + 2));
+// Whether a trace source (a folder, a file, a %r pattern or a glob) names files here.
+bool trace_source_exists(const std::string& source) {
+  try {
+    return !trace_files(source).empty();
+  } catch (const InputError&) {
+    return false;
   }
-  if (text.find_first_of("*?[") != std::string::npos) return fs::is_directory(source.parent_path());
-  return fs::exists(source);
 }
 
 // A recorded run is found next to the scenario, or else in $LBBENCH_TRACES_DIR, where a

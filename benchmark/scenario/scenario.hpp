@@ -247,6 +247,9 @@ inline constexpr const char* kTraceScenarioName = "(--trace)";
 std::string trace_scenario_yaml(const std::string& source);
 // The recorded run's rank count, which one-process engines run by default.
 int trace_ranks(const std::string& source);
+// The scenario of trace_scenario_yaml's text, with overrides.
+Scenario scenario_from_trace_yaml(const std::string& yaml, std::span<const std::string> overrides,
+                                  SchemaRecorder* recorder = nullptr);
 // The scenario a run was given: its file, or the trace it replays with --trace.
 Scenario load_run_scenario(const std::string& file, const std::string& trace, std::span<const std::string> overrides,
                            SchemaRecorder* recorder = nullptr);

@@ -24,7 +24,7 @@ std::string trace_name(const std::string& source) {
 }  // namespace
 
 std::string trace_scenario_yaml(const std::string& source) {
-  const Trace trace = read_trace(source);
+  const Trace& trace = *read_trace_once(source);
   const nlohmann::json file(source);  // a JSON string is a YAML string, quoted as needed
   return fmt::format(
       "name: {}\n"
@@ -35,14 +35,19 @@ std::string trace_scenario_yaml(const std::string& source) {
       nlohmann::json(trace_name(source)).dump(), trace.layout->phases(), file.dump());
 }
 
-int trace_ranks(const std::string& source) { return read_trace(source).layout->ranks; }
+int trace_ranks(const std::string& source) { return read_trace_once(source)->layout->ranks; }
+
+Scenario scenario_from_trace_yaml(const std::string& yaml, std::span<const std::string> overrides,
+                                  SchemaRecorder* recorder) {
+  YAML::Node root = load_yaml_string(yaml, kTraceScenarioName);
+  for (const auto& o : overrides) apply_override(root, o);
+  return parse_scenario(root, kTraceScenarioName, recorder);
+}
 
 Scenario load_run_scenario(const std::string& file, const std::string& trace, std::span<const std::string> overrides,
                            SchemaRecorder* recorder) {
   if (trace.empty()) return load_scenario(file, overrides, recorder);
-  YAML::Node root = load_yaml_string(trace_scenario_yaml(trace), kTraceScenarioName);
-  for (const auto& o : overrides) apply_override(root, o);
-  return parse_scenario(root, kTraceScenarioName, recorder);
+  return scenario_from_trace_yaml(trace_scenario_yaml(trace), overrides, recorder);
 }
 
 }  // namespace lbbench

@@ -52,7 +52,7 @@ LocalGraph trace_graph(const Trace& trace, int rank, int nranks) {
 LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
   Bytes bytes;
   collectively(comm, [&] {
-    if (comm_rank(comm) == 0) bytes = serialize_trace(read_trace(spec.resolved));
+    if (comm_rank(comm) == 0) bytes = serialize_trace(*read_trace_once(spec.resolved));
   });
   auto size = static_cast<std::uint64_t>(bytes.size());
   MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
@@ -62,7 +62,9 @@ LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
   }
   bytes.resize(static_cast<std::size_t>(size));
   MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, comm);
-  LocalGraph g = trace_graph(deserialize_trace(bytes), comm_rank(comm), comm_size(comm));
+  Trace trace = deserialize_trace(bytes);
+  Bytes().swap(bytes);  // gone before the graph is built: every simulated rank holds its own
+  LocalGraph g = trace_graph(trace, comm_rank(comm), comm_size(comm));
   finish_graph(g, comm);
   return g;
 }

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -31,7 +32,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kMaxSubphases = 4096;
+// Subphase ids run 0..kMaxSubphases-1: every task holds a time per id and phase.
+constexpr int kMaxSubphases = 256;
 
 // --- the files -------------------------------------------------------------------------------
 
@@ -645,6 +647,23 @@ std::vector<std::string> trace_files(const std::string& source) {
 }
 
 Trace read_trace(const std::string& source) { return read_trace_files(trace_files(source)); }
+
+std::shared_ptr<const Trace> read_trace_once(const std::string& source) {
+  static std::mutex guard;
+  static std::map<std::string, std::pair<std::string, std::shared_ptr<const Trace>>> read;
+  const std::vector<std::string> files = trace_files(source);
+  std::string stamp;  // what the files are now
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = fs::file_size(f, ec);
+    const auto time = fs::last_write_time(f, ec).time_since_epoch().count();
+    stamp += fmt::format("{}:{}:{};", f, size, time);
+  }
+  const std::lock_guard lock(guard);
+  auto& entry = read[source];
+  if (!entry.second || entry.first != stamp) entry = {stamp, std::make_shared<const Trace>(read_trace_files(files))};
+  return entry.second;
+}
 
 Trace read_trace_files(const std::vector<std::string>& files) { return TraceBuilder(files).build(); }
 

@@ -101,6 +101,10 @@ std::vector<std::string> trace_files(const std::string& source);
 // Reads and checks a whole trace. Every error names the file, the JSON path and what was
 // expected; nothing is returned half-read.
 Trace read_trace(const std::string& source);
+// The same, read once per process while its files stay as they were (same names, sizes and
+// modification times): the front end, the memory estimate and the simulated ranks of one
+// process share it.
+std::shared_ptr<const Trace> read_trace_once(const std::string& source);
 Trace read_trace_files(const std::vector<std::string>& files);
 
 // The trace as bytes and back, for sending it from the rank that read it to the others.

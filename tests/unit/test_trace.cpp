@@ -312,6 +312,7 @@ TEST(TraceScenario, TraceKeysNeedARecordedRun) {
 
 TEST(TraceScenario, TracesAreFoundInTheTracesFolderToo) {
   const TraceFolder t("elsewhere");
+  t.write("data.0.json", file_of(0, phase(0, task(1, 0, 1.0))));
   setenv("LBBENCH_TRACES_DIR", fs::path(t.path()).parent_path().c_str(), 1);
   const std::string name = fs::path(t.path()).filename().string();
   const Scenario s = scenario_of("name: t\nsteps: 1\nmesh: {file: " + name + ", format: lbdatafile}\n");

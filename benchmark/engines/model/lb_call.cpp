@@ -186,11 +186,17 @@ struct Gathered {
 Gathered gathered(const Balancer& b, const GlobalProblem& pr, int dims) {
   const auto n = static_cast<double>(pr.size());
   Gathered g{16 * n, 2, 1};  // each rank's count; ids and loads
-  if (b.needs_graph()) {     // edge counts; degrees, neighbors and their bytes
-    g.bytes += 8 * n + 16 * static_cast<double>(pr.adjncy.size());
+  if (b.needs_graph()) {     // edge counts; degrees, neighbors and their bytes (and their owners, with pinned ones)
+    const auto edges = static_cast<double>(pr.adjncy.size() + pr.fixed_rank.size());
+    g.bytes += 8 * n + 16 * edges;
     g.gathervs += 3;
     g.small_gathers += 1;
+    if (pr.has_fixed_edges()) {
+      g.bytes += 4 * edges;
+      g.gathervs += 1;
+    }
   }
+  if (pr.has_background()) g.small_gathers += b.needs_vectors() ? 2 : 1;  // each rank's background
   if (b.needs_vectors()) {
     g.bytes += 8 * n * dims;
     g.gathervs += 1;
