@@ -88,8 +88,10 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
 // Gathers every object's load vector to rank 0; a scalar workload's vector is its load.
 void gather_vectors(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm,
                     GlobalProblem& problem) {
-  const int dims = view.vertex_load_vec.empty() ? 1 : view.dims;
-  const std::span<const Load> mine = view.vertex_load_vec.empty() ? view.vertex_load : view.vertex_load_vec;
+  // By the workload's dims, the same on every rank: a rank left with no vertex has an
+  // empty vector list, and must still count its (zero) vectors as the others do.
+  const int dims = view.dims > 1 ? view.dims : 1;
+  const std::span<const Load> mine = view.dims > 1 ? view.vertex_load_vec : view.vertex_load;
   std::vector<int> counts(vertex_counts);
   for (int& c : counts) c *= dims;
   const std::vector<int> displs = displacements(counts);

@@ -68,6 +68,33 @@ TEST(MetisVector, KeepsBothConstraintsOfTheMetisMultiConstraintGraphWithinUbvec)
   }
 }
 
+// A rank with no vertex takes part in gathering load vectors like the others: a root with
+// none once took the scalar path and made the gather truncate (SimGrid aborted on it).
+TEST(VectorGather, ARootWithoutVerticesGathersTheOthersVectors) {
+  const int me = comm_rank(kWorld);
+  LocalGraph g;
+  const int local = me == 0 ? 0 : 3;
+  std::vector<Load> vectors, sums;
+  for (int i = 0; i < local; ++i) {
+    g.add_vertex(VertexId{(me - 1) * 3 + i}, {}, {}, {}, {}, {});
+    vectors.insert(vectors.end(), {Load(1.0), Load(2.0)});
+    sums.emplace_back(3.0);
+  }
+  finish_graph(g, kWorld);
+  const MachineInfo machine = MachineInfo::uniform(comm_size(kWorld));
+  LoadView view = test::load_view(g, sums, machine, 1, 0, kWorld);
+  view.dims = 2;
+  view.vertex_load_vec = vectors;
+  const MigrationPlan plan = test::balancer_from_yaml("norm", "{}")->plan(view, kWorld);
+  const std::vector<double> after = loads_after(g, vectors, 2, plan);
+  double total = 0;
+  for (const double x : after) total += x;
+  EXPECT_DOUBLE_EQ(total, 9.0 * (comm_size(kWorld) - 1));
+  if (comm_size(kWorld) > 1) {
+    EXPECT_GT(after[0] + after[1], 0.0);  // the empty rank is given vertices
+  }
+}
+
 // Two anti-correlated phases on strips: every vertex's sum is the same, each phase is
 // badly balanced.
 const char* kVector = R"(
