@@ -33,6 +33,13 @@ for name in balancers koenig-kale-fig2 vector real-2ranks langer-kale; do
   sweep "$name" "$name"
   plot "$name"
 done
+# A recorded application run (LBAF's vt data set), found in LBBENCH_TRACES_DIR.
+if [[ -d "${LBBENCH_TRACES_DIR:-}/lbaf-vt-16ranks" ]]; then
+  sweep vt-trace vt-trace
+  plot vt-trace
+else
+  echo "reference.sh: skipping vt-trace: LBBENCH_TRACES_DIR does not hold lbaf-vt-16ranks" >&2
+fi
 
 smpi=(--set engine=smpi --set machine=bgq --set ranks=32)
 sweep cost-calibration cost-calibration/mpi-2ranks
