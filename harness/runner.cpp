@@ -2,6 +2,7 @@
 #include "harness/runner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/version.hpp"
 #include "engines/catalog.hpp"
 #include "harness/process.hpp"
 #include "harness/store.hpp"
@@ -157,7 +159,8 @@ SweepInfo sweep_info(const Sweep& sweep, const SweepRun& run, const std::string&
 }
 
 Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, const std::string& reason,
-                    const std::vector<std::string>& error_tail, double seconds) {
+                    const std::vector<std::string>& error_tail, double seconds, const std::string& started,
+                    const std::vector<std::string>& command) {
   const Json& c = run.config;
   FailureRecord r;
   r.scenario = c.value("name", "");
@@ -172,6 +175,13 @@ Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, cons
   r.time = utc_timestamp();
   r.config = c;
   r.sweep = sweep_info(sweep, run, "failed");
+  r.provenance = Provenance{.git = git_describe(),
+                            .host = host_name(),
+                            .mpi_library = "",
+                            .mpi_thread_level = "",
+                            .start_time = started,
+                            .command = fmt::format("{}", fmt::join(command, " ")),
+                            .work = nullptr};
   return to_json(r);
 }
 
@@ -198,6 +208,7 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
     fs::remove(out);
     const auto command = run_command(*run, options, out);
     write_log_header(log, command);
+    const std::string started = utc_timestamp();
     progress.running(*run);
     const ProcessResult result = run_process(command, log, sweep.timeout_s, [&] { progress.redraw(); });
     if (result.interrupted) {
@@ -216,8 +227,8 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
       progress.finished(*run, true, result.seconds, "");
     } else {
       const std::string why = failure_reason(result, sweep.timeout_s);
-      store.append(
-          failure_record(sweep, *run, result.exit_code, why, tail_lines(log, kErrorTailLines), result.seconds));
+      store.append(failure_record(sweep, *run, result.exit_code, why, tail_lines(log, kErrorTailLines), result.seconds,
+                                  started, command));
       ++summary.failed;
       progress.finished(*run, false, result.seconds, why + "; log " + log.string());
     }

@@ -40,9 +40,11 @@ RunnerSummary run_runs(const Sweep& sweep, const std::vector<const SweepRun*>& t
 // The `sweep` field of a record: which sweep, run and repetition, and the axis values.
 SweepInfo sweep_info(const Sweep& sweep, const SweepRun& run, const std::string& status);
 
-// A record for a run that ended without one.
+// A record for a run that ended without one, with the provenance a run record has: this
+// build, this host, when the run started (empty when not known) and its command.
 Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, const std::string& reason,
-                    const std::vector<std::string>& error_tail, double seconds);
+                    const std::vector<std::string>& error_tail, double seconds, const std::string& started = "",
+                    const std::vector<std::string>& command = {});
 
 // This lbbench binary's path, for the commands of runs and batch scripts.
 std::string self_binary();

@@ -23,6 +23,7 @@
 #include "balancers/registry.hpp"
 #include "core/error.hpp"
 #include "engine/replay.hpp"
+#include "engine/run_status.hpp"
 #include "engines/engine.hpp"
 #include "engines/launch.hpp"
 #include "engines/memory.hpp"
@@ -143,6 +144,7 @@ int run(int argc, char** argv, const std::string& file, const std::string& trace
     // one-process engine's front end checked the whole run before it started this one).
     const bool per_node = engine.info().process_per_rank;
     const int node_ranks = per_node ? ranks_on_this_node(comm) : 0;
+    if (per_node) run_status::watch(me);  // a rank stopped by the launcher says where it was
     // A recorded run is read by rank 0 alone; the other ranks are told what they need of it.
     std::string trace_yaml;
     if (!trace.empty()) {

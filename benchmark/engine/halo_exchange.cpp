@@ -146,6 +146,14 @@ class PollBackoff {
 
 }  // namespace
 
+std::vector<int> HaloExchange::peers() const {
+  std::vector<int> out;
+  for (const auto& s : slots_) out.push_back(s.peer);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void HaloExchange::wait(int step, double watchdog_seconds) {
   wait_requests(requests_, step, watchdog_seconds);
   check_arrivals();

@@ -71,6 +71,8 @@ class HaloExchange {
     for (const auto& s : slots_) n += pred(s.peer) ? 1 : 0;
     return n;
   }
+  // The ranks this one exchanges step messages with, sorted.
+  [[nodiscard]] std::vector<int> peers() const;
   [[nodiscard]] std::int64_t remote_edges() const { return static_cast<std::int64_t>(edges_.size()); }
   [[nodiscard]] std::int64_t remote_edge_bytes() const { return remote_edge_bytes_; }
 

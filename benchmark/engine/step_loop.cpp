@@ -1,6 +1,7 @@
 // The step loop (see step_loop.hpp).
 #include "engine/step_loop.hpp"
 
+#include "engine/run_status.hpp"
 #include "engines/engine.hpp"
 #include "mpi/mpi.hpp"
 
@@ -28,6 +29,7 @@ void StepLoop::rebuild(const LocalGraph& graph) {
   exchange_ = std::make_unique<HaloExchange>(graph, s_.workload.edge_bytes, s_.workload.messages, comms_.halo,
                                              engine_.wait_mode(), wan_delay_ ? &*wan_delay_ : nullptr);
   exchange_->sleep_while_waiting(sleep_while_waiting_);
+  if (run_status::watching()) run_status::exchanges_with(exchange_->peers());
   phase_time_.assign(static_cast<std::size_t>(field_.dims()),
                      std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
   steps_since_rebuild_ = 0;
@@ -35,6 +37,7 @@ void StepLoop::rebuild(const LocalGraph& graph) {
 }
 
 void StepLoop::run(const LocalGraph& graph, int step, double watchdog_seconds) {
+  run_status::at_step(step);
   const double t0 = engine_.now();
   if (!weights_ready_ || !field_.is_static()) {
     field_.weights(graph, step, weights_);

@@ -28,10 +28,21 @@ void append_record(const std::string& path, const Json& record) {
   ::flock(fd, LOCK_EX);
   struct stat st {};
   ::fstat(fd, &st);
-  const ssize_t written = ::write(fd, line.data(), line.size());
-  const bool complete = written == static_cast<ssize_t>(line.size());
+  // A write that stops short (a disk that fills up mid-line) is continued, so that the
+  // next one says why; whatever was written of the line is then taken back.
+  std::size_t written = 0;
+  int saved = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      saved = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  const bool complete = written == line.size();
   if (!complete) {
-    const int saved = errno;
     if (::ftruncate(fd, st.st_size) != 0) { /* nothing more we can do; the error below says why */
     }
     ::flock(fd, LOCK_UN);

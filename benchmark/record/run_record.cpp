@@ -465,6 +465,7 @@ Json to_json(const FailureRecord& r) {
   j["elapsed_s"] = r.elapsed_s;
   j["time"] = r.time;
   j["config"] = r.config;
+  if (r.provenance) j["provenance"] = to_json(*r.provenance);
   if (r.sweep) j["sweep"] = to_json(*r.sweep);
   return j;
 }
@@ -486,6 +487,7 @@ FailureRecord failure_record_from_json(const Json& j) {
   r.elapsed_s = f.get<double>("elapsed_s", 0.0);
   r.time = f.get<std::string>("time", "");
   r.config = f.raw("config");
+  if (f.has("provenance")) r.provenance = provenance_from(f.at("provenance"));
   if (f.has("sweep")) r.sweep = sweep_info_from_json(j["sweep"]);
   return r;
 }

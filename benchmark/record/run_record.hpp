@@ -219,6 +219,9 @@ struct FailureRecord {
   std::string time;
   Json config;
   std::optional<SweepInfo> sweep;
+  // Where and how the run was tried, as a run record says it (the MPI library and do_work
+  // are left empty: the run did not get to report them).
+  std::optional<Provenance> provenance;
 };
 
 Json to_json(const RunRecord& r);
