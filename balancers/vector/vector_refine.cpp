@@ -86,7 +86,9 @@ Assignment VectorRefineBalancer::solve(const GlobalProblem& problem) const {
   }
   std::vector<DonorQueue> queues(static_cast<std::size_t>(p));
   while (!donors.empty()) {
-    const auto [excess, r] = donors.top();
+    // Plain names, not a structured binding: clang before 16 cannot capture one.
+    const double excess = donors.top().first;
+    const int r = donors.top().second;
     donors.pop();
     if (excess != overload(r)) {  // r has received since: queue it at its current overload
       if (overload(r) > limit) donors.emplace(overload(r), r);
