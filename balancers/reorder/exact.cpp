@@ -11,7 +11,11 @@
 //     meets the lower bound;
 //   - at every node, a pigeonhole test: the loads of value ≥ v still to place must fit
 //     on the remaining cores, each taking no more of them than keeps it under the
-//     incumbent when its other slots hold the lightest loads.
+//     incumbent when its other slots hold the lightest loads;
+//   - and the capacity bound on what is left: the k remaining cores with the most slots
+//     hold at least that many of the lightest loads left, which must stay under the
+//     incumbent (the LP relaxation's bound per capacity; it proves Keller's 32-process
+//     cases that the tests above left open).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -78,6 +82,29 @@ class ExactSearch {
     return std::clamp(k, 0, cap);
   }
 
+  bool capacity_bound_fails(std::size_t pos) const {
+    std::size_t d = value_.size();  // the lightest value not used up yet, from the end
+    int used_of_d = 0;
+    double lightest_sum = 0;
+    long long taken = 0, slots = 0;
+    for (std::size_t p = pos; p < core_order_.size(); ++p) {
+      slots += capacity_at(p);
+      while (taken < slots) {
+        while (d > 0 && used_of_d >= left_[d - 1]) {
+          --d;
+          used_of_d = 0;
+        }
+        if (d == 0) return false;  // fewer loads left than slots: nothing to say
+        const int more = static_cast<int>(std::min<long long>(left_[d - 1] - used_of_d, slots - taken));
+        lightest_sum += more * value_[d - 1];
+        used_of_d += more;
+        taken += more;
+      }
+      if (lightest_sum / static_cast<double>(p - pos + 1) >= best_ - tolerance_) return true;
+    }
+    return false;
+  }
+
   bool pigeonhole_fails(std::size_t pos) const {
     const double lightest = lightest_left();
     long long heavier = 0;
@@ -105,7 +132,7 @@ class ExactSearch {
       return;
     }
     const auto cores_left = static_cast<double>(core_order_.size() - pos);
-    if (remaining / cores_left >= best_ - tolerance_ || pigeonhole_fails(pos)) return;
+    if (remaining / cores_left >= best_ - tolerance_ || capacity_bound_fails(pos) || pigeonhole_fails(pos)) return;
     const bool tight = pos > 0 && capacity_at(pos) == capacity_at(pos - 1);
     choose_counts(pos, 0, capacity_at(pos), 0.0, tight, remaining, heaviest_so_far);
   }

@@ -163,6 +163,16 @@ double lower_bound(std::span<const double> loads, const SlotLayout& layout) {
     }
     if (std::isfinite(weakest_core)) bound = std::max(bound, weakest_core);
   }
+  // Capacity: the k cores with the most slots hold at least that many of the lightest
+  // loads between them (the bound of the LP relaxation, per capacity).
+  std::vector<int> capacity(layout.capacity.begin(), layout.capacity.end());
+  std::sort(capacity.begin(), capacity.end(), std::greater<>());
+  std::size_t slots = 0;
+  for (std::size_t k = 0; k < capacity.size(); ++k) {
+    slots += static_cast<std::size_t>(capacity[k]);
+    if (slots > sorted.size()) break;
+    bound = std::max(bound, lightest[slots] / static_cast<double>(k + 1));
+  }
   return bound;
 }
 

@@ -86,9 +86,10 @@ std::vector<double> core_loads(std::span<const double> loads, const SlotLayout& 
                                std::span<const int> rank_of_slot);
 double max_core_load(std::span<const double> loads, const SlotLayout& layout, std::span<const int> rank_of_slot);
 
-// A bound no plan can beat: the average core load, the heaviest load, and the
-// pigeonhole bound of the paper's example (more heavy loads than cores forces two of
-// them, plus the lightest fill, onto one core).
+// A bound no plan can beat: the average core load, the heaviest load, the pigeonhole
+// bound of the paper's example (more heavy loads than cores forces two of them, plus the
+// lightest fill, onto one core), and the capacity bound (the k cores with the most slots
+// hold at least as many of the lightest loads: LP relaxation's bound per capacity).
 double lower_bound(std::span<const double> loads, const SlotLayout& layout);
 
 // Ranks ordered heaviest first; equal loads keep rank order, so every plan is deterministic.
