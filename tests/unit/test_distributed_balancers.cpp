@@ -231,6 +231,43 @@ TEST(Diffusion, MovesGrowRegionsFromTheBoundaryWithTheReceiver) {
   EXPECT_GT(moved_count, 0);
 }
 
+// hotspot.yaml's case on 8 row strips (a chain of ranks): diffusion moves thousands of
+// vertices where tree moves a few hundred. That is transit, not oscillation: every vertex
+// moves one hop, no cut is crossed both ways, and the weight moved stays within what the
+// chain's cuts must carry to balance (sum over cuts of the excess on one side), which is
+// 4.3 times what a balancer that ignores locality moves.
+TEST(Diffusion, OnAChainItCarriesTheCutFlowsOnceAndNoMore) {
+  const int ranks = 8;
+  const GlobalProblem problem = grid_problem(64, 64, ranks, test::corner_hotspot(64, 20.0));
+  const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
+  const std::vector<double> before = rank_times(problem, problem.owner);
+  const double mean = std::accumulate(before.begin(), before.end(), 0.0) / ranks;
+  double needed = 0, excess = 0, cumulative = 0;
+  for (int r = 0; r + 1 < ranks; ++r) {
+    cumulative += before[static_cast<std::size_t>(r)] - mean;
+    needed += std::abs(cumulative);
+  }
+  for (const double l : before) excess += std::max(0.0, l - mean);
+  std::vector<double> down(ranks, 0.0), up(ranks, 0.0);  // weight crossing cut r -> r+1, each way
+  double moved_weight = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const int from = problem.owner[i].value(), to = a[i].value();
+    if (from == to) continue;
+    ASSERT_EQ(std::abs(from - to), 1) << "one hop along the chain";
+    const double w = problem.load[i].seconds();
+    moved_weight += w;
+    (to > from ? down : up)[static_cast<std::size_t>(std::min(from, to))] += w;
+  }
+  for (int r = 0; r + 1 < ranks; ++r) {
+    EXPECT_TRUE(down[static_cast<std::size_t>(r)] == 0 || up[static_cast<std::size_t>(r)] == 0)
+        << "cut " << r << " crossed both ways";
+  }
+  EXPECT_GT(needed, 4 * excess);
+  EXPECT_GT(moved_weight, excess);
+  EXPECT_LE(moved_weight, needed);
+  EXPECT_LT(test::max_over_fair_share(problem, a), test::max_over_fair_share(problem, problem.owner));
+}
+
 TEST(Diffusion, TwoRanksBalanceInOneCallBeyondTheBoundaryLayer) {
   const GlobalProblem problem = grid_problem(64, 64, 2, test::corner_hotspot(64, 20.0));
   const Assignment a = DiffusionBalancer(DiffusionParams{}).reference(problem, {});
