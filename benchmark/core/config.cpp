@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -38,17 +41,67 @@ std::string format_range(double min, double max) {
 
 std::string yaml_location(const std::string& file, const YAML::Node& node) { return format_mark(file, node.Mark()); }
 
-YAML::Node load_yaml_file(const std::string& path) {
-  try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(fmt::format("{}: cannot open the file", path));
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}: YAML syntax error: {}", format_mark(path, e.mark), e.msg));
+namespace {
+
+// The offset of the first byte that breaks UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or npos.
+std::size_t first_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int extra = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + static_cast<std::size_t>(extra) >= text.size()) return i;  // cut short
+    for (int k = 1; k <= extra; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += static_cast<std::size_t>(extra) + 1;
   }
+  return std::string_view::npos;
+}
+
+// YAML is UTF-8 text here; anything else is named where it starts.
+void check_utf8(const std::string& text, const std::string& name) {
+  const std::size_t bad = first_invalid_utf8(text);
+  if (bad == std::string_view::npos) return;
+  const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+  const std::size_t line =
+      1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+  const std::size_t column = line_start == std::string::npos || bad == 0 ? bad + 1 : bad - line_start;
+  throw InputError(fmt::format("{}:{}:{}: not UTF-8 text (byte 0x{:02X}); the file must be UTF-8", name, line, column,
+                               static_cast<unsigned char>(text[bad])));
+}
+
+}  // namespace
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return load_yaml_string(buffer.str(), path);
 }
 
 YAML::Node load_yaml_string(const std::string& text, const std::string& name) {
+  check_utf8(text, name);
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {

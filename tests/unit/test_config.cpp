@@ -44,6 +44,17 @@ std::string replace(std::string text, const std::string& from, const std::string
 
 TEST(ScenarioErrors, TheValidBaseParses) { EXPECT_EQ(error_of(kValid), ""); }
 
+// Found by fuzzing the sweep file: a key with a byte that is not UTF-8 reached the JSON
+// of a run's id, whose writer threw something that was no input error.
+TEST(ScenarioErrors, TextThatIsNotUtf8IsNamedWhereItStarts) {
+  EXPECT_EQ(error_of("name: a\nsteps: 1\nmesh: {generator: grid2d, nx: 2, ny: 2}\nbalancer: {name: tree, p\xbf: {}}\n"),
+            "s.yaml:4:25: not UTF-8 text (byte 0xBF); the file must be UTF-8");
+  EXPECT_NE(error_of("name: \xc3\x28\n"), "");                             // a cut sequence
+  EXPECT_NE(error_of("name: \xed\xa0\x80\n"), "");                         // a surrogate
+  EXPECT_NE(error_of("name: \xc0\xaf\n"), "");                             // an overlong form
+  EXPECT_EQ(error_of(replace(kValid, "name: ok", "name: bäsé · ✓")), "");  // UTF-8 is fine
+}
+
 TEST(ScenarioErrors, MisspelledTopLevelKey) {
   EXPECT_EQ(error_of(replace(kValid, "steps:", "stesp:")),
             "s.yaml:3:1: stesp: unknown key 'stesp'. Did you mean 'steps'? ('steps' is required: an integer in [1, "
