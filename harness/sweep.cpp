@@ -121,7 +121,11 @@ std::vector<Axis> read_axes(ConfigNode node, const std::string& file) {
   std::vector<Axis> out;
   for (const auto& kv : node.yaml()) {
     const std::string key = kv.first.Scalar();
-    ConfigNode values = *node.find(key);
+    // An axis given no value (`ranks:`) is null, which find() counts as absent.
+    const std::optional<ConfigNode> found = node.find(key);
+    if (!found)
+      node.fail(fmt::format("'{}' has no values: expected a non-empty list of values, e.g. [greedy, refine]", key));
+    const ConfigNode& values = *found;
     if (!values.is_sequence() || values.yaml().size() == 0) {
       values.fail("expected a non-empty list of values, e.g. [greedy, refine]");
     }

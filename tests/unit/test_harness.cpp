@@ -142,6 +142,10 @@ TEST(Sweep, ErrorsNameTheFileLineAndColumnAndSuggest) {
   EXPECT_NE(no_ranks.find("rank count"), std::string::npos) << no_ranks;
   const std::string smpi = error_of(dir.write("f.yaml", sweep_text("set: {ranks: 2, engine: smpi}\n")));
   EXPECT_NE(smpi.find("machine"), std::string::npos) << smpi;
+  // Found by fuzzing: an axis with no value read an absent node (undefined behaviour).
+  const std::string empty_axis =
+      error_of(dir.write("g.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer:\n  seed: [1]\n")));
+  EXPECT_NE(empty_axis.find("'balancer' has no values"), std::string::npos) << empty_axis;
 }
 
 // A sweep over recorded runs needs the traces (LBBENCH_TRACES_DIR, or the shared ones next
