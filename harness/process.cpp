@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -62,6 +64,49 @@ pid_t spawn(const std::vector<std::string>& args, SpawnSetup& setup) {
   return pid;
 }
 
+// Whether `name` would start: a path to an executable, or one found on the PATH.
+bool executable_found(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (::access(((dir.empty() ? "." : dir) + "/" + name).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+// A child that dies with this process: when a sweep is killed (even with SIGKILL) the run
+// it started gets SIGTERM, and an mpirun or smpirun under it stops its ranks, rather than
+// running on beside the sweep that resumes. Its own process group when `own_group`; stdin
+// from /dev/null and stdout and stderr to `log` when one is given.
+pid_t spawn_tied(const std::vector<std::string>& args, bool own_group, const fs::path* log) {
+  if (!executable_found(args[0])) throw InputError(fmt::format("cannot start {}: not found", args[0]));
+  auto argv = c_argv(args);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw InputError(fmt::format("cannot start {}: {}", args[0], std::strerror(errno)));
+  if (pid > 0) {
+    if (own_group) ::setpgid(pid, pid);  // as the child does, so a signal to the group cannot come first
+    return pid;
+  }
+  // The child: only calls that are safe after fork, then exec.
+  if (own_group) ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) ::_exit(128 + SIGTERM);  // the parent died before prctl
+  if (log) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(log->c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (in < 0 || out < 0) ::_exit(127);
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(out, STDERR_FILENO);
+  }
+  ::execvp(argv[0], argv.data());
+  const char message[] = "lbbench: cannot start a run's program\n";
+  (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(127);
+}
+
 int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -98,16 +143,10 @@ bool stop_requested() { return g_stop_signal.load() != 0; }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& log, double timeout_s,
                           const std::function<void()>& tick) {
-  SpawnSetup setup;
-  // Its own process group, so the terminal's Ctrl-C reaches the sweep, which decides.
-  posix_spawnattr_setflags(&setup.attr_, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&setup.attr_, 0);
-  posix_spawn_file_actions_addopen(&setup.actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&setup.actions_, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&setup.actions_, STDOUT_FILENO, STDERR_FILENO);
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  const pid_t pid = spawn(argv, setup);
+  // Its own process group, so the terminal's Ctrl-C reaches the sweep, which decides.
+  const pid_t pid = spawn_tied(argv, true, &log);
   ProcessResult result;
   auto last_tick = start;
   for (;;) {
@@ -136,8 +175,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
 }
 
 int run_in_foreground(const std::vector<std::string>& argv) {
-  SpawnSetup setup;
-  const pid_t pid = spawn(argv, setup);
+  const pid_t pid = spawn_tied(argv, false, nullptr);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw RunError(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));

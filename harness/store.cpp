@@ -65,7 +65,8 @@ RecordStore::RecordStore(fs::path file) : file_(std::move(file)) {
 }
 
 void RecordStore::append(const Json& record) const {
-  const std::string line = record.dump() + "\n";
+  // Invalid UTF-8 (a failed run's output quoted in its record) is replaced, not fatal.
+  const std::string line = record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   Fd fd(file_, O_WRONLY | O_APPEND);
   // One write() of the whole line: readers and a later resume see all of it or none.
   const ssize_t written = ::write(fd.get(), line.data(), line.size());

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -122,9 +123,9 @@ void set_speed_targets(const GlobalProblem& problem, int ncon, MetisOptions& opt
   for (std::size_t i = 0; i <= order.size(); ++i) {
     const bool ends = i == order.size() || [&] {
       for (std::size_t k = 0; k < c; ++k) {
-        if (target[static_cast<std::size_t>(order[i]) * c + k] -
-                target[static_cast<std::size_t>(order[first]) * c + k] >
-            close)
+        // Sorted on the first component only: the others may go either way.
+        if (std::abs(target[static_cast<std::size_t>(order[i]) * c + k] -
+                     target[static_cast<std::size_t>(order[first]) * c + k]) > close)
           return true;
       }
       return false;

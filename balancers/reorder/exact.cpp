@@ -94,7 +94,7 @@ class ExactSearch {
           --d;
           used_of_d = 0;
         }
-        if (d == 0) return false;  // fewer loads left than slots: nothing to say
+        if (d == 0) return false;  // cannot happen: as many loads are left as slots
         const int more = static_cast<int>(std::min<long long>(left_[d - 1] - used_of_d, slots - taken));
         lightest_sum += more * value_[d - 1];
         used_of_d += more;
@@ -203,6 +203,7 @@ class ExactSearch {
 }  // namespace
 
 ExactResult search_exact(std::span<const double> loads, const SlotLayout& layout, std::int64_t max_nodes) {
+  check_loads(loads, layout);  // one load per slot: the bounds count on it
   return ExactSearch(loads, layout, max_nodes).solve();
 }
 

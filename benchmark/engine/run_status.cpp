@@ -80,7 +80,8 @@ void watch(int rank) {
   sa.sa_handler = on_stop;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
+  struct sigaction hup {};
+  if (sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);
 }
 
 bool watching() { return g_rank.load(std::memory_order_relaxed) >= 0; }

@@ -8,11 +8,12 @@
 
 namespace lbbench::run_status {
 
-// Installs the handler (SIGTERM, SIGHUP) for a process that runs one rank, `rank`.
+// Installs the handler (SIGTERM, and SIGHUP unless it is ignored, as under nohup) for a
+// process that runs one rank, `rank`.
 void watch(int rank);
 // Whether watch() was called in this process.
 bool watching();
-// The step the rank is in; -1 while it sets up, after the last step the run's end.
+// The step the rank is in (-1 while it sets up); it stays at the last step to the end.
 void at_step(int step);
 // The ranks this one exchanges step messages with (the first 16 are kept).
 void exchanges_with(std::span<const int> peers);

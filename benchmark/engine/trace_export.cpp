@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "core/blocks.hpp"
 #include "core/error.hpp"
@@ -47,19 +48,22 @@ bool is_node_end(const LocalGraph& g, VertexId v) {
 std::vector<int> exported_subphases(const WorkloadSpec& workload) {
   std::vector<int> out;
   if (workload.components.empty()) return out;
-  // Other components come after the recorded subphase ids, so no two share one.
+  // Other components take the lowest ids no recorded subphase uses, so no two share one
+  // and all stay within what the reader takes (at most 16 components).
+  std::set<int> used;
+  for (const auto& c : workload.components) {
+    const auto* t = std::get_if<TraceWeights>(&c.weights);
+    if (t && t->part == TraceWeights::Part::subphase) used.insert(t->subphase);
+  }
   int next = 0;
   for (const auto& c : workload.components) {
     const auto* t = std::get_if<TraceWeights>(&c.weights);
-    if (t && t->part == TraceWeights::Part::subphase) next = std::max(next, t->subphase + 1);
-  }
-  for (const auto& c : workload.components) {
-    const auto* t = std::get_if<TraceWeights>(&c.weights);
-    if (!t) {
-      out.push_back(next++);
-    } else {
+    if (t) {
       out.push_back(t->part == TraceWeights::Part::subphase ? t->subphase : -1);
+      continue;
     }
+    while (used.contains(next)) ++next;
+    out.push_back(next++);
   }
   return out;
 }

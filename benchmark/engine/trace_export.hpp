@@ -23,8 +23,8 @@ namespace lbbench {
 
 // The subphase id each load component is written as: a trace component keeps its
 // recorded subphase id, its "rest" (time outside every subphase) is no subphase (-1), and
-// the other components take the ids after the recorded ones, in order. One component (a
-// scalar workload): none.
+// the other components take the lowest ids the recorded ones leave free, in order. One
+// component (a scalar workload): none.
 std::vector<int> exported_subphases(const WorkloadSpec& workload);
 
 // One rank's phase: its vertices `positions` of `g` (a rank's own graph, or one rank's

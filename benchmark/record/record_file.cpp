@@ -22,12 +22,18 @@ void check_writable(const std::string& path, const char* what, bool append) {
 }
 
 void append_record(const std::string& path, const Json& record) {
-  const std::string line = record.dump() + "\n";
+  // Invalid UTF-8 (a run's output quoted in a failure record) is replaced, not fatal.
+  const std::string line = record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(fmt::format("{}: cannot open the record file: {}", path, std::strerror(errno)));
   ::flock(fd, LOCK_EX);
   struct stat st {};
-  ::fstat(fd, &st);
+  if (::fstat(fd, &st) != 0) {  // without the size, a failed write could not be taken back
+    const int saved = errno;
+    ::flock(fd, LOCK_UN);
+    ::close(fd);
+    throw RunError(fmt::format("{}: cannot read the record file's size: {}", path, std::strerror(saved)));
+  }
   // A write that stops short (a disk that fills up mid-line) is continued, so that the
   // next one says why; whatever was written of the line is then taken back.
   std::size_t written = 0;

@@ -38,8 +38,14 @@ bool looks_like_json(std::string_view bytes) {
   return first != std::string_view::npos && (bytes[first] == '{' || bytes[first] == '[');
 }
 
+// What a compressed trace may grow to: JSON compresses 10 to 20 times; far more is a
+// decompression bomb, not a trace.
+std::size_t decompressed_limit(std::size_t compressed) {
+  return std::max<std::size_t>(std::size_t{64} << 20, 200 * compressed);
+}
+
 // Decompresses a whole brotli stream; nullopt when the bytes are not one.
-std::optional<std::string> brotli_decompress(std::string_view in) {
+std::optional<std::string> brotli_decompress(std::string_view in, const std::string& path) {
   std::unique_ptr<BrotliDecoderState, decltype(&BrotliDecoderDestroyInstance)> state(
       BrotliDecoderCreateInstance(nullptr, nullptr, nullptr), &BrotliDecoderDestroyInstance);
   if (!state) throw std::bad_alloc();
@@ -53,6 +59,11 @@ std::optional<std::string> brotli_decompress(std::string_view in) {
     const BrotliDecoderResult result =
         BrotliDecoderDecompressStream(state.get(), &available_in, &next_in, &available_out, &next_out, nullptr);
     out.append(reinterpret_cast<const char*>(buffer.data()), buffer.size() - available_out);
+    if (out.size() > decompressed_limit(in.size())) {
+      throw InputError(fmt::format("{}: the brotli stream decompresses to more than {} MB, {} times its size: not a "
+                                   "trace file lbbench reads",
+                                   path, decompressed_limit(in.size()) >> 20, decompressed_limit(in.size()) / in.size()));
+    }
     if (result == BROTLI_DECODER_RESULT_SUCCESS) return available_in == 0 ? std::optional(out) : std::nullopt;
     if (result == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) continue;
     return std::nullopt;  // an error, or a stream cut short
@@ -84,7 +95,7 @@ nlohmann::json read_json_document(const std::string& path) {
       json_error = e;
     }
   }
-  if (auto text = brotli_decompress(bytes)) {
+  if (auto text = brotli_decompress(bytes, path)) {
     if (looks_like_json(*text)) return parse_json_text(*text, path + " (decompressed)");
     throw InputError(fmt::format("{}: the file is brotli-compressed, but what it holds is not JSON", path));
   }
@@ -115,6 +126,10 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& path)
     // keep the part that says what was wrong.
     if (const auto colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
     throw InputError(fmt::format("{}:{}:{}: not valid JSON: {}", path, line, column, what));
+  } catch (const nlohmann::json::exception& e) {  // a number beyond double, found by fuzzing
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, what));
   }
 }
 

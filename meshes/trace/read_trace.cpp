@@ -660,7 +660,7 @@ std::shared_ptr<const Trace> read_trace_once(const std::string& source) {
     stamp += fmt::format("{}:{}:{};", f, size, time);
   }
   const std::lock_guard lock(guard);
-  auto& entry = read[source];
+  auto& entry = read[fmt::format("{}", fmt::join(files, "\n"))];  // however the source was written
   if (!entry.second || entry.first != stamp) entry = {stamp, std::make_shared<const Trace>(read_trace_files(files))};
   return entry.second;
 }

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from test_cli import LBBENCH, MPIEXEC, SCENARIOS, lbbench
 
-# A run long enough to be caught in the middle: a small grid, many short steps.
-LONG = [str(SCENARIOS / "hotspot.yaml"), "--set", "steps=100000", "--set", "workload.unit_seconds=1e-7",
-        "--set", "balancer=none"]
+# A run long enough to be caught in the middle: a small grid, many steps of about 10 ms.
+LONG = [str(SCENARIOS / "hotspot.yaml"), "--set", "mesh.nx=16", "--set", "mesh.ny=16", "--set", "steps=100000",
+        "--set", "workload.unit_seconds=1e-5", "--set", "balancer=none"]
 
 
 def start_mpirun(ranks, *args):
@@ -59,6 +59,32 @@ def is_descendant(pid, ancestor):
     return False
 
 
+def wait_for_steps(export, ranks, steps=3, timeout=120):
+    """Until every rank has written `steps` phases of its --lbdatafile-out export: it is
+    stepping (not still calibrating or building its mesh, where no watchdog runs)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        counts = []
+        for r in range(ranks):
+            try:
+                counts.append((export / f"data.{r}.json").read_text().count('\n{"id":'))
+            except OSError:
+                counts.append(0)
+        if min(counts) >= steps:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the ranks never got to step {steps}")
+
+
+def kill_all(pids):
+    for pid in pids:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+
+
 def wait_for_ranks(launcher_pid, count, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -69,17 +95,40 @@ def wait_for_ranks(launcher_pid, count, timeout=60):
     raise AssertionError(f"the {count} ranks never started")
 
 
+def runs_of(results):
+    """The lbbench processes writing into a sweep's results folder."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and b"lbbench" in cmdline[0] and any(str(results).encode() in a for a in cmdline[1:]):
+            if b"sweep" not in cmdline[1:2]:
+                out.append(int(proc.name))
+    return out
+
+
 class DeadAndStoppedRanks(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.export = Path(self.tmp.name) / "steps"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
     def kill_one(self, ranks, victim):
-        job = start_mpirun(ranks, "run", *LONG, "--watchdog", "60")
+        job = start_mpirun(ranks, "run", *LONG, "--watchdog", "60", "--lbdatafile-out", str(self.export))
+        pids = {}
         try:
             pids = wait_for_ranks(job.pid, ranks)
-            time.sleep(2)  # well into the steps
+            wait_for_steps(self.export, ranks)
             os.kill(pids[victim], signal.SIGKILL)
             started = time.monotonic()
             out, err = job.communicate(timeout=60)
             return job.returncode, err, time.monotonic() - started
         finally:
+            kill_all(pids.values())
             if job.poll() is None:
                 os.killpg(job.pid, signal.SIGKILL)
 
@@ -96,10 +145,11 @@ class DeadAndStoppedRanks(unittest.TestCase):
                 self.assertRegex(err, rf"rank {victim}\b.*(signal 9|Killed)")  # the launcher names the dead one
 
     def test_a_stopped_rank_trips_the_watchdog(self):
-        job = start_mpirun(2, "run", *LONG, "--watchdog", "3")
+        job = start_mpirun(2, "run", *LONG, "--watchdog", "3", "--lbdatafile-out", str(self.export))
+        pids = {}
         try:
             pids = wait_for_ranks(job.pid, 2)
-            time.sleep(2)
+            wait_for_steps(self.export, 2)
             os.kill(pids[1], signal.SIGSTOP)
             started = time.monotonic()
             out, err = job.communicate(timeout=90)
@@ -108,6 +158,7 @@ class DeadAndStoppedRanks(unittest.TestCase):
             self.assertRegex(err, r"watchdog: rank 0 waited \d+ s in step \d+ with \d+ of \d+ messages pending")
             self.assertRegex(err, r"(receive from|send to) rank 1 \(")  # the stopped one's messages
         finally:
+            kill_all(pids.values())
             if job.poll() is None:
                 os.killpg(job.pid, signal.SIGKILL)
 
@@ -116,16 +167,18 @@ class DeadAndStoppedRanks(unittest.TestCase):
             tmp = Path(tmp)
             sweep = tmp / "lost.yaml"
             sweep.write_text(f"name: lost\nscenario: {SCENARIOS / 'hotspot.yaml'}\nset:\n  engine: mpi\n  ranks: 2\n"
-                             "  steps: 100000\n  workload.unit_seconds: 1.0e-7\naxes:\n  balancer: [none]\n"
+                             "  steps: 100000\n  workload.unit_seconds: 1.0e-6\naxes:\n  balancer: [none]\n"
                              "timeout: 120\n")
             job = subprocess.Popen([LBBENCH, "sweep", str(sweep), "--results", str(tmp / "out")],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            pids = {}
             try:
                 pids = wait_for_ranks(job.pid, 2)
-                time.sleep(2)
+                time.sleep(3)  # set-up or steps: either way the other rank is stopped and says so
                 os.kill(pids[1], signal.SIGKILL)
-                job.communicate(timeout=120)
+                job.communicate(timeout=240)
             finally:
+                kill_all(pids.values())
                 if job.poll() is None:
                     os.killpg(job.pid, signal.SIGKILL)
             self.assertEqual(job.returncode, 1)  # a failed run
@@ -136,6 +189,31 @@ class DeadAndStoppedRanks(unittest.TestCase):
             for key in ("git", "host", "start_time", "command"):
                 self.assertTrue(record["provenance"][key], key)
             self.assertIn("run", record["provenance"]["command"])
+
+
+class KilledSweepsRun(unittest.TestCase):
+    def test_the_run_in_flight_dies_with_a_killed_sweep(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            sweep = tmp / "long.yaml"
+            sweep.write_text(f"name: long\nscenario: {SCENARIOS / 'quickstart.yaml'}\nset:\n  engine: model\n"
+                             "  machine: bgq\n  ranks: 16\n  steps: 100000\naxes:\n  balancer: [none]\n")
+            job = subprocess.Popen([LBBENCH, "sweep", str(sweep), "--results", str(tmp / "out")],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                deadline = time.monotonic() + 30
+                while not runs_of(tmp / "out") and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.assertNotEqual(runs_of(tmp / "out"), [], "the run never started")
+                job.kill()
+                job.wait()
+                deadline = time.monotonic() + 10
+                while runs_of(tmp / "out") and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.assertEqual(runs_of(tmp / "out"), [], "the run outlived its killed sweep")
+            finally:
+                for pid in runs_of(tmp / "out"):
+                    os.kill(pid, signal.SIGKILL)
 
 
 class Records(unittest.TestCase):

@@ -20,16 +20,30 @@
 
 namespace lbbench::fuzz {
 
-// A folder of this process's own, in memory where the system has one.
-inline const std::filesystem::path& scratch() {
-  static const std::filesystem::path dir = [] {
+// A folder of this process's own, in memory where the system has one, removed at exit.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
     const std::filesystem::path base =
         std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
-    std::filesystem::path d = base / ("lbbench-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+    path_ = base / ("lbbench-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline const std::filesystem::path& scratch() {
+  static const ScratchFolder folder;
+  return folder.path();
 }
 
 // Writes the input to `name` in the scratch folder and returns its path.
