@@ -60,9 +60,10 @@ std::optional<std::string> brotli_decompress(std::string_view in, const std::str
         BrotliDecoderDecompressStream(state.get(), &available_in, &next_in, &available_out, &next_out, nullptr);
     out.append(reinterpret_cast<const char*>(buffer.data()), buffer.size() - available_out);
     if (out.size() > decompressed_limit(in.size())) {
-      throw InputError(fmt::format("{}: the brotli stream decompresses to more than {} MB, {} times its size: not a "
-                                   "trace file lbbench reads",
-                                   path, decompressed_limit(in.size()) >> 20, decompressed_limit(in.size()) / in.size()));
+      throw InputError(
+          fmt::format("{}: the brotli stream decompresses to more than {} MB, {} times its size: not a "
+                      "trace file lbbench reads",
+                      path, decompressed_limit(in.size()) >> 20, decompressed_limit(in.size()) / in.size()));
     }
     if (result == BROTLI_DECODER_RESULT_SUCCESS) return available_in == 0 ? std::optional(out) : std::nullopt;
     if (result == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) continue;
