@@ -240,6 +240,23 @@ TEST(TraceErrors, NameTheFileTheJsonPathAndWhatWasExpected) {
               HasSubstr("from: node 5 is not a rank of the trace (0..0)"));
 }
 
+// Found by fuzzing: a number beyond double threw something that was no input error.
+TEST(TraceErrors, ANumberBeyondDoubleIsNotValidJson) {
+  EXPECT_THAT(error_of({R"({"type": "LBDatafile", "phases": [{"id": 1e99999, "tasks": []}]})"}, "overflow"),
+              AllOf(HasSubstr("data.0.json: not valid JSON"), HasSubstr("number overflow")));
+}
+
+TEST(TraceErrors, ABrotliBombIsRefused) {
+  const TraceFolder t("bomb");
+  t.write("data.0.json", brotli_compress(std::string(std::size_t{80} << 20, ' ')));  // 80 MB of blanks
+  try {
+    (void)read_trace(t.path());
+    FAIL() << "an 80 MB stream of a few kB was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("decompresses to more than 64 MB"));
+  }
+}
+
 TEST(TraceErrors, SourcesThatNameNothingOrTooMuch) {
   const TraceFolder t("sources");
   EXPECT_THAT(
