@@ -147,6 +147,11 @@ void ConfigNode::check_duplicate_keys() const {
   if (!node_.IsMap()) return;
   std::vector<std::string> seen;
   for (const auto& kv : node_) {
+    // Found by fuzzing: an empty key (` : x`) or a list as a key named "" and read as one.
+    if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+      throw InputError(fmt::format("{}: {}: expected a key name, got {}", format_mark(*file_, kv.first.Mark()),
+                                   path_.empty() ? "(top level)" : path_, describe_node(kv.first)));
+    }
     const std::string key = kv.first.Scalar();
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
       throw InputError(fmt::format("{}: {}: key '{}' appears twice in the same mapping",
@@ -159,7 +164,10 @@ void ConfigNode::check_duplicate_keys() const {
 bool ConfigNode::has(std::string_view key) {
   note_key(key);
   if (!node_.IsMap()) return false;
-  const YAML::Node child = node_[std::string(key)];
+  // Through a const node: yaml-cpp's non-const lookup of a missing key adds it to the map,
+  // which moves the map under any loop over it (a use after free the sweep fuzzer found).
+  const YAML::Node& tree = node_;
+  const YAML::Node child = tree[std::string(key)];
   return child.IsDefined() && !child.IsNull();
 }
 

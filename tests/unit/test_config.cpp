@@ -44,6 +44,15 @@ std::string replace(std::string text, const std::string& from, const std::string
 
 TEST(ScenarioErrors, TheValidBaseParses) { EXPECT_EQ(error_of(kValid), ""); }
 
+// Found by fuzzing the sweep file: a key that is no name (empty, a list) was read as "",
+// and looking it up added it to the map being walked (a use after free).
+TEST(ScenarioErrors, KeysMustBeNames) {
+  EXPECT_EQ(error_of("name: a\nsteps: 1\n[x, y]: 2\n"), "s.yaml:3:1: (top level): expected a key name, got a list");
+  EXPECT_EQ(error_of("name: a\nsteps: 1\n~: 2\n"), "s.yaml:3:1: (top level): expected a key name, got nothing");
+  EXPECT_EQ(error_of("name: a\nsteps: 1\nmesh: {generator: grid2d, {n: 1}: 2}\n"),
+            "s.yaml:3:27: mesh: expected a key name, got a mapping");
+}
+
 // Found by fuzzing the sweep file: a key with a byte that is not UTF-8 reached the JSON
 // of a run's id, whose writer threw something that was no input error.
 TEST(ScenarioErrors, TextThatIsNotUtf8IsNamedWhereItStarts) {
