@@ -80,12 +80,14 @@ void RecordStore::append(const Json& record) const {
 RecordSet read_records(const fs::path& file_or_folder) {
   RecordSet out;
   std::vector<fs::path> files;
-  if (fs::is_directory(file_or_folder)) {
+  std::error_code error;
+  const fs::file_status status = fs::status(file_or_folder, error);
+  if (fs::is_directory(status)) {
     for (const auto& e : fs::recursive_directory_iterator(file_or_folder)) {
       if (e.is_regular_file() && e.path().extension() == ".jsonl") files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-  } else if (fs::exists(file_or_folder)) {
+  } else if (fs::exists(status)) {
     files.push_back(file_or_folder);
   } else {
     throw InputError(fmt::format("{}: no such file or folder", file_or_folder.string()));

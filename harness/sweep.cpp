@@ -249,8 +249,11 @@ std::vector<fs::path> read_scenarios(const ConfigNode& node, const fs::path& swe
   std::vector<fs::path> out;
   for (const auto& item : items) {
     const fs::path path = fs::absolute(sweep_file).parent_path() / item.as_string();
-    if (!fs::exists(path)) item.fail(fmt::format("no such file: {}", path.string()));
-    out.push_back(fs::canonical(path));
+    // The non-throwing overloads: a name the system refuses (too long, no permission) is bad input, not a crash.
+    std::error_code error;
+    fs::path found = fs::canonical(path, error);
+    if (error) item.fail(fmt::format("cannot open the scenario file {}: {}", path.string(), error.message()));
+    out.push_back(std::move(found));
   }
   if (out.empty()) node.fail("expected a scenario file or a non-empty list of them");
   return out;

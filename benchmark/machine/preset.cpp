@@ -174,7 +174,8 @@ std::vector<std::string> machine_preset_names(const std::string& scenario_file) 
 MachinePreset load_machine_preset(const std::string& name, const std::string& scenario_file) {
   for (const auto& dir : machine_dirs(scenario_file)) {
     const fs::path file = dir / (name + ".yaml");
-    if (fs::exists(file)) {
+    std::error_code error;  // a name the system refuses is simply not found here
+    if (fs::exists(file, error)) {
       MachinePreset p = parse_preset(file.string());
       if (p.name != name) {
         throw InputError(

@@ -71,7 +71,8 @@ std::vector<std::string> files_of_pattern(const std::string& pattern) {
     std::string path = pattern;
     for (auto at = path.find("%r"); at != std::string::npos; at = path.find("%r", at))
       path.replace(at, 2, std::to_string(r));
-    if (!fs::exists(path)) break;
+    std::error_code error;
+    if (!fs::exists(path, error)) break;
     out.push_back(path);
   }
   if (out.empty()) {
@@ -88,7 +89,8 @@ std::vector<std::string> files_of_glob(const std::string& pattern) {
   std::vector<std::string> out;
   if (status == 0) {
     for (std::size_t i = 0; i < found.gl_pathc; ++i) {
-      if (fs::is_regular_file(found.gl_pathv[i])) out.emplace_back(found.gl_pathv[i]);
+      std::error_code error;
+      if (fs::is_regular_file(found.gl_pathv[i], error)) out.emplace_back(found.gl_pathv[i]);
     }
   }
   globfree(&found);
@@ -100,9 +102,12 @@ bool is_json_name(const std::string& name) { return name.ends_with(".json") || n
 
 std::vector<std::string> files_of_folder(const std::string& folder) {
   std::vector<std::string> out;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.is_regular_file() && is_json_name(entry.path().filename().string())) out.push_back(entry.path().string());
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    std::error_code kind_error;
+    if (it->is_regular_file(kind_error) && is_json_name(it->path().filename().string())) out.push_back(it->path().string());
   }
+  if (error) throw InputError(fmt::format("{}: cannot list the folder: {}", folder, error.message()));
   if (out.empty()) throw InputError(fmt::format("{}: the folder holds no .json or .json.br trace file", folder));
   std::set<std::string> sets;
   for (const auto& f : out) sets.insert(data_set_of(f));
@@ -635,12 +640,18 @@ std::vector<std::string> trace_files(const std::string& source) {
     files = files_of_pattern(source);
   } else if (source.find_first_of("*?[") != std::string::npos) {
     files = files_of_glob(source);
-  } else if (fs::is_directory(source)) {
-    files = files_of_folder(source);
-  } else if (fs::exists(source)) {
-    files = {source};
   } else {
-    throw InputError(fmt::format("{}: no such trace file or folder", source));
+    // The non-throwing overload: a name the system refuses (too long, no permission) is bad input, not a crash.
+    std::error_code error;
+    const fs::file_status status = fs::status(source, error);
+    if (fs::is_directory(status)) {
+      files = files_of_folder(source);
+    } else if (fs::exists(status)) {
+      files = {source};
+    } else {
+      throw InputError(fmt::format("{}: no such trace file or folder ({})", source,
+                                   error ? error.message() : std::string("not found")));
+    }
   }
   sort_by_rank(files);
   return files;

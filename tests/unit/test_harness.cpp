@@ -146,6 +146,14 @@ TEST(Sweep, ErrorsNameTheFileLineAndColumnAndSuggest) {
   const std::string empty_axis =
       error_of(dir.write("g.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer:\n  seed: [1]\n")));
   EXPECT_NE(empty_axis.find("'balancer' has no values"), std::string::npos) << empty_axis;
+  const std::string missing = error_of(dir.write("h.yaml", "scenario: nowhere.yaml\nset: {ranks: 2}\n"));
+  EXPECT_NE(missing.find("h.yaml:1:11"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("No such file"), std::string::npos) << missing;
+  // Found by fuzzing: a scenario name longer than the system allows threw a filesystem error.
+  const std::string too_long =
+      error_of(dir.write("i.yaml", "scenario: " + std::string(5000, 'x') + ".yaml\nset: {ranks: 2}\n"));
+  EXPECT_NE(too_long.find("i.yaml:1:11"), std::string::npos) << too_long;
+  EXPECT_NE(too_long.find("cannot open the scenario file"), std::string::npos) << too_long;
 }
 
 // A sweep over recorded runs needs the traces (LBBENCH_TRACES_DIR, or the shared ones next
