@@ -105,7 +105,8 @@ std::vector<std::string> files_of_folder(const std::string& folder) {
   std::error_code error;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
     std::error_code kind_error;
-    if (it->is_regular_file(kind_error) && is_json_name(it->path().filename().string())) out.push_back(it->path().string());
+    if (it->is_regular_file(kind_error) && is_json_name(it->path().filename().string()))
+      out.push_back(it->path().string());
   }
   if (error) throw InputError(fmt::format("{}: cannot list the folder: {}", folder, error.message()));
   if (out.empty()) throw InputError(fmt::format("{}: the folder holds no .json or .json.br trace file", folder));
