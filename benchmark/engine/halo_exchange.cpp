@@ -185,6 +185,31 @@ void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, doub
   }
 }
 
+void HaloExchange::barrier(MPI_Comm comm, int step, double watchdog_seconds, std::string_view where) const {
+  if (wait_mode_ == WaitMode::block) {
+    MPI_Barrier(comm);
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &request);
+  const double start = wall_seconds();
+  std::uint64_t polls = 0;
+  PollBackoff backoff(sleep_while_waiting_);
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    if ((++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) {
+      // A barrier cannot say which rank is missing, only that one is.
+      throw HangError(
+          fmt::format("watchdog: rank {} waited {:.0f} s in step {} at the barrier {}: a rank never "
+                      "reached it (stopped, lost, or far behind)\n",
+                      comm_rank(comm_), wall_seconds() - start, step, where));
+    }
+    backoff.pause();
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
+}
+
 double HaloExchange::arrival_time(std::size_t slot) const {
   double sent = 0;
   std::memcpy(&sent, recv_buffer_.data() + slots_[slot].offset, sizeof sent);

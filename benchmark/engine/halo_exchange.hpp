@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "meshes/local_graph.hpp"
@@ -61,6 +62,11 @@ class HaloExchange {
   std::vector<LocalIndex> next_ready(int step, double watchdog_seconds);
   // After the last next_ready(): waits for the sends and checks what arrived.
   void finish(int step, double watchdog_seconds);
+
+  // A barrier on `comm` under the same watchdog as the messages: a rank that is stopped or
+  // lost never reaches it, and a plain MPI_Barrier would wait for it forever. `where` says
+  // which barrier in the watchdog's message.
+  void barrier(MPI_Comm comm, int step, double watchdog_seconds, std::string_view where) const;
 
   [[nodiscard]] std::int64_t messages_per_step() const { return static_cast<std::int64_t>(slots_.size()); }
   [[nodiscard]] std::int64_t bytes_per_step() const { return static_cast<std::int64_t>(send_buffer_.size()); }

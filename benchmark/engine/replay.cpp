@@ -79,7 +79,7 @@ class Replay {
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
-        MPI_Barrier(comm_);
+        loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
       }
       if (!is_lb_point(s_, step)) continue;

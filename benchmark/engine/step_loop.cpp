@@ -69,7 +69,8 @@ double StepLoop::run_bulk(int step, double watchdog_seconds) {
     const double phase = engine_.now() - start;
     steps_.phase_compute[ku][static_cast<std::size_t>(step)] = phase;
     computing += phase;
-    if (dims > 1) MPI_Barrier(comms_.phases);  // a scalar workload is Algorithm 3 as it stands
+    // A scalar workload is Algorithm 3 as it stands: no barrier.
+    if (dims > 1) exchange_->barrier(comms_.phases, step, watchdog_seconds, "that ends a phase");
   }
   exchange_->wait(step, watchdog_seconds);
   return computing;

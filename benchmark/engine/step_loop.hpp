@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "balancers/balancer.hpp"
@@ -47,6 +48,11 @@ class StepLoop {
   void rebuild(const LocalGraph& graph);
   // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
   void run(const LocalGraph& graph, int step, double watchdog_seconds);
+
+  // A barrier on the run's communicator under the step's watchdog (see HaloExchange::barrier).
+  void barrier(int step, double watchdog_seconds, std::string_view where) const {
+    exchange_->barrier(comms_.run, step, watchdog_seconds, where);
+  }
 
   [[nodiscard]] const RankSteps& steps() const { return steps_; }
   // Per component, per local vertex: the weights of the last step run.
