@@ -96,18 +96,29 @@ def wait_for_ranks(launcher_pid, count, timeout=60):
     raise AssertionError(f"the {count} ranks never started")
 
 
-def runs_of(results):
-    """The lbbench processes writing into a sweep's results folder."""
+def runs_of(sweep_pid):
+    """The `lbbench run` processes a sweep started (its children; the sweep names their files
+    by relative paths, so they are found by parent, not by name)."""
     out = []
     for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
         try:
             cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
-        if cmdline and b"lbbench" in cmdline[0] and any(str(results).encode() in a for a in cmdline[1:]):
-            if b"sweep" not in cmdline[1:2]:
-                out.append(int(proc.name))
+        if parent == sweep_pid and len(cmdline) > 1 and b"lbbench" in cmdline[0] and cmdline[1] == b"run":
+            out.append(int(proc.name))
     return out
+
+
+def alive(pid):
+    """Running or stopped, not gone and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 class DeadAndStoppedRanks(unittest.TestCase):
@@ -207,20 +218,28 @@ class KilledSweepsRun(unittest.TestCase):
                              "  machine: bgq\n  ranks: 16\n  steps: 100000\naxes:\n  balancer: [none]\n")
             job = subprocess.Popen([LBBENCH, "sweep", str(sweep), "--results", str(tmp / "out")],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            runs = []
             try:
                 deadline = time.monotonic() + 30
-                while not runs_of(tmp / "out") and time.monotonic() < deadline:
+                while not runs and time.monotonic() < deadline:
                     time.sleep(0.1)
-                self.assertNotEqual(runs_of(tmp / "out"), [], "the run never started")
+                    runs = runs_of(job.pid)
+                self.assertNotEqual(runs, [], "the run never started")
                 job.kill()
                 job.wait()
                 deadline = time.monotonic() + 10
-                while runs_of(tmp / "out") and time.monotonic() < deadline:
+                while any(alive(pid) for pid in runs) and time.monotonic() < deadline:
                     time.sleep(0.1)
-                self.assertEqual(runs_of(tmp / "out"), [], "the run outlived its killed sweep")
+                self.assertFalse(any(alive(pid) for pid in runs), "the run outlived its killed sweep")
             finally:
-                for pid in runs_of(tmp / "out"):
-                    os.kill(pid, signal.SIGKILL)
+                if job.poll() is None:
+                    job.kill()
+                    job.wait()
+                for pid in runs:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
 
 
 class Records(unittest.TestCase):
