@@ -2,6 +2,7 @@
 #include "balancers/vector/norm_search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -10,8 +11,12 @@ namespace lbbench {
 
 namespace {
 
-// Leaves this small keep the bounds tight; the scan inside a leaf is cheap.
-constexpr int kLeafSize = 4;
+// Leaves of 16 to 32 ranks (fewer when all ranks fit in one): their costs are one
+// vectorized batch, and the tree above them is shallow (see norm_search.hpp).
+constexpr int kLeafSize = 32;
+// Up to this many ranks one batch over all of them is quicker than the tree (measured with
+// the vector benchmark; see balancers/README.md).
+constexpr int kScanUpTo = 128;
 
 }  // namespace
 
@@ -58,6 +63,53 @@ double NormCost::operator()(const double* load, std::span<const double> x, doubl
   return acc;
 }
 
+namespace {
+
+// out[i] += term((loads[i] + xk) · inv[i] [· s]) for every i: one component of a batch.
+template <int P, bool Scaled>
+void add_component(const double* loads, const double* inv, int n, double xk, double s, double* out) {
+  for (int i = 0; i < n; ++i) {
+    double t = (loads[i] + xk) * inv[i];
+    if constexpr (Scaled) t *= s;
+    if constexpr (P == 1) out[i] += t;
+    if constexpr (P == 2) out[i] += t * t;
+    if constexpr (P == 3) out[i] += t * t * t;
+    if constexpr (P == 4) {
+      const double u = t * t;
+      out[i] += u * u;
+    }
+  }
+}
+
+template <int P>
+void add_component(bool scaled, const double* loads, const double* inv, int n, double xk, double s, double* out) {
+  if (scaled) {
+    add_component<P, true>(loads, inv, n, xk, s, out);
+  } else {
+    add_component<P, false>(loads, inv, n, xk, s, out);
+  }
+}
+
+}  // namespace
+
+bool NormCost::batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
+                     double* out) const {
+  if (increase_ || infinite_ || integer_p_ == 0) return false;
+  // operator() starts its sum at 0 too, so the first term adds to 0 in both.
+  std::fill(out, out + n, 0.0);
+  const bool scaled = !scale_.empty();
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double* l = loads + k * stride;
+    switch (integer_p_) {
+      case 1: add_component<1>(scaled, l, inv, n, x[k], scale(k), out); break;
+      case 2: add_component<2>(scaled, l, inv, n, x[k], scale(k), out); break;
+      case 3: add_component<3>(scaled, l, inv, n, x[k], scale(k), out); break;
+      default: add_component<4>(scaled, l, inv, n, x[k], scale(k), out); break;
+    }
+  }
+  return true;
+}
+
 int best_rank_exhaustive(const NormCost& cost, std::span<const double> loads, std::span<const double> inv_speed,
                          std::span<const double> x) {
   const std::size_t d = x.size();
@@ -95,12 +147,16 @@ NormSearchTree::NormSearchTree(int dims, NormCost cost, std::vector<double> load
   if (rotated_) {
     basis_ = helmert_basis(dims_);
     y_.resize(loads_.size());
+    point_y_.resize(loads_.size());
     query_.resize(static_cast<std::size_t>(dims_));
     for (std::size_t r = 0; r < inv_speed_.size(); ++r) rotate_point(static_cast<int>(r));
   }
   order_.resize(inv_speed_.size());
   std::iota(order_.begin(), order_.end(), 0);
-  leaf_of_.resize(inv_speed_.size());
+  position_.resize(order_.size());
+  leaf_of_.resize(order_.size());
+  point_load_.resize(loads_.size());
+  point_inv_.resize(order_.size());
   rebuild();
 }
 
@@ -124,23 +180,26 @@ double NormSearchTree::corner_bound(int node, std::span<const double> x) const {
   return cost_(lo_.data() + static_cast<std::size_t>(node) * dims_, x, nodes_[static_cast<std::size_t>(node)].min_inv);
 }
 
-double NormSearchTree::box_bound(int node) const {
-  const auto at = static_cast<std::size_t>(node) * dims_;
-  const double min_inv = nodes_[static_cast<std::size_t>(node)].min_inv;
+// The squared distance from the rotated query to a node's rotated box, at its smallest
+// 1/speed; D is the dimension when the compiler knows it (0: dims_).
+template <int D>
+inline double NormSearchTree::box_bound(int node) const {
+  const int d = D > 0 ? D : dims_;
+  const double* box = box_.data() + static_cast<std::size_t>(node) * 2 * d;
+  const double* q = query_.data();
   double dist2 = 0;
-  for (int i = 0; i < dims_; ++i) {
-    const double q = query_[static_cast<std::size_t>(i)];
-    const double gap = q < ylo_[at + i] ? ylo_[at + i] - q : q > yhi_[at + i] ? q - yhi_[at + i] : 0.0;
+  for (int i = 0; i < d; ++i) {
+    const double gap = std::max(std::max(box[i] - q[i], q[i] - box[d + i]), 0.0);
     dist2 += gap * gap;
   }
+  const double min_inv = nodes_[static_cast<std::size_t>(node)].min_inv;
   return dist2 * min_inv * min_inv * (1 - 1e-9);
 }
 
 void NormSearchTree::rebuild() {
   nodes_.clear();
   lo_.clear();
-  ylo_.clear();
-  yhi_.clear();
+  box_.clear();
   if (!order_.empty()) build(0, static_cast<int>(order_.size()), -1);
   updates_since_build_ = 0;
 }
@@ -151,19 +210,21 @@ int NormSearchTree::build(int begin, int end, int parent) {
   const int id = static_cast<int>(nodes_.size());
   nodes_.push_back(Node{.begin = begin, .end = end, .parent = parent});
   lo_.resize(lo_.size() + static_cast<std::size_t>(dims_));
-  if (rotated_) {
-    ylo_.resize(lo_.size());
-    yhi_.resize(lo_.size());
+  if (rotated_) box_.resize(box_.size() + 2 * static_cast<std::size_t>(dims_));
+  if (end - begin <= kLeafSize || (parent < 0 && end - begin <= kScanUpTo)) {
+    lay_out(begin, end);
+    for (int i = begin; i < end; ++i) leaf_of_[static_cast<std::size_t>(order_[static_cast<std::size_t>(i)])] = id;
+    // A leaf's ranks and speeds stay until the next rebuild; only its loads move.
+    Node& leaf = nodes_.back();
+    leaf.min_rank = *std::min_element(order_.begin() + begin, order_.begin() + end);
+    leaf.min_inv = *std::min_element(point_inv_.begin() + begin, point_inv_.begin() + end);
+    refresh_leaf(id);
+    return id;
   }
   auto position = [&](int rank, int k) {
     const auto at = static_cast<std::size_t>(rank) * dims_ + k;
     return rotated_ ? y_[at] : loads_[at] * inv_speed_[static_cast<std::size_t>(rank)];
   };
-  if (end - begin <= kLeafSize) {
-    for (int i = begin; i < end; ++i) leaf_of_[static_cast<std::size_t>(order_[static_cast<std::size_t>(i)])] = id;
-    refresh(id);
-    return id;
-  }
   int split = 0;
   double widest = -1;
   for (int k = 0; k < dims_; ++k) {
@@ -188,123 +249,198 @@ int NormSearchTree::build(int begin, int end, int parent) {
   const int right = build(mid, end, id);
   nodes_[static_cast<std::size_t>(id)].left = left;
   nodes_[static_cast<std::size_t>(id)].right = right;
-  refresh(id);
+  refresh_inner(id);
   return id;
 }
 
-// Recomputes one node's minima from its points (a leaf) or its children.
-void NormSearchTree::refresh(int node) {
-  Node& n = nodes_[static_cast<std::size_t>(node)];
-  double* lo = lo_.data() + static_cast<std::size_t>(node) * dims_;
-  std::fill(lo, lo + dims_, std::numeric_limits<double>::infinity());
-  n.min_rank = std::numeric_limits<int>::max();
-  n.min_inv = std::numeric_limits<double>::infinity();
-  double* ylo = rotated_ ? ylo_.data() + static_cast<std::size_t>(node) * dims_ : nullptr;
-  double* yhi = rotated_ ? yhi_.data() + static_cast<std::size_t>(node) * dims_ : nullptr;
-  if (rotated_) {
-    std::fill(ylo, ylo + dims_, std::numeric_limits<double>::infinity());
-    std::fill(yhi, yhi + dims_, -std::numeric_limits<double>::infinity());
-  }
-  auto take = [&](const double* point, const double* low, const double* high, int rank, double inv) {
-    for (int k = 0; k < dims_; ++k) lo[k] = std::min(lo[k], point[k]);
-    if (rotated_) {
-      for (int k = 0; k < dims_; ++k) {
-        ylo[k] = std::min(ylo[k], low[k]);
-        yhi[k] = std::max(yhi[k], high[k]);
-      }
-    }
-    n.min_rank = std::min(n.min_rank, rank);
-    n.min_inv = std::min(n.min_inv, inv);
-  };
-  if (n.left < 0) {
-    for (int i = n.begin; i < n.end; ++i) {
-      const int r = order_[static_cast<std::size_t>(i)];
-      const auto at = static_cast<std::size_t>(r) * dims_;
-      const double* y = rotated_ ? y_.data() + at : nullptr;
-      take(loads_.data() + at, y, y, r, inv_speed_[static_cast<std::size_t>(r)]);
-    }
-  } else {
-    for (const int child : {n.left, n.right}) {
-      const Node& c = nodes_[static_cast<std::size_t>(child)];
-      const auto at = static_cast<std::size_t>(child) * dims_;
-      take(lo_.data() + at, rotated_ ? ylo_.data() + at : nullptr, rotated_ ? yhi_.data() + at : nullptr, c.min_rank,
-           c.min_inv);
+// Lays the points of order_[begin, end), in their final places, out by position.
+void NormSearchTree::lay_out(int begin, int end) {
+  const std::size_t n = order_.size();
+  for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+    const auto r = static_cast<std::size_t>(order_[i]);
+    position_[r] = static_cast<int>(i);
+    point_inv_[i] = inv_speed_[r];
+    for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
+      point_load_[k * n + i] = loads_[r * dims_ + k];
+      if (rotated_) point_y_[k * n + i] = y_[r * dims_ + k];
     }
   }
 }
 
+namespace {
+
+// Sets `to` and says whether that changed it.
+bool set(double& to, double value) {
+  const bool changed = to != value;
+  to = value;
+  return changed;
+}
+
+// The smallest and largest of values[begin, end), in loops a compiler vectorizes (unlike
+// std::minmax_element, which must find the first position).
+double smallest(const double* values, std::size_t begin, std::size_t end) {
+  double low = values[begin];
+  for (std::size_t i = begin + 1; i < end; ++i) low = values[i] < low ? values[i] : low;
+  return low;
+}
+
+double largest(const double* values, std::size_t begin, std::size_t end) {
+  double high = values[begin];
+  for (std::size_t i = begin + 1; i < end; ++i) high = values[i] > high ? values[i] : high;
+  return high;
+}
+
+}  // namespace
+
+bool NormSearchTree::refresh_leaf(int node) {
+  const Node& n = nodes_[static_cast<std::size_t>(node)];
+  const std::size_t stride = order_.size();
+  const auto at = static_cast<std::size_t>(node) * dims_;
+  const auto b = static_cast<std::size_t>(n.begin), e = static_cast<std::size_t>(n.end);
+  bool changed = false;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
+    changed |= set(lo_[at + k], smallest(point_load_.data() + k * stride, b, e));
+    if (rotated_) {
+      const double* y = point_y_.data() + k * stride;
+      double* box = box_.data() + 2 * at;
+      changed |= set(box[k], smallest(y, b, e));
+      changed |= set(box[dims_ + k], largest(y, b, e));
+    }
+  }
+  return changed;
+}
+
+bool NormSearchTree::refresh_inner(int node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  const Node& l = nodes_[static_cast<std::size_t>(n.left)];
+  const Node& r = nodes_[static_cast<std::size_t>(n.right)];
+  const auto d = static_cast<std::size_t>(dims_);
+  const auto at = static_cast<std::size_t>(node) * d;
+  const auto la = static_cast<std::size_t>(n.left) * d, ra = static_cast<std::size_t>(n.right) * d;
+  bool changed = false;
+  for (std::size_t k = 0; k < d; ++k) changed |= set(lo_[at + k], std::min(lo_[la + k], lo_[ra + k]));
+  if (rotated_) {
+    double* box = box_.data() + 2 * at;
+    const double* lb = box_.data() + 2 * la;
+    const double* rb = box_.data() + 2 * ra;
+    for (std::size_t k = 0; k < d; ++k) {
+      changed |= set(box[k], std::min(lb[k], rb[k]));
+      changed |= set(box[d + k], std::max(lb[d + k], rb[d + k]));
+    }
+  }
+  n.min_rank = std::min(l.min_rank, r.min_rank);
+  n.min_inv = std::min(l.min_inv, r.min_inv);
+  return changed;
+}
+
 void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
-  double* point = loads_.data() + static_cast<std::size_t>(rank) * dims_;
+  const auto ru = static_cast<std::size_t>(rank);
+  double* point = loads_.data() + ru * dims_;
   for (int k = 0; k < dims_; ++k) point[k] += sign * x[static_cast<std::size_t>(k)];
   if (rotated_) rotate_point(rank);
   if (++updates_since_build_ >= static_cast<std::int64_t>(inv_speed_.size())) {
     rebuild();
     return;
   }
-  // Unchanged bounds at a node leave every ancestor's unchanged too.
-  auto snapshot = [&](int node, std::vector<double>& out) {
-    const auto at = static_cast<std::size_t>(node) * dims_;
-    out.assign(lo_.begin() + static_cast<std::ptrdiff_t>(at), lo_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
+  const std::size_t stride = order_.size();
+  const auto i = static_cast<std::size_t>(position_[ru]);
+  const int leaf = leaf_of_[ru];
+  const auto at = static_cast<std::size_t>(leaf) * dims_;
+  // The leaf's bounds stay exact unless the point left them or held one of them.
+  bool moved_a_bound = false;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
+    double& load = point_load_[k * stride + i];
+    moved_a_bound |= point[k] < lo_[at + k] || load == lo_[at + k];
+    load = point[k];
     if (rotated_) {
-      out.insert(out.end(), ylo_.begin() + static_cast<std::ptrdiff_t>(at),
-                 ylo_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
-      out.insert(out.end(), yhi_.begin() + static_cast<std::ptrdiff_t>(at),
-                 yhi_.begin() + static_cast<std::ptrdiff_t>(at + dims_));
+      double& y = point_y_[k * stride + i];
+      const double now = y_[ru * dims_ + k];
+      const double* box = box_.data() + 2 * at;
+      moved_a_bound |= now < box[k] || now > box[dims_ + k] || y == box[k] || y == box[dims_ + k];
+      y = now;
     }
-  };
-  for (int node = leaf_of_[static_cast<std::size_t>(rank)]; node >= 0;
+  }
+  // Unchanged bounds at a node leave every ancestor's unchanged too. A lone leaf's
+  // bounds are never read: the search scans it without them.
+  if (!moved_a_bound || nodes_.size() == 1 || !refresh_leaf(leaf)) return;
+  for (int node = nodes_[static_cast<std::size_t>(leaf)].parent; node >= 0 && refresh_inner(node);
        node = nodes_[static_cast<std::size_t>(node)].parent) {
-    snapshot(node, scratch_);
-    refresh(node);
-    snapshot(node, scratch_after_);
-    if (scratch_ == scratch_after_) break;
   }
 }
 
+// Every rank of a leaf against (best_value, best): one batch where the cost has one, else
+// rank by rank.
+void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best) {
+  const int count = leaf.end - leaf.begin;
+  leaf_costs_.resize(static_cast<std::size_t>(count));
+  const bool batched = cost_.batch(point_load_.data() + leaf.begin, order_.size(), point_inv_.data() + leaf.begin,
+                                   count, x, leaf_costs_.data());
+  for (int i = 0; i < count; ++i) {
+    const int r = order_[static_cast<std::size_t>(leaf.begin + i)];
+    const double v = batched ? leaf_costs_[static_cast<std::size_t>(i)] : cost_of(r, x);
+    if (v < best_value || (v == best_value && r < best)) {
+      best_value = v;
+      best = r;
+    }
+  }
+  evaluations_ += count;
+}
+
 int NormSearchTree::best_rank(std::span<const double> x) {
+  if (nodes_.empty()) return std::numeric_limits<int>::max();
+  if (nodes_.size() == 1) {  // the plain scan, in one batch
+    int best = std::numeric_limits<int>::max();
+    double best_value = std::numeric_limits<double>::infinity();
+    scan_leaf(nodes_[0], x, best_value, best);
+    return best;
+  }
+  if (!rotated_) return search<0>(x);
+  rotate(x.data(), -1.0, query_.data());  // the query point is -x
+  switch (dims_) {
+    case 2: return search<2>(x);
+    case 3: return search<3>(x);
+    case 4: return search<4>(x);
+    default: return search<0>(x);
+  }
+}
+
+template <int D>
+int NormSearchTree::search(std::span<const double> x) {
   int best = std::numeric_limits<int>::max();
   double best_value = std::numeric_limits<double>::infinity();
+  const Node* nodes = nodes_.data();
   // No rank below can beat (best_value, best): all cost at least the bound, and on a tie
   // the lowest rank below is no lower.
   auto hopeless = [&](int node, double b) {
-    return b > best_value || (b == best_value && nodes_[static_cast<std::size_t>(node)].min_rank > best);
+    return b > best_value || (b == best_value && nodes[node].min_rank > best);
   };
   // The cheap bound orders the search; the corner, exact to the bit, settles ties.
-  auto quick_bound = [&](int node) { return rotated_ ? box_bound(node) : corner_bound(node, x); };
-  if (rotated_) rotate(x.data(), -1.0, query_.data());  // the query point is -x
-  stack_.clear();
-  stack_.emplace_back(0, quick_bound(0));
-  while (!stack_.empty()) {
-    const auto [node, quick] = stack_.back();
-    stack_.pop_back();
-    if (quick > best_value) continue;
+  auto quick_bound = [&](int node) { return rotated_ ? box_bound<D>(node) : corner_bound(node, x); };
+  // Depth first, the more promising child first. The tree halves down to leaves of at
+  // least 16 ranks, so it is at most 27 deep for any int rank count, and the stack holds
+  // at most one more entry than that.
+  struct Entry {
+    int node;
+    double bound;
+  };
+  std::array<Entry, 64> stack;
+  int top = 0;
+  stack[top++] = {0, quick_bound(0)};
+  while (top > 0) {
+    const Entry e = stack[--top];
+    if (e.bound > best_value) continue;
     // Only a near tie needs the corner; the box bound's margin is 1e-9.
-    const bool near_tie = quick >= best_value * (1 - 1e-8);
-    if (hopeless(node, rotated_ && near_tie ? std::max(quick, corner_bound(node, x)) : quick)) continue;
-    const Node& n = nodes_[static_cast<std::size_t>(node)];
+    const bool near_tie = e.bound >= best_value * (1 - 1e-8);
+    if (hopeless(e.node, rotated_ && near_tie ? std::max(e.bound, corner_bound(e.node, x)) : e.bound)) continue;
+    const Node& n = nodes[e.node];
     if (n.left < 0) {
-      for (int i = n.begin; i < n.end; ++i) {
-        const int r = order_[static_cast<std::size_t>(i)];
-        const double v = cost_of(r, x);
-        ++evaluations_;
-        if (v < best_value || (v == best_value && r < best)) {
-          best_value = v;
-          best = r;
-        }
-      }
+      scan_leaf(n, x, best_value, best);
       continue;
     }
     const double bl = quick_bound(n.left), br = quick_bound(n.right);
-    // The more promising child goes on top, to be searched first.
-    const bool left_first = bl < br || (bl == br && nodes_[static_cast<std::size_t>(n.left)].min_rank <
-                                                        nodes_[static_cast<std::size_t>(n.right)].min_rank);
-    if (left_first) {
-      stack_.emplace_back(n.right, br);
-      stack_.emplace_back(n.left, bl);
-    } else {
-      stack_.emplace_back(n.left, bl);
-      stack_.emplace_back(n.right, br);
-    }
+    const bool left_first = bl < br || (bl == br && nodes[n.left].min_rank < nodes[n.right].min_rank);
+    stack[top++] = left_first ? Entry{n.right, br} : Entry{n.left, bl};
+    stack[top++] = left_first ? Entry{n.left, bl} : Entry{n.right, br};
   }
   return best;
 }

@@ -116,11 +116,15 @@ TEST(Norm, EqualsTheExhaustiveSearchOnRandomInstances) {
 }
 
 TEST(Norm, PrunesMostRanksAtScaleWithTheSameResult) {
-  const GlobalProblem p = random_vector_problem(9, 1000, 20000, 2);
+  // Log-normal components, 100 objects per rank. (Mixed shapes with many exact ties, as
+  // above, leave far more ranks tied for the best, and each tie must be looked at.)
+  const GlobalProblem p = vector_problem(1000, 100000, 2, [](int i, int k) {
+    return std::exp(standard_normal(hash_of({11, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(k)})));
+  });
   std::int64_t evaluations = 0;
   EXPECT_EQ(NormBalancer({2.0}).solve_counting(p, &evaluations), NormExhaustiveBalancer({2.0}).solve(p));
   // The scan evaluates 1000 ranks per object.
-  EXPECT_LT(evaluations, 20000LL * 1000 / 10);
+  EXPECT_LT(evaluations, 100000LL * 1000 / 10);
 }
 
 TEST(VectorStrategies, RespectTheLowerBoundAndGiveValidMappings) {
