@@ -14,16 +14,8 @@
 //
 // The leaves hold up to 32 ranks each, laid out component by component, so a leaf's costs
 // are one loop the compiler vectorizes (NormCost::batch, the same bits as the cost of
-// each rank alone): at 10,000 ranks a search opens one or two leaves late in a run and
-// visits a dozen inner nodes, where leaves of 4 made it visit three times as many.
-//
-// For p = 2 the corner alone bounds poorly: balanced ranks lie along the plane where
-// their components sum to the same value, and an axis-aligned box around such points
-// has its lower corner far below all of them. The Euclidean norm does not change under
-// rotation, so each subtree also keeps its bounding box in a rotated frame whose first
-// axis is the diagonal (a Helmert basis); the distance from the rotated query to that box
-// is a tight bound. It is computed differently from the cost itself, so it is used with a
-// relative margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
+// each rank alone). At 10,000 ranks and d = 2 a search visits 34 nodes per object over
+// a whole run, where leaves of 4 made it visit 54, and costs more ranks, cheaply.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +94,8 @@ class NormSearchTree {
   void rebuild();
   void rotate(const double* v, double sign, double* out) const;
   void rotate_point(int rank);
-  int build(int begin, int end, int parent);
+  void add_nodes(int count);
+  void build(int id);
   void lay_out(int begin, int end);
   // Recompute a node's bounds from its points' loads (a leaf) or its children; false
   // when nothing changed, so its ancestors need nothing either.
@@ -136,6 +129,7 @@ class NormSearchTree {
   std::vector<double> box_;
   std::vector<double> query_;
   std::vector<double> leaf_costs_;
+  int last_leaf_ = -1;  // where the last search's winner is
   std::int64_t updates_since_build_ = 0;
   std::int64_t evaluations_ = 0;
 };
