@@ -90,16 +90,42 @@ void add_component(bool scaled, const double* loads, const double* inv, int n, d
   }
 }
 
+// The increase's term, as operator() computes it (scale 1 where there is none: a product
+// with 1 is exact).
+void add_increase(const double* loads, const double* inv, int n, double xk, double s, double* out) {
+  for (int i = 0; i < n; ++i) {
+    const double u = loads[i] * inv[i] * s, dx = xk * inv[i] * s;
+    out[i] += dx * (2 * u + dx);
+  }
+}
+
+// p infinite: the largest term.
+void add_maximum(bool scaled, const double* loads, const double* inv, int n, double xk, double s, double* out) {
+  for (int i = 0; i < n; ++i) {
+    double t = (loads[i] + xk) * inv[i];
+    if (scaled) t *= s;
+    out[i] = std::max(out[i], t);
+  }
+}
+
 }  // namespace
 
 bool NormCost::batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
                      double* out) const {
-  if (increase_ || infinite_ || integer_p_ == 0) return false;
-  // operator() starts its sum at 0 too, so the first term adds to 0 in both.
+  if (integer_p_ == 0 && !infinite_) return false;
+  // operator() starts its sum (or maximum) at 0 too, so the first term meets 0 in both.
   std::fill(out, out + n, 0.0);
   const bool scaled = !scale_.empty();
   for (std::size_t k = 0; k < x.size(); ++k) {
     const double* l = loads + k * stride;
+    if (increase_) {
+      add_increase(l, inv, n, x[k], scale(k), out);
+      continue;
+    }
+    if (infinite_) {
+      add_maximum(scaled, l, inv, n, x[k], scale(k), out);
+      continue;
+    }
     switch (integer_p_) {
       case 1: add_component<1>(scaled, l, inv, n, x[k], scale(k), out); break;
       case 2: add_component<2>(scaled, l, inv, n, x[k], scale(k), out); break;

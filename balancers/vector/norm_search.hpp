@@ -43,8 +43,8 @@ class NormCost {
   // The costs of n points at once, their loads laid out by component (component k of
   // point i at loads[k * stride + i]): per point the same operations in the same order as
   // operator(), so the same bits, in loops a compiler can vectorize. Returns false and
-  // writes nothing where only operator() computes the cost (p outside 1..4, p infinite,
-  // the increase).
+  // writes nothing where only operator() computes the cost (a p other than 1..4 and ∞,
+  // which needs std::pow).
   bool batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
              double* out) const;
 
