@@ -71,27 +71,40 @@ void expect_valid(const GlobalProblem& p, const Assignment& a) {
 }
 
 TEST(NormSearch, TreeAnswersExactlyAsTheScanUnderAddsAndRemovals) {
-  for (const double p : {1.0, 2.0, 3.0, 2.5, std::numeric_limits<double>::infinity()}) {
-    for (const int dims : {1, 2, 4}) {
-      const int ranks = 37;
-      std::vector<double> loads(static_cast<std::size_t>(ranks * dims)), inv(static_cast<std::size_t>(ranks));
-      for (std::size_t i = 0; i < loads.size(); ++i) loads[i] = std::floor(5 * unit_random(3, static_cast<int>(i), 0));
-      for (int r = 0; r < ranks; ++r) inv[static_cast<std::size_t>(r)] = r % 5 == 0 ? 0.5 : 1.0;
-      std::vector<double> scale(static_cast<std::size_t>(dims));
-      for (int k = 0; k < dims; ++k) scale[static_cast<std::size_t>(k)] = 1.0 + k;
-      const NormCost cost(p, scale);
-      NormSearchTree tree(dims, cost, loads, inv);
-      std::vector<double> x(static_cast<std::size_t>(dims));
-      for (int q = 0; q < 400; ++q) {
-        for (int k = 0; k < dims; ++k) x[static_cast<std::size_t>(k)] = std::floor(3 * unit_random(4, q, k));
-        const int expected = best_rank_exhaustive(cost, loads, inv, x);
-        ASSERT_EQ(tree.best_rank(x), expected) << "p=" << p << " dims=" << dims << " query " << q;
-        // Every third update takes load away again, as vector-refine does.
-        const int r = q % 3 == 2 ? (q * 7) % ranks : expected;
-        const double sign = q % 3 == 2 ? -0.5 : 1.0;
-        tree.add(r, x, sign);
-        for (int k = 0; k < dims; ++k)
-          loads[static_cast<std::size_t>(r * dims + k)] += sign * x[static_cast<std::size_t>(k)];
+  // 37 ranks are one leaf, scanned in one batch; 300 make a tree of leaves.
+  for (const int ranks : {37, 300}) {
+    for (const double p : {1.0, 2.0, 3.0, 2.5, std::numeric_limits<double>::infinity(), -2.0}) {
+      for (const int dims : {1, 2, 4}) {
+        std::vector<double> loads(static_cast<std::size_t>(ranks * dims)), inv(static_cast<std::size_t>(ranks));
+        for (std::size_t i = 0; i < loads.size(); ++i)
+          loads[i] = std::floor(5 * unit_random(3, static_cast<int>(i), 0));
+        for (int r = 0; r < ranks; ++r) inv[static_cast<std::size_t>(r)] = r % 5 == 0 ? 0.5 : 1.0;
+        std::vector<double> scale(static_cast<std::size_t>(dims));
+        for (int k = 0; k < dims; ++k) scale[static_cast<std::size_t>(k)] = 1.0 + k;
+        // p = -2 stands for vector-refine's cost, the squared 2-norm's increase.
+        const NormCost cost = p < 0 ? NormCost::squared_increase(scale) : NormCost(p, scale);
+        NormSearchTree tree(dims, cost, loads, inv);
+        std::vector<double> x(static_cast<std::size_t>(dims));
+        for (int q = 0; q < 400; ++q) {
+          for (int k = 0; k < dims; ++k) x[static_cast<std::size_t>(k)] = std::floor(3 * unit_random(4, q, k));
+          const int expected = best_rank_exhaustive(cost, loads, inv, x);
+          ASSERT_EQ(tree.best_rank(x), expected)
+              << "ranks=" << ranks << " p=" << p << " dims=" << dims << " query " << q;
+          // Every third update takes half of x away again where the loads hold it, as
+          // vector-refine takes away what a rank has.
+          int r = expected;
+          double sign = 1.0;
+          if (q % 3 == 2) {
+            r = (q * 7) % ranks;
+            sign = -0.5;
+            for (int k = 0; k < dims; ++k) {
+              if (loads[static_cast<std::size_t>(r * dims + k)] < 0.5 * x[static_cast<std::size_t>(k)]) sign = 1.0;
+            }
+          }
+          tree.add(r, x, sign);
+          for (int k = 0; k < dims; ++k)
+            loads[static_cast<std::size_t>(r * dims + k)] += sign * x[static_cast<std::size_t>(k)];
+        }
       }
     }
   }
@@ -101,7 +114,7 @@ TEST(Norm, EqualsTheExhaustiveSearchOnRandomInstances) {
   int instance = 0;
   for (const double p : {1.0, 2.0, 3.0, 1.5}) {
     for (const int dims : {1, 2, 3, 4}) {
-      for (const int ranks : {1, 3, 16, 100}) {
+      for (const int ranks : {1, 3, 16, 100, 300}) {  // up to 128 ranks the search is one scan
         GlobalProblem prob = random_vector_problem(100 + instance, ranks, 40 + 7 * ranks + instance % 13, dims);
         if (instance % 3 == 0) {
           for (int r = 0; r < ranks; ++r) prob.rank_speed.push_back(r % 4 == 1 ? 2.0 : 1.0);
