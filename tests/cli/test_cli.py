@@ -272,6 +272,39 @@ class OtherCommands(unittest.TestCase):
             cached = json.loads(next(Path(cache).glob("calibration-*.json")).read_text())
             self.assertGreater(cached["accesses_per_second"], 0)
             self.assertEqual(cached["array_bytes"], 64 << 20)
+            self.assertEqual(cached["ranks_per_node"], 1)
+
+    def test_a_calibration_holds_only_for_as_many_ranks_per_node(self):
+        # Ranks on one host share its memory system, so a run with two ranks there must not
+        # use the rate one rank measured alone, and uses the one two ranks measured together.
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, LBBENCH_CACHE_DIR=cache, LBBENCH_WORK_ARRAY_MB="64")
+            two = [MPIEXEC, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else []) + ["-np", "2"]
+            out = Path(cache) / "runs.jsonl"
+
+            def work_of_a_run():
+                out.unlink(missing_ok=True)
+                result = subprocess.run(two + [LBBENCH, "run", str(SCENARIOS / "quickstart.yaml"), "--set", "steps=2",
+                                               "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return json.loads(out.read_text().splitlines()[0])["provenance"]["work"]
+
+            def calibrate(*launcher):
+                result = subprocess.run([*launcher, LBBENCH, "calibrate", "--quick"], capture_output=True, text=True,
+                                        env=env, timeout=300)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                return result.stdout
+
+            self.assertIn("1 rank of this host reading at once", calibrate())
+            work = work_of_a_run()
+            self.assertEqual((work["source"], work["ranks_per_node"]), ("measured", 2))
+            self.assertIn("2 ranks of this host reading at once", calibrate(*two))
+            files = sorted(p.name for p in Path(cache).glob("calibration-*.json"))
+            self.assertEqual(len(files), 2, files)
+            self.assertTrue(files[0].endswith("-2-per-node.json"), files)
+            self.assertEqual(json.loads((Path(cache) / files[0]).read_text())["ranks_per_node"], 2)
+            work = work_of_a_run()
+            self.assertEqual((work["source"], work["ranks_per_node"]), ("cached", 2))
 
 
 if __name__ == "__main__":

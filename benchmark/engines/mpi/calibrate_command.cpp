@@ -45,17 +45,23 @@ int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const int me = comm_rank(MPI_COMM_WORLD);
   WorkKernel kernel(default_work_array_bytes());
-  Calibration c = measure_calibration(kernel, request.quick ? 0.3 : 1.0);
-  const auto rows = measure_accuracy(kernel, c, request.quick);
-  // One cache file per host: the first rank on each node writes it.
+  // The ranks on a host measure together, as they will read together in a run with as
+  // many ranks there; the first rank on each node writes the host's cache file for that
+  // count.
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+  MPI_Barrier(node);
+  Calibration c = measure_calibration(kernel, request.quick ? 0.3 : 1.0);
+  c.ranks_per_node = comm_size(node);
+  MPI_Barrier(node);
+  const auto rows = measure_accuracy(kernel, c, request.quick);
   if (!request.no_cache && comm_rank(node) == 0) save_calibration(c);
   MPI_Comm_free(&node);
   if (me != 0) return 0;
-  fmt::print("do_work calibration on {} ({})\n", c.host, c.cpu);
+  fmt::print("do_work calibration on {} ({}), {} rank{} of this host reading at once\n", c.host, c.cpu,
+             c.ranks_per_node, c.ranks_per_node == 1 ? "" : "s");
   fmt::print("  array {} MiB, {:.4g} random reads per second{}\n", c.array_bytes >> 20, c.accesses_per_second,
-             request.no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path()));
+             request.no_cache ? "" : fmt::format("; cached in {}", calibration_cache_path(c.ranks_per_node)));
   fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv", "p5",
              "p95");
   for (const auto& r : rows) {

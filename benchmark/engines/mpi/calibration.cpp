@@ -36,7 +36,8 @@ Json to_json(const Calibration& c) {
               {"host", c.host},
               {"cpu", c.cpu},
               {"measured_at", c.measured_at},
-              {"source", c.source}};
+              {"source", c.source},
+              {"ranks_per_node", c.ranks_per_node}};
 }
 
 Calibration measure_calibration(WorkKernel& kernel, double seconds) {
@@ -66,7 +67,7 @@ Calibration measure_calibration(WorkKernel& kernel, double seconds) {
   return c;
 }
 
-std::string calibration_cache_path() {
+std::string calibration_cache_path(int ranks_per_node) {
   fs::path dir;
   if (const char* d = std::getenv("LBBENCH_CACHE_DIR"); d && *d) {
     dir = d;
@@ -77,11 +78,12 @@ std::string calibration_cache_path() {
   } else {
     dir = fs::temp_directory_path() / "lbbench";
   }
-  return (dir / ("calibration-" + host_name() + ".json")).string();
+  const std::string per_node = ranks_per_node == 1 ? "" : fmt::format("-{}-per-node", ranks_per_node);
+  return (dir / ("calibration-" + host_name() + per_node + ".json")).string();
 }
 
-std::optional<Calibration> load_cached_calibration(std::size_t array_bytes) {
-  std::ifstream in(calibration_cache_path());
+std::optional<Calibration> load_cached_calibration(std::size_t array_bytes, int ranks_per_node) {
+  std::ifstream in(calibration_cache_path(ranks_per_node));
   if (!in) return std::nullopt;
   try {
     const Json j = Json::parse(in);
@@ -92,8 +94,11 @@ std::optional<Calibration> load_cached_calibration(std::size_t array_bytes) {
     c.cpu = j.at("cpu").get<std::string>();
     c.measured_at = j.at("measured_at").get<std::string>();
     c.source = "cached";
-    // A calibration only holds for the same host, CPU and array size.
-    if (c.host != host_name() || c.cpu != cpu_model() || c.array_bytes != array_bytes || !(c.accesses_per_second > 0)) {
+    // Files from before the count was kept were made by `lbbench calibrate` alone.
+    c.ranks_per_node = j.value("ranks_per_node", 1);
+    // A calibration only holds for the same host, CPU, array size and ranks reading at once.
+    if (c.host != host_name() || c.cpu != cpu_model() || c.array_bytes != array_bytes ||
+        c.ranks_per_node != ranks_per_node || !(c.accesses_per_second > 0)) {
       return std::nullopt;
     }
     return c;
@@ -103,7 +108,7 @@ std::optional<Calibration> load_cached_calibration(std::size_t array_bytes) {
 }
 
 void save_calibration(const Calibration& c) {
-  const fs::path path = calibration_cache_path();
+  const fs::path path = calibration_cache_path(c.ranks_per_node);
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());

@@ -1,5 +1,7 @@
 // Calibrating do_work: how many random reads per second this host does, measured once and
-// cached per host, and how accurately do_work(w) then hits its target time.
+// cached per host and per number of ranks reading at once on it (ranks share the memory
+// system, so one rank alone reads faster than each of two together), and how accurately
+// do_work(w) then hits its target time.
 #pragma once
 
 #include <optional>
@@ -17,7 +19,8 @@ struct Calibration {
   std::string host;
   std::string cpu;
   std::string measured_at;
-  std::string source;  // "measured" or "cached"
+  std::string source;      // "measured" or "cached"
+  int ranks_per_node = 1;  // how many ranks on the host measured at once
 };
 
 Json to_json(const Calibration& c);
@@ -26,9 +29,11 @@ Json to_json(const Calibration& c);
 Calibration measure_calibration(WorkKernel& kernel, double seconds);
 
 // The cache file: $LBBENCH_CACHE_DIR, else $XDG_CACHE_HOME/lbbench, else ~/.cache/lbbench,
-// one JSON file per host.
-std::string calibration_cache_path();
-std::optional<Calibration> load_cached_calibration(std::size_t array_bytes);
+// one JSON file per host and number of ranks per node (calibration-HOST.json for one,
+// calibration-HOST-N-per-node.json for N).
+std::string calibration_cache_path(int ranks_per_node);
+// Only a calibration made with as many ranks on the node as now reading at once.
+std::optional<Calibration> load_cached_calibration(std::size_t array_bytes, int ranks_per_node);
 void save_calibration(const Calibration& c);  // atomic: write then rename
 
 struct AccuracyRow {

@@ -19,11 +19,28 @@ namespace {
 class KernelCompute final : public ComputePhase {
  public:
   KernelCompute(double unit_seconds, bool recalibrate, MPI_Comm comm) : kernel_(default_work_array_bytes()) {
+    // Ranks on one host share its memory system, so the rate that holds is the one
+    // measured with as many ranks reading at once as this run has there.
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
+    const int ranks_per_node = comm_size(node);
     std::optional<Calibration> cached;
-    if (!recalibrate) cached = load_cached_calibration(kernel_.array_bytes());
-    calibration_ = cached ? *cached : measure_calibration(kernel_, 0.3);
+    if (!recalibrate) cached = load_cached_calibration(kernel_.array_bytes(), ranks_per_node);
+    // The node's ranks agree whether to measure (a file can appear while they look), and
+    // then measure together.
+    const int found = cached ? 1 : 0;
+    int all_found = 0;
+    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_MIN, node);
+    if (all_found == 0) {
+      MPI_Barrier(node);
+      calibration_ = measure_calibration(kernel_, 0.3);
+      calibration_.ranks_per_node = ranks_per_node;
+    } else {
+      calibration_ = *cached;
+    }
+    MPI_Comm_free(&node);
     // Measuring pages the array in too; a cached calibration needs the same warm-up.
-    if (cached) kernel_.access(kernel_.array_bytes() / 8);
+    if (all_found != 0) kernel_.access(kernel_.array_bytes() / 8);
     // One rate for every rank: a weight is the same number of reads everywhere, so
     // calibration noise does not turn into imbalance, and real speed differences between
     // hosts still show.
