@@ -127,7 +127,7 @@ std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration&
     double seconds;
     int reps;
   };
-  std::vector<Target> targets{{1e-5, 2000}, {1e-4, 500}, {1e-3, 100}, {1e-2, 30}};
+  std::vector<Target> targets{{1e-6, 5000}, {1e-5, 2000}, {1e-4, 500}, {1e-3, 100}, {1e-2, 30}};
   if (!quick) {
     targets.push_back({1e-1, 10});
     targets.push_back({1.0, 5});

@@ -46,7 +46,7 @@ struct AccuracyRow {
   double p95_s = 0;
 };
 
-// Runs do_work for targets from 10 us to 1 s (or up to 10 ms when quick).
+// Runs do_work for targets from 1 us to 1 s (or up to 10 ms when quick).
 std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration& c, bool quick);
 
 std::string cpu_model();
