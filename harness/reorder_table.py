@@ -5,9 +5,10 @@ to the optimal (exact) plan.
 
     harness/reorder_table.py [--lbbench build/lbbench] [--repetitions 5] [--out DIR]
 
-do_work is calibrated once, by one process alone, before any oversubscribed launch: each
-of 16 processes calibrating while they share 2 cores measured the kernel about 3.5 times
-too fast, and differently each time. The runs then read that calibration (cached per host).
+do_work is calibrated once, by one process per core, before any oversubscribed launch:
+each of 16 processes calibrating while they share 2 cores measured the kernel about 3.5
+times too fast, and differently each time. The runs then read that calibration (cached per
+host and per number of ranks reading at once, which is one per core when they take turns).
 Runs are interleaved (every method once, then again) so drifts in machine load touch
 every method alike; the table gives each method's median ratio to the exact plan's run of
 the same repetition, with the range over the repetitions. Records go to
@@ -50,8 +51,11 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     records = out_dir / "reorder.jsonl"
 
-    # One calibration, by one process on an idle host, for every run to read.
-    subprocess.run([args.lbbench, "calibrate", "--quick"], check=True, capture_output=True, text=True, timeout=600)
+    # One calibration, by one process per core on an idle host, for every run to read.
+    readers = min(args.ranks, os.cpu_count() or 1)
+    launcher = ["mpirun"] + (["--allow-run-as-root"] if os.geteuid() == 0 else []) + ["-np", str(readers)]
+    subprocess.run(launcher + [args.lbbench, "calibrate", "--quick"], check=True, capture_output=True, text=True,
+                   timeout=600)
     times = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
     create = {(layout, m): [] for layout in LAYOUTS for m in METHODS}
     planned = {}

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <thread>
 
 #include "core/clock.hpp"
 #include "mpi/mpi.hpp"
@@ -38,6 +39,11 @@ Json to_json(const Calibration& c) {
               {"measured_at", c.measured_at},
               {"source", c.source},
               {"ranks_per_node", c.ranks_per_node}};
+}
+
+int readers_on_node(MPI_Comm node) {
+  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  return std::min(comm_size(node), cores);
 }
 
 Calibration measure_calibration(WorkKernel& kernel, double seconds) {

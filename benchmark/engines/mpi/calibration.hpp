@@ -4,6 +4,8 @@
 // do_work(w) then hits its target time.
 #pragma once
 
+#include <mpi.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,8 +22,12 @@ struct Calibration {
   std::string cpu;
   std::string measured_at;
   std::string source;      // "measured" or "cached"
-  int ranks_per_node = 1;  // how many ranks on the host measured at once
+  int ranks_per_node = 1;  // how many ranks on the host read at once (see readers_on_node)
 };
+
+// How many of `node`'s ranks read at once: all of them, or as many as the host has cores
+// when they outnumber them and take turns. Collective over `node`.
+int readers_on_node(MPI_Comm node);
 
 Json to_json(const Calibration& c);
 

@@ -20,10 +20,11 @@ class KernelCompute final : public ComputePhase {
  public:
   KernelCompute(double unit_seconds, bool recalibrate, MPI_Comm comm) : kernel_(default_work_array_bytes()) {
     // Ranks on one host share its memory system, so the rate that holds is the one
-    // measured with as many ranks reading at once as this run has there.
+    // measured with as many ranks reading at once as this run has there (at most one per
+    // core: oversubscribed ranks take turns).
     MPI_Comm node = MPI_COMM_NULL;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
-    const int ranks_per_node = comm_size(node);
+    const int ranks_per_node = readers_on_node(node);
     std::optional<Calibration> cached;
     if (!recalibrate) cached = load_cached_calibration(kernel_.array_bytes(), ranks_per_node);
     // The node's ranks agree whether to measure (a file can appear while they look), and
