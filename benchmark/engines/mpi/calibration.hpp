@@ -25,8 +25,8 @@ struct Calibration {
   int ranks_per_node = 1;  // how many ranks on the host read at once (see readers_on_node)
 };
 
-// How many of `node`'s ranks read at once: all of them, or as many as the host has cores
-// when they outnumber them and take turns. Collective over `node`.
+// How many of `node`'s ranks (one host's) read at once: all of them, or as many as the host
+// has cores when they outnumber them and take turns.
 int readers_on_node(MPI_Comm node);
 
 Json to_json(const Calibration& c);
