@@ -38,13 +38,35 @@ Json to_json(const Calibration& c) {
               {"cpu", c.cpu},
               {"measured_at", c.measured_at},
               {"source", c.source},
-              {"ranks_per_node", c.ranks_per_node}};
+              {"ranks_per_node", c.ranks_per_node},
+              {"call_seconds", c.call_seconds}};
 }
 
 int readers_on_node(MPI_Comm node) {
   const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   return std::min(comm_size(node), cores);
 }
+
+namespace {
+
+// The median cost of a call of a few reads, timed as a run times its vertices (back to
+// back, one clock read between), less those reads at the long-run rate.
+double short_call_cost(WorkKernel& kernel, double accesses_per_second) {
+  constexpr std::uint64_t kReads = 64;
+  constexpr int kCalls = 4000;
+  std::vector<double> calls(kCalls);
+  double mark = wall_seconds();
+  for (double& call : calls) {
+    kernel.access(kReads);
+    const double now = wall_seconds();
+    call = now - mark;
+    mark = now;
+  }
+  std::nth_element(calls.begin(), calls.begin() + kCalls / 2, calls.end());
+  return std::max(0.0, calls[kCalls / 2] - static_cast<double>(kReads) / accesses_per_second);
+}
+
+}  // namespace
 
 Calibration measure_calibration(WorkKernel& kernel, double seconds) {
   // Warm up: page in the array and let the clock settle.
@@ -65,6 +87,7 @@ Calibration measure_calibration(WorkKernel& kernel, double seconds) {
   std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2), rates.end());
   Calibration c;
   c.accesses_per_second = rates[rates.size() / 2];
+  c.call_seconds = short_call_cost(kernel, c.accesses_per_second);
   c.array_bytes = kernel.array_bytes();
   c.host = host_name();
   c.cpu = cpu_model();
@@ -102,9 +125,10 @@ std::optional<Calibration> load_cached_calibration(std::size_t array_bytes, int 
     c.source = "cached";
     // Files from before the count was kept were made by `lbbench calibrate` alone.
     c.ranks_per_node = j.value("ranks_per_node", 1);
+    c.call_seconds = j.at("call_seconds").get<double>();  // older files lack it: measured again
     // A calibration only holds for the same host, CPU, array size and ranks reading at once.
     if (c.host != host_name() || c.cpu != cpu_model() || c.array_bytes != array_bytes ||
-        c.ranks_per_node != ranks_per_node || !(c.accesses_per_second > 0)) {
+        c.ranks_per_node != ranks_per_node || !(c.accesses_per_second > 0) || !(c.call_seconds >= 0)) {
       return std::nullopt;
     }
     return c;
@@ -140,7 +164,7 @@ std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration&
   }
   std::vector<AccuracyRow> rows;
   for (const auto& t : targets) {
-    DoWork work(kernel, c.accesses_per_second, t.seconds);
+    DoWork work(kernel, c.accesses_per_second, t.seconds, c.call_seconds);
     std::vector<double> samples;
     for (int i = 0; i < t.reps; ++i) {
       const double t0 = wall_seconds();

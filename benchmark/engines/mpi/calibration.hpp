@@ -21,8 +21,9 @@ struct Calibration {
   std::string host;
   std::string cpu;
   std::string measured_at;
-  std::string source;      // "measured" or "cached"
-  int ranks_per_node = 1;  // how many ranks on the host read at once (see readers_on_node)
+  std::string source;       // "measured" or "cached"
+  int ranks_per_node = 1;   // how many ranks on the host read at once (see readers_on_node)
+  double call_seconds = 0;  // a short call's cost beyond its reads at the rate (see DoWork)
 };
 
 // How many of `node`'s ranks (one host's) read at once: all of them, or as many as the host
@@ -31,7 +32,8 @@ int readers_on_node(MPI_Comm node);
 
 Json to_json(const Calibration& c);
 
-// Times batches of ~10 ms for about `seconds` and takes the median rate.
+// Times batches of ~10 ms for about `seconds` and takes the median rate; then times short
+// calls back to back, one clock read each, as a run makes them, for their fixed cost.
 Calibration measure_calibration(WorkKernel& kernel, double seconds);
 
 // The cache file: $LBBENCH_CACHE_DIR, else $XDG_CACHE_HOME/lbbench, else ~/.cache/lbbench,

@@ -76,6 +76,7 @@ void WorkKernel::access(std::uint64_t count) {
   }
   state_ = state;
   sink_ = acc;
+  reads_ += count;
 }
 
 }  // namespace lbbench

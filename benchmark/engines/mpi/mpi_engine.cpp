@@ -46,7 +46,9 @@ class KernelCompute final : public ComputePhase {
     // calibration noise does not turn into imbalance, and real speed differences between
     // hosts still show.
     calibration_.accesses_per_second = allreduce(calibration_.accesses_per_second, MPI_SUM, comm) / comm_size(comm);
-    work_ = std::make_unique<DoWork>(kernel_, calibration_.accesses_per_second, unit_seconds);
+    calibration_.call_seconds = allreduce(calibration_.call_seconds, MPI_SUM, comm) / comm_size(comm);
+    work_ =
+        std::make_unique<DoWork>(kernel_, calibration_.accesses_per_second, unit_seconds, calibration_.call_seconds);
   }
 
   void run(std::span<const double> weights, std::span<double> vertex_time) override {
