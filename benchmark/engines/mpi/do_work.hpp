@@ -65,7 +65,7 @@ class DoWork {
   double accesses_per_second_;
   double unit_seconds_;
   double call_seconds_;
-  double owed_ = 0;  // seconds of work asked for and not yet done, under one read's worth
+  double owed_ = 0;  // seconds of work asked for and not yet done
 };
 
 }  // namespace lbbench
