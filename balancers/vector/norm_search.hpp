@@ -12,6 +12,14 @@
 // without the tree's membership changing; the tree is rebuilt from the current points
 // once every rank has moved about once, to keep its subtrees spatially tight.
 //
+// For p = 2 the corner alone bounds poorly: balanced ranks lie along the plane where
+// their components sum to the same value, and an axis-aligned box around such points
+// has its lower corner far below all of them. The Euclidean norm does not change under
+// rotation, so each subtree also keeps its bounding box in a rotated frame whose first
+// axis is the diagonal (a Helmert basis); the distance from the rotated query to that box
+// is a tight bound. It is computed differently from the cost itself, so it is used with a
+// relative margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
+//
 // The leaves hold up to 32 ranks each, laid out component by component, so a leaf's costs
 // are one loop the compiler vectorizes (NormCost::batch, the same bits as the cost of
 // each rank alone). At 10,000 ranks and d = 2 a search visits 34 nodes per object over

@@ -25,12 +25,12 @@ CONTRACT_FIELDS = {
 }
 
 
-def mpirun(ranks, *args, check=True):
+def mpirun(ranks, *args, check=True, env=None):
     cmd = [MPIEXEC, "--oversubscribe"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     cmd += ["-np", str(ranks), LBBENCH, *args]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
@@ -279,26 +279,20 @@ class OtherCommands(unittest.TestCase):
         # use the rate one rank measured alone, and uses the one two ranks measured together.
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, LBBENCH_CACHE_DIR=cache, LBBENCH_WORK_ARRAY_MB="64")
-            two = [MPIEXEC, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else []) + ["-np", "2"]
             out = Path(cache) / "runs.jsonl"
 
             def work_of_a_run():
                 out.unlink(missing_ok=True)
-                result = subprocess.run(two + [LBBENCH, "run", str(SCENARIOS / "quickstart.yaml"), "--set", "steps=2",
-                                               "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
-                self.assertEqual(result.returncode, 0, result.stderr)
+                mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), "--set", "steps=2", "--out", str(out), env=env)
                 return json.loads(out.read_text().splitlines()[0])["provenance"]["work"]
 
-            def calibrate(*launcher):
-                result = subprocess.run([*launcher, LBBENCH, "calibrate", "--quick"], capture_output=True, text=True,
-                                        env=env, timeout=300)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                return result.stdout
+            def calibrate(ranks):
+                return mpirun(ranks, "calibrate", "--quick", env=env).stdout
 
-            self.assertIn("1 rank of this host reading at once", calibrate())
+            self.assertIn("1 rank of this host reading at once", calibrate(1))
             work = work_of_a_run()
             self.assertEqual((work["source"], work["ranks_per_node"]), ("measured", 2))
-            self.assertIn("2 ranks of this host reading at once", calibrate(*two))
+            self.assertIn("2 ranks of this host reading at once", calibrate(2))
             files = sorted(p.name for p in Path(cache).glob("calibration-*.json"))
             self.assertEqual(len(files), 2, files)
             self.assertTrue(files[0].endswith("-2-per-node.json"), files)
