@@ -354,6 +354,7 @@ int main_impl(int argc, char** argv) {
   bool quick = false;
   bool no_cache = false;
   bool network = false;
+  bool overhead = false;
   auto* calibrate_cmd = app.add_subcommand(
       "calibrate", "Measure do_work on this host, cache it, and report its accuracy; or, with --network, the network");
   calibrate_cmd->add_flag("--quick", quick, "Short measurement; accuracy only up to 10 ms");
@@ -361,6 +362,9 @@ int main_impl(int argc, char** argv) {
   calibrate_cmd->add_flag("--network", network,
                           "Ping-pong between two ranks (mpirun -np 2): latency and bandwidth for machine.latency and "
                           "machine.bandwidth");
+  calibrate_cmd->add_flag("--overhead", overhead,
+                          "The replay's own METG(50%) and per-step floor on a chain of one task per rank "
+                          "(mpirun -np 2), against a bare MPI loop with the same do_work");
 
   ReorderRequest reorder;
   auto* reorder_cmd = app.add_subcommand("reorder", "Plan a rank reorder for n processes on p cores (Keller et al.)");
@@ -408,7 +412,8 @@ int main_impl(int argc, char** argv) {
   }
   if (*calibrate_cmd) {
     try {
-      return calibrate_command(CalibrateRequest{.quick = quick, .no_cache = no_cache, .network = network}, argc, argv);
+      return calibrate_command(
+          CalibrateRequest{.quick = quick, .no_cache = no_cache, .network = network, .overhead = overhead}, argc, argv);
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;

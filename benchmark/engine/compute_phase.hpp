@@ -14,7 +14,9 @@ namespace lbbench {
 class ComputePhase {
  public:
   virtual ~ComputePhase() = default;
-  // Runs every vertex's work and adds each vertex's time to vertex_time.
+  // Runs every vertex's work and adds each vertex's time to vertex_time; an empty
+  // vertex_time means no one needs them, and a real engine then does not read the clock
+  // per vertex.
   virtual void run(std::span<const double> weights, std::span<double> vertex_time) = 0;
   // The same for some vertices only (message-driven execution).
   virtual void run_some(std::span<const LocalIndex> which, std::span<const double> weights,

@@ -171,14 +171,20 @@ void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, doub
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
-  const double start = wall_seconds();
+  // The watchdog's clock starts at the first poll that finds a message missing: a step
+  // whose messages are in by the end of its work reads no clock here.
+  double start = -1;
   std::uint64_t polls = 0;
   PollBackoff backoff(sleep_while_waiting_);
   for (auto& request : requests) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
-      if ((++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) report_hang(step, wall_seconds() - start);
+      if (start < 0) {
+        start = wall_seconds();
+      } else if ((++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) {
+        report_hang(step, wall_seconds() - start);
+      }
       backoff.pause();
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }

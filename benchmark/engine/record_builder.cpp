@@ -139,6 +139,10 @@ bool is_lb_point(const Scenario& s, int step) {
   return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
 }
 
+bool has_lb_points(const Scenario& s) {
+  return s.balancer.config.family() != Family::baseline && s.balancer.period < s.steps;  // the first is step period - 1
+}
+
 RunRecord build_record(RunEnd end, MPI_Comm comm) {
   StepTotals totals = reduce_totals(end, comm);
   if (comm_rank(comm) != 0) return {};

@@ -70,5 +70,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& totals, std::vect
 
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
+// Whether any step of the run is an LB point.
+bool has_lb_points(const Scenario& s);
 
 }  // namespace lbbench

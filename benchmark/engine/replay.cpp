@@ -81,8 +81,10 @@ class Replay {
         exported->step(graph_, *loop_, step);
         loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
+        loop_->interrupt();
       }
       if (!is_lb_point(s_, step)) continue;
+      loop_->interrupt();
       const int since = events.empty() ? 0 : events.back().step + 1;
       events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
     }
@@ -156,8 +158,12 @@ class Replay {
     prediction_exchange_ = std::make_unique<SparseExchange>(comm_);
     balancer_->prepare(lb_comm_);
     work_ = engine_.compute_phase(s_.workload.unit_seconds, comm_);
+    // Each vertex's time is read only where it is used: measured loads at an LB call or in
+    // the LBDatafile export.
+    const bool time_vertices =
+        s_.model == AppModel::measured && (has_lb_points(s_) || !o_.lbdatafile_out.empty());
     loop_ = std::make_unique<StepLoop>(s_, engine_, *field_, *work_, std::move(wan_delay), sleep_while_waiting,
-                                       StepLoop::Comms{comm_, halo_comm_, phase_comm_});
+                                       StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices);
     loop_->rebuild(graph_);
     initial_census_ = loop_->census(machine_.info);
   }

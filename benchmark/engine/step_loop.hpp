@@ -1,12 +1,14 @@
 // Algorithm 3, lines 3-9: every step, post a receive and a send for each remote edge, run
 // do_work(w) for every local vertex (each phase of a vector workload in turn), and wait for
-// the messages. Keeps this rank's times: per step, and per vertex since the last LB call.
+// the messages. Keeps this rank's times: per step, and per vertex since the last LB call
+// when the loads are measured.
 #pragma once
 
 #include <mpi.h>
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -40,14 +42,20 @@ class StepLoop {
     MPI_Comm halo = MPI_COMM_NULL;
     MPI_Comm phases = MPI_COMM_NULL;
   };
+  // `time_vertices`: keep each vertex's do_work time (phase_time), for measured loads. A
+  // clock read per vertex is the replay's largest cost at small weights, so a run that
+  // does not need them times only its phases.
   StepLoop(const Scenario& s, const Engine& engine, const WorkloadField& field, ComputePhase& work,
-           std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms);
+           std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms, bool time_vertices);
 
   // Builds the step's messages for the graph as it is now; after every migration, which
   // also starts the per-vertex times afresh. Collective.
   void rebuild(const LocalGraph& graph);
   // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
   void run(const LocalGraph& graph, int step, double watchdog_seconds);
+  // Says that something other than steps ran since the last one (an LB call, an export),
+  // so the next step reads its own start instead of starting where the last one ended.
+  void interrupt() { last_end_.reset(); }
 
   // A barrier on the run's communicator under the step's watchdog (see HaloExchange::barrier).
   void barrier(int step, double watchdog_seconds, std::string_view where) const {
@@ -57,7 +65,8 @@ class StepLoop {
   [[nodiscard]] const RankSteps& steps() const { return steps_; }
   // Per component, per local vertex: the weights of the last step run.
   [[nodiscard]] const std::vector<std::vector<double>>& weights() const { return weights_; }
-  // Per component, per local vertex: do_work time summed since the last rebuild.
+  // Per component, per local vertex: do_work time summed since the last rebuild (zeros
+  // unless the loop times its vertices).
   [[nodiscard]] const std::vector<std::vector<double>>& phase_time() const { return phase_time_; }
   [[nodiscard]] int steps_since_rebuild() const { return steps_since_rebuild_; }
   // The communication the current distribution causes per step, over all ranks.
@@ -67,6 +76,8 @@ class StepLoop {
  private:
   [[nodiscard]] double run_bulk(int step, double watchdog_seconds);
   [[nodiscard]] double run_message_driven(int step, double watchdog_seconds);
+  // Where component `component`'s vertex times go: empty when they are not kept.
+  [[nodiscard]] std::span<double> vertex_times(std::size_t component);
 
   const Scenario& s_;
   const Engine& engine_;
@@ -80,6 +91,8 @@ class StepLoop {
   std::vector<std::vector<double>> weights_;
   bool weights_ready_ = false;
   std::vector<std::vector<double>> phase_time_;
+  bool time_vertices_;
+  std::optional<double> last_end_;  // when the last step ended, if nothing ran since
   int steps_since_rebuild_ = 0;
   RankSteps steps_;
 };

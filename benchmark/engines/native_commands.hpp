@@ -9,6 +9,7 @@ struct CalibrateRequest {
   bool quick = false;     // a short measurement, accuracy only up to 10 ms
   bool no_cache = false;  // do not write the calibration cache
   bool network = false;   // ping-pong between two ranks for α and β
+  bool overhead = false;  // the replay's own METG(50%) and per-step floor
 };
 
 // Runs under mpirun (it starts MPI with argc and argv); returns the exit code.

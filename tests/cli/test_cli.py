@@ -117,6 +117,24 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(alone.returncode, 2)
         self.assertIn("a ping-pong needs two ranks", alone.stderr)
 
+    def test_the_overhead_calibration_measures_the_replays_floor_against_a_bare_loop(self):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, LBBENCH_CACHE_DIR=cache, LBBENCH_WORK_ARRAY_MB="64")
+            out = mpirun(2, "calibrate", "--overhead", "--quick", env=env).stdout
+        self.assertIn("2 ranks, a chain of one task per rank, 16-byte messages", out)
+        rows = re.findall(r"(?m)^\s+([\d.]+) us\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+(-|[\d.]+%)\s+(-|[\d.]+%)$", out)
+        self.assertEqual(len(rows), 16, out)  # no work, then 1/16 us doubling to 1 ms
+        self.assertEqual([float(r[0]) for r in rows[:3]], [0.0, 0.0625, 0.125])
+        for _, steps, replay, bare, _, _ in rows:
+            self.assertGreaterEqual(int(steps), 100)
+            self.assertGreater(float(replay), 0)
+            self.assertGreater(float(bare), 0)
+        self.assertRegex(out, r"METG\(50%\): replay .+, bare loop .+")
+        floor = re.search(r"per-step floor \(no work\): replay ([\d.]+) us, bare loop ([\d.]+) us", out)
+        self.assertAlmostEqual(float(floor.group(1)), float(rows[0][2]), places=3)
+        self.assertRegex(out, r"clock reads 3 x [\d.]+ ns")
+        self.assertRegex(out, r"load average [\d.]+ [\d.]+ [\d.]+")
+
     def test_costs_fitted_from_runs_feed_the_auto_balancers_predictions(self):
         # Two balancers on two sizes, then their fits as a costs file, then `auto` on it.
         small = ["--set", "steps=5", "--set", "balancer.period=2", "--set", "workload.unit_seconds=1e-6"]

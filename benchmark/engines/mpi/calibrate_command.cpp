@@ -1,5 +1,6 @@
 // `lbbench calibrate` on real hosts (see engines/native_commands.hpp): do_work's rate and
-// accuracy, cached per host, or with --network the α and β between two ranks.
+// accuracy, cached per host; with --network the α and β between two ranks; with --overhead
+// the replay's own floor.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include "core/error.hpp"
 #include "engines/mpi/calibration.hpp"
 #include "engines/mpi/network.hpp"
+#include "engines/mpi/overhead.hpp"
 #include "engines/native_commands.hpp"
 #include "mpi/mpi.hpp"
 
@@ -43,6 +45,7 @@ int calibrate_network(int argc, char** argv, bool quick) {
 int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   if (request.network) return calibrate_network(argc, argv, request.quick);
   MpiSession mpi(&argc, &argv);
+  if (request.overhead) return overhead_command(request.quick);
   const int me = comm_rank(MPI_COMM_WORLD);
   WorkKernel kernel(default_work_array_bytes());
   // The ranks on a host measure together, as they will read together in a run with as

@@ -23,7 +23,8 @@ struct Calibration {
   std::string measured_at;
   std::string source;       // "measured" or "cached"
   int ranks_per_node = 1;   // how many ranks on the host read at once (see readers_on_node)
-  double call_seconds = 0;  // a short call's cost beyond its reads at the rate (see DoWork)
+  double call_seconds = 0;   // a short call's cost beyond its reads at the rate (see DoWork)
+  double clock_seconds = 0;  // one read of the wall clock, which a run pays per call it times
 };
 
 // How many of `node`'s ranks (one host's) read at once: all of them, or as many as the host
@@ -33,7 +34,9 @@ int readers_on_node(MPI_Comm node);
 Json to_json(const Calibration& c);
 
 // Times batches of ~10 ms for about `seconds` and takes the median rate; then times short
-// calls back to back, one clock read each, as a run makes them, for their fixed cost.
+// calls back to back, one clock read each, as a run that times its vertices makes them,
+// for their fixed cost, and the clock read alone, which a run that does not time them
+// does not pay.
 Calibration measure_calibration(WorkKernel& kernel, double seconds);
 
 // The cache file: $LBBENCH_CACHE_DIR, else $XDG_CACHE_HOME/lbbench, else ~/.cache/lbbench,
@@ -43,6 +46,12 @@ std::string calibration_cache_path(int ranks_per_node);
 // Only a calibration made with as many ranks on the node as now reading at once.
 std::optional<Calibration> load_cached_calibration(std::size_t array_bytes, int ranks_per_node);
 void save_calibration(const Calibration& c);  // atomic: write then rename
+
+// The calibration a run's ranks use, collective over comm: each node's ranks take the
+// cached one for as many readers as they are, or measure together when there is none (or
+// `recalibrate`), and every rank then uses the mean rate and fixed costs, so that a weight
+// is the same number of reads everywhere. Leaves the kernel's array paged in.
+Calibration calibration_for_run(WorkKernel& kernel, bool recalibrate, MPI_Comm comm);
 
 struct AccuracyRow {
   double target_s = 0;

@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "core/clock.hpp"
 #include "engines/engine.hpp"
@@ -15,46 +17,28 @@ namespace lbbench {
 
 namespace {
 
-// do_work is the calibrated random-read kernel, each vertex timed with one clock read.
+// do_work is the calibrated random-read kernel. Each vertex is timed with one clock read
+// when the run needs its own time (measured loads); otherwise only the phase is.
 class KernelCompute final : public ComputePhase {
  public:
-  KernelCompute(double unit_seconds, bool recalibrate, MPI_Comm comm) : kernel_(default_work_array_bytes()) {
-    // Ranks on one host share its memory system, so the rate that holds is the one
-    // measured with as many ranks reading at once as this run has there (at most one per
-    // core: oversubscribed ranks take turns).
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
-    const int ranks_per_node = readers_on_node(node);
-    std::optional<Calibration> cached;
-    if (!recalibrate) cached = load_cached_calibration(kernel_.array_bytes(), ranks_per_node);
-    // The node's ranks agree whether to measure (a file can appear while they look), and
-    // then measure together.
-    const int found = cached ? 1 : 0;
-    int all_found = 0;
-    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_MIN, node);
-    if (all_found == 0) {
-      MPI_Barrier(node);
-      calibration_ = measure_calibration(kernel_, 0.3);
-      calibration_.ranks_per_node = ranks_per_node;
-    } else {
-      calibration_ = *cached;
-    }
-    MPI_Comm_free(&node);
-    // Measuring pages the array in too; a cached calibration needs the same warm-up.
-    if (all_found != 0) kernel_.access(kernel_.array_bytes() / 8);
-    // One rate for every rank: a weight is the same number of reads everywhere, so
-    // calibration noise does not turn into imbalance, and real speed differences between
-    // hosts still show.
-    calibration_.accesses_per_second = allreduce(calibration_.accesses_per_second, MPI_SUM, comm) / comm_size(comm);
-    calibration_.call_seconds = allreduce(calibration_.call_seconds, MPI_SUM, comm) / comm_size(comm);
+  KernelCompute(WorkKernel& kernel, const Calibration& calibration, double unit_seconds)
+      : kernel_(kernel), calibration_(calibration) {
+    // A vertex timed on its own pays a clock read after its work; one that is not does not.
+    timed_work_ = std::make_unique<DoWork>(kernel_, calibration_.accesses_per_second, unit_seconds,
+                                           calibration_.call_seconds + calibration_.clock_seconds);
     work_ =
         std::make_unique<DoWork>(kernel_, calibration_.accesses_per_second, unit_seconds, calibration_.call_seconds);
   }
 
   void run(std::span<const double> weights, std::span<double> vertex_time) override {
+    if (vertex_time.empty()) {
+      for (const double w : weights) (*work_)(w);
+      return;
+    }
+    timed_vertices_ = true;
     double mark = wall_seconds();
     for (std::size_t v = 0; v < weights.size(); ++v) {
-      (*work_)(weights[v]);
+      (*timed_work_)(weights[v]);
       const double t = wall_seconds();
       vertex_time[v] += t - mark;
       mark = t;
@@ -63,9 +47,14 @@ class KernelCompute final : public ComputePhase {
 
   void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
                 std::span<double> vertex_time) override {
+    if (vertex_time.empty()) {
+      for (LocalIndex v : which) (*work_)(weights[static_cast<std::size_t>(v)]);
+      return;
+    }
+    timed_vertices_ = true;
     double mark = wall_seconds();
     for (LocalIndex v : which) {
-      (*work_)(weights[static_cast<std::size_t>(v)]);
+      (*timed_work_)(weights[static_cast<std::size_t>(v)]);
       const double t = wall_seconds();
       vertex_time[static_cast<std::size_t>(v)] += t - mark;
       mark = t;
@@ -75,14 +64,17 @@ class KernelCompute final : public ComputePhase {
   [[nodiscard]] Json describe() const override {
     Json j = to_json(calibration_);
     j["kind"] = "random reads";
+    j["timed"] = timed_vertices_ ? "per vertex" : "per step";
     return j;
   }
   [[nodiscard]] std::uint64_t checksum() const override { return kernel_.sink(); }
 
  private:
-  WorkKernel kernel_;
+  WorkKernel& kernel_;
   Calibration calibration_;
-  std::unique_ptr<DoWork> work_;
+  std::unique_ptr<DoWork> work_;        // for vertices that are not timed one by one
+  std::unique_ptr<DoWork> timed_work_;  // for those that are
+  bool timed_vertices_ = false;
 };
 
 // Freed memory stays in the heap for reuse. By default glibc serves large blocks (a
@@ -106,8 +98,16 @@ class MpiEngine final : public Engine {
   }
   [[nodiscard]] double now() const override { return wall_seconds(); }
 
+  // The kernel's array is allocated and paged in once per process, and calibrated once per
+  // communicator size, so that runs after the first in one process (calibrate --overhead
+  // makes dozens) do not pay for either again.
   [[nodiscard]] std::unique_ptr<ComputePhase> compute_phase(double unit_seconds, MPI_Comm comm) const override {
-    return std::make_unique<KernelCompute>(unit_seconds, settings_.recalibrate, comm);
+    if (!kernel_) kernel_ = std::make_unique<WorkKernel>(default_work_array_bytes());
+    if (!calibration_ || calibrated_for_ != comm_size(comm)) {
+      calibration_ = calibration_for_run(*kernel_, settings_.recalibrate, comm);
+      calibrated_for_ = comm_size(comm);
+    }
+    return std::make_unique<KernelCompute>(*kernel_, *calibration_, unit_seconds);
   }
 
   [[nodiscard]] MachineLayout place(const MachineSpec& spec, MPI_Comm comm) const override {
@@ -136,6 +136,9 @@ class MpiEngine final : public Engine {
 
  private:
   EngineSettings settings_;
+  mutable std::unique_ptr<WorkKernel> kernel_;
+  mutable std::optional<Calibration> calibration_;
+  mutable int calibrated_for_ = 0;
 };
 
 }  // namespace

@@ -42,7 +42,7 @@ class SimulatedCompute final : public ComputePhase {
     double total = 0;
     for (std::size_t v = 0; v < weights.size(); ++v) {
       const double t = weights[v] * unit_seconds_;
-      vertex_time[v] += t;
+      if (!vertex_time.empty()) vertex_time[v] += t;
       total += t;
     }
     if (total > 0) smpi_execute_benched(total);
@@ -53,7 +53,7 @@ class SimulatedCompute final : public ComputePhase {
     double total = 0;
     for (LocalIndex v : which) {
       const double t = weights[static_cast<std::size_t>(v)] * unit_seconds_;
-      vertex_time[static_cast<std::size_t>(v)] += t;
+      if (!vertex_time.empty()) vertex_time[static_cast<std::size_t>(v)] += t;
       total += t;
     }
     if (total > 0) smpi_execute_benched(total);
