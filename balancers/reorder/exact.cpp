@@ -81,7 +81,9 @@ class FailedStates {
  private:
   static constexpr std::size_t kMaxStates = 1 << 21;  // about 100 MB of table at most
   struct Hash {
-    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>{}(k.word[0] * 0x9E3779B97F4A7C15ULL ^ k.word[1]); }
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>{}(k.word[0] * 0x9E3779B97F4A7C15ULL ^ k.word[1]);
+    }
   };
   // Gives a field of the key as many bits as `largest` needs, in the first word with room.
   void place(int largest) {
@@ -344,7 +346,8 @@ class ExactSearch {
     }
   }
 
-  std::vector<int> plan_of(const std::vector<std::vector<int>>& choice, const std::vector<std::size_t>& class_at) const {
+  std::vector<int> plan_of(const std::vector<std::vector<int>>& choice,
+                           const std::vector<std::size_t>& class_at) const {
     const auto slots_of_core = layout_.slots_by_core();
     std::vector<std::size_t> taken(value_.size(), 0);
     std::vector<std::size_t> cores_taken(classes(), 0);
@@ -369,8 +372,8 @@ class ExactSearch {
   std::vector<double> value_;  // distinct loads, heaviest first
   std::vector<int> left_;      // how many of each value are not placed yet
   std::vector<std::vector<int>> ranks_of_value_;
-  std::vector<int> class_capacity_;             // distinct capacities, largest first
-  std::vector<int> cores_left_;                 // per capacity class, cores not filled yet
+  std::vector<int> class_capacity_;  // distinct capacities, largest first
+  std::vector<int> cores_left_;      // per capacity class, cores not filled yet
   std::vector<std::vector<int>> cores_of_class_;
   std::vector<double> filled_load_;  // per capacity class, the load its filled cores carry
   std::vector<int> filled_cores_;

@@ -160,8 +160,7 @@ class Replay {
     work_ = engine_.compute_phase(s_.workload.unit_seconds, comm_);
     // Each vertex's time is read only where it is used: measured loads at an LB call or in
     // the LBDatafile export.
-    const bool time_vertices =
-        s_.model == AppModel::measured && (has_lb_points(s_) || !o_.lbdatafile_out.empty());
+    const bool time_vertices = s_.model == AppModel::measured && (has_lb_points(s_) || !o_.lbdatafile_out.empty());
     loop_ = std::make_unique<StepLoop>(s_, engine_, *field_, *work_, std::move(wan_delay), sleep_while_waiting,
                                        StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices);
     loop_->rebuild(graph_);

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
-#include <cmath>
 #include <numeric>
 #include <random>
 

@@ -21,8 +21,8 @@ struct Calibration {
   std::string host;
   std::string cpu;
   std::string measured_at;
-  std::string source;       // "measured" or "cached"
-  int ranks_per_node = 1;   // how many ranks on the host read at once (see readers_on_node)
+  std::string source;        // "measured" or "cached"
+  int ranks_per_node = 1;    // how many ranks on the host read at once (see readers_on_node)
   double call_seconds = 0;   // a short call's cost beyond its reads at the rate (see DoWork)
   double clock_seconds = 0;  // one read of the wall clock, which a run pays per call it times
 };

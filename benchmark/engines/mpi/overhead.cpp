@@ -110,7 +110,6 @@ double do_work_call_seconds(WorkKernel& kernel, const Calibration& c, double wor
   return (wall_seconds() - start) / calls;
 }
 
-
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::array<std::string, 3> avg;
@@ -166,10 +165,10 @@ Overhead measure_overhead(MPI_Comm comm, bool quick) {
   Overhead out{.points = {}, .clock_seconds = c.clock_seconds};
   for (std::size_t i = 0; i < works.size(); ++i) {
     out.points.push_back({.work_s = works[i],
-                      .steps = steps_for(works[i], seconds),
-                      .replay_step_s = median(replay[i]),
-                      .bare_step_s = median(bare[i]),
-                      .do_work_s = do_work_call_seconds(kernel, c, works[i])});
+                          .steps = steps_for(works[i], seconds),
+                          .replay_step_s = median(replay[i]),
+                          .bare_step_s = median(bare[i]),
+                          .do_work_s = do_work_call_seconds(kernel, c, works[i])});
   }
   return out;
 }
@@ -209,10 +208,10 @@ int overhead_command(bool quick) {
              floor.replay_step_s * 1e6, floor.bare_step_s * 1e6, floor.replay_step_s / floor.bare_step_s);
   const double exchange = floor.bare_step_s;
   const double clocks = kClockReadsPerStep * clock_s;
-  fmt::print("    exchange (post, send, wait: the bare loop's whole step) {:.3f} us; clock reads {} x {:.1f} ns = "
-             "{:.3f} us; the rest of the replay's step {:.3f} us\n",
-             exchange * 1e6, kClockReadsPerStep, clock_s * 1e9, clocks * 1e6,
-             (floor.replay_step_s - exchange - clocks) * 1e6);
+  fmt::print(
+      "    exchange (post, send, wait: the bare loop's whole step) {:.3f} us; clock reads {} x {:.1f} ns = "
+      "{:.3f} us; the rest of the replay's step {:.3f} us\n",
+      exchange * 1e6, kClockReadsPerStep, clock_s * 1e9, clocks * 1e6, (floor.replay_step_s - exchange - clocks) * 1e6);
   const OverheadPoint& smallest = points[1];
   fmt::print("    do_work at {:.4f} us per task costs {:.3f} us per call alone\n", smallest.work_s * 1e6,
              smallest.do_work_s * 1e6);
