@@ -114,6 +114,25 @@ void add_speedups(ReportCase& c, const std::string& baseline, const ReportOption
   }
 }
 
+// How much slower the second fastest of the candidates the model predicted measured than
+// the fastest, relative; none when fewer than two were measured.
+std::optional<double> runner_up_gap(const std::vector<const Entry*>& entries,
+                                    const std::map<std::string, double>& measured) {
+  std::set<std::string> predicted;
+  for (const Entry* e : entries) {
+    if (!e->run || !e->run->prediction) continue;
+    for (const auto& [name, total] : e->run->prediction->total_s) predicted.insert(name);
+  }
+  std::vector<double> totals;
+  for (const auto& name : predicted) {
+    const auto m = measured.find(name);
+    if (m != measured.end() && m->second > 0) totals.push_back(m->second);
+  }
+  if (totals.size() < 2) return std::nullopt;
+  std::partial_sort(totals.begin(), totals.begin() + 2, totals.end());
+  return (totals[1] - totals[0]) / totals[0];
+}
+
 // The model's pick against the candidate measured fastest in the case, and each
 // candidate's predicted total time against the measured median of that balancer.
 void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
@@ -146,6 +165,51 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
   for (const auto& [name, n] : picks) {
     if (c.chosen.empty() || n > picks[c.chosen]) c.chosen = name;
   }
+  c.runner_up_gap = runner_up_gap(entries, measured);
+  const auto own = measured.find("auto");
+  const auto pick = measured.find(c.chosen);
+  if (own != measured.end() && pick != measured.end() && pick->second > 0) c.auto_over_pick = own->second / pick->second;
+}
+
+// The picks of a class of cases, with intervals from resampling the cases.
+SelectionAccuracy selection_accuracy(std::string label, const std::vector<const ReportCase*>& cases,
+                                     const ReportOptions& options) {
+  SelectionAccuracy s;
+  s.label = std::move(label);
+  std::vector<Cluster> correct, near_best;
+  std::vector<double> auto_over_pick;
+  for (const ReportCase* c : cases) {
+    ++s.cases;
+    s.predictions += c->predictions;
+    s.correct += c->correct;
+    s.near_best += c->near_best;
+    correct.push_back({static_cast<double>(c->correct), static_cast<double>(c->predictions)});
+    near_best.push_back({static_cast<double>(c->near_best), static_cast<double>(c->predictions)});
+    if (c->auto_over_pick) auto_over_pick.push_back(*c->auto_over_pick);
+  }
+  s.correct_ci = bootstrap_proportion(correct, options.resamples, options.seed);
+  s.near_best_ci = bootstrap_proportion(near_best, options.resamples, options.seed + 1);
+  if (!auto_over_pick.empty()) {
+    s.auto_over_pick_median = median(auto_over_pick);
+    s.auto_over_pick_max = *std::max_element(auto_over_pick.begin(), auto_over_pick.end());
+  }
+  return s;
+}
+
+// All cases with predictions, then those whose top two candidates are clearly apart, then
+// the near-ties, where which candidate is "fastest" is close to a coin toss.
+std::vector<SelectionAccuracy> selection_classes(const std::vector<ReportCase>& cases, const ReportOptions& options) {
+  std::vector<const ReportCase*> all, clear, ties;
+  for (const auto& c : cases) {
+    if (!c.predictions) continue;
+    all.push_back(&c);
+    (c.near_tie() ? ties : clear).push_back(&c);
+  }
+  if (all.empty()) return {};
+  const auto percent = static_cast<int>(100 * ReportCase::kNearTie);
+  return {selection_accuracy("all cases", all, options),
+          selection_accuracy(fmt::format("top two more than {}% apart", percent), clear, options),
+          selection_accuracy(fmt::format("near-ties: top two within {}%", percent), ties, options)};
 }
 
 // Following the model (the measured time of the balancer it chose) against always using
@@ -170,6 +234,26 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
 }
 
 std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
+
+std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
+  std::string out = fmt::format(
+      "\nThe picks by class of case, with 95% bootstrap intervals over the cases; `auto / its pick` is `auto`'s "
+      "own median total over that of the balancer it picked, where both ran:\n\n| class of case | cases | picks | correct "
+      "[95% CI] | within {:.0f}% of the fastest [95% CI] | auto / its pick (median, largest) |\n"
+      "|---|---:|---:|---|---|---|\n",
+      100 * ReportCase::kNearBest);
+  const auto share = [](int k, int n, const Interval& ci) {
+    return n ? fmt::format("{} ({:.0f}%) [{:.0f}, {:.0f}]", k, 100.0 * k / n, 100 * ci.low, 100 * ci.high) : "–";
+  };
+  for (const auto& s : classes) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
+                       share(s.correct, s.predictions, s.correct_ci), share(s.near_best, s.predictions, s.near_best_ci),
+                       s.auto_over_pick_median
+                           ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max)
+                           : "–");
+  }
+  return out;
+}
 
 // One row per fit; the migration fit is every balancer's, so its balancer column is "all".
 std::string cost_fit_table(const char* title, const char* model, const std::vector<CostFit>& fits) {
@@ -237,6 +321,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     report.cases.push_back(std::move(c));
   }
   report.gains = model_gains(report.cases);
+  report.selection = selection_classes(report.cases, options);
   std::vector<const RunRecord*> run_pointers;
   for (const auto& r : runs) run_pointers.push_back(&r);
   report.decision_costs = fit_decision_costs(run_pointers);
@@ -277,8 +362,9 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
                          r.imbalance_after ? fmt::format("{:.1f}%", 100 * *r.imbalance_after) : "–");
     }
     if (c.predictions) {
-      out += fmt::format("\nModel's pick: {}; {} of {} correct (fastest measured candidate: {}).\n", c.chosen,
-                         c.correct, c.predictions, c.fastest);
+      out += fmt::format("\nModel's pick: {}; {} of {} correct (fastest measured candidate: {}{}).\n", c.chosen,
+                         c.correct, c.predictions, c.fastest,
+                         c.runner_up_gap ? fmt::format(", the second {:.1f}% slower", 100 * *c.runner_up_gap) : "");
       predictions += c.predictions;
       correct += c.correct;
       near_best += c.near_best;
@@ -293,6 +379,7 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
+    out += selection_table(report.selection);
     out +=
         "\nFollowing the model (the measured time of the balancer it chose) against always using one "
         "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"

@@ -54,6 +54,27 @@ struct ReportCase {
   static constexpr double kNearBest = 0.05;
   std::string fastest;  // among the candidates the model predicted
   std::string chosen;   // the model's pick
+  // How much slower the second fastest candidate measured than the fastest, relative; a
+  // case whose top two are within kNearTie is a near-tie, scored apart.
+  std::optional<double> runner_up_gap;
+  static constexpr double kNearTie = 0.02;
+  [[nodiscard]] bool near_tie() const { return runner_up_gap && *runner_up_gap <= kNearTie; }
+  // auto's own measured median over that of the balancer it picked most often.
+  std::optional<double> auto_over_pick;
+};
+
+// The model's picks over a class of cases, with 95% bootstrap intervals over the cases.
+struct SelectionAccuracy {
+  std::string label;
+  int cases = 0;
+  int predictions = 0;
+  int correct = 0;
+  int near_best = 0;
+  Interval correct_ci;
+  Interval near_best_ci;
+  // auto's median over its pick's, over the cases that ran both: median and largest.
+  std::optional<double> auto_over_pick_median;
+  std::optional<double> auto_over_pick_max;
 };
 
 struct ModelGain {
@@ -80,6 +101,7 @@ struct Report {
   std::vector<CostFit> migration_costs;  // C_DataMvmt
   std::vector<PredictionError> prediction_errors;
   std::vector<ModelGain> gains;
+  std::vector<SelectionAccuracy> selection;  // all cases, then clear ones, then near-ties
   std::vector<Failure> failures;
   int records = 0;
   int duplicates = 0;

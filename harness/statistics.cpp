@@ -40,4 +40,24 @@ Interval bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vec
   return {quantile(ratios, 0.025), quantile(ratios, 0.975)};
 }
 
+Interval bootstrap_proportion(const std::vector<Cluster>& clusters, int resamples, std::uint64_t seed) {
+  if (clusters.empty()) return {};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, clusters.size() - 1);
+  std::vector<double> shares;
+  shares.reserve(static_cast<std::size_t>(resamples));
+  for (int i = 0; i < resamples; ++i) {
+    double hits = 0, trials = 0;
+    for (std::size_t k = 0; k < clusters.size(); ++k) {
+      const Cluster& c = clusters[pick(rng)];
+      hits += c.hits;
+      trials += c.trials;
+    }
+    if (trials > 0) shares.push_back(hits / trials);
+  }
+  if (shares.empty()) return {};
+  std::sort(shares.begin(), shares.end());
+  return {quantile(shares, 0.025), quantile(shares, 0.975)};
+}
+
 }  // namespace lbbench

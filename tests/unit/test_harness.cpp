@@ -356,6 +356,47 @@ TEST(Report, CountsPicksWithinNoiseOfTheFastest) {
   EXPECT_NE(report_markdown(report, ReportOptions{}).find("Within 5% of the fastest: 2 (67%)"), std::string::npos);
 }
 
+// Two cases, told apart by their scenario: in "clear" greedy beats tree by 20%, in "tie"
+// by 1%. The model picks right in the first and wrong in the second; the report scores
+// them in their own rows, with auto's own total against the balancer it picked.
+TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
+  auto in_case = [](Json r, const char* scenario) {
+    r["scenario"] = scenario;
+    return r;
+  };
+  auto pick = [&](const char* scenario, const char* chosen, const char* id, double own_total) {
+    Json r = in_case(run_record("auto", own_total, id), scenario);
+    r["prediction"] = {{"chosen", chosen}, {"candidates", {{"greedy", {{"total_s", 5.0}}}, {"tree", {{"total_s", 5.0}}}}}};
+    return r;
+  };
+  const Report report = build_report(
+      {in_case(run_record("greedy", 5, "g1"), "clear"), in_case(run_record("tree", 6, "t1"), "clear"),
+       pick("clear", "greedy", "a1", 5.5), in_case(run_record("greedy", 5, "g2"), "tie"),
+       in_case(run_record("tree", 5.05, "t2"), "tie"), pick("tie", "tree", "a2", 5.05)},
+      ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 2u);
+  ASSERT_EQ(report.selection.size(), 3u);
+  const SelectionAccuracy& all = report.selection[0];
+  const SelectionAccuracy& clear = report.selection[1];
+  const SelectionAccuracy& ties = report.selection[2];
+  EXPECT_EQ(all.cases, 2);
+  EXPECT_EQ(all.correct, 1);
+  EXPECT_EQ(all.near_best, 2);  // tree is 1% off the fastest
+  // Resampling two cases, one right and one wrong, gives 0%, 50% or 100% correct.
+  EXPECT_DOUBLE_EQ(all.correct_ci.low, 0);
+  EXPECT_DOUBLE_EQ(all.correct_ci.high, 1);
+  EXPECT_EQ(clear.cases, 1);
+  EXPECT_EQ(clear.correct, 1);
+  EXPECT_NEAR(*clear.auto_over_pick_median, 1.1, 1e-12);
+  EXPECT_EQ(ties.cases, 1);
+  EXPECT_EQ(ties.correct, 0);
+  EXPECT_NEAR(*ties.auto_over_pick_max, 1.0, 1e-12);
+  EXPECT_NEAR(*all.auto_over_pick_max, 1.1, 1e-12);
+  const std::string md = report_markdown(report, ReportOptions{});
+  EXPECT_NE(md.find("| near-ties: top two within 2% | 1 | 1 | 0 (0%) [0, 0] |"), std::string::npos) << md;
+  EXPECT_NE(md.find("the second 20.0% slower"), std::string::npos) << md;
+}
+
 TEST(CostFits, RecoversTheCoefficientsOfExactTimes) {
   // 1 ms + 20 ns per vertex + 5 ns per edge + 30 µs per rank, on varied sizes.
   std::vector<CostSample> samples;
