@@ -168,7 +168,8 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
   c.runner_up_gap = runner_up_gap(entries, measured);
   const auto own = measured.find("auto");
   const auto pick = measured.find(c.chosen);
-  if (own != measured.end() && pick != measured.end() && pick->second > 0) c.auto_over_pick = own->second / pick->second;
+  if (own != measured.end() && pick != measured.end() && pick->second > 0)
+    c.auto_over_pick = own->second / pick->second;
 }
 
 // The picks of a class of cases, with intervals from resampling the cases.
@@ -238,7 +239,8 @@ std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
 std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
   std::string out = fmt::format(
       "\nThe picks by class of case, with 95% bootstrap intervals over the cases; `auto / its pick` is `auto`'s "
-      "own median total over that of the balancer it picked, where both ran:\n\n| class of case | cases | picks | correct "
+      "own median total over that of the balancer it picked, where both ran:\n\n| class of case | cases | picks | "
+      "correct "
       "[95% CI] | within {:.0f}% of the fastest [95% CI] | auto / its pick (median, largest) |\n"
       "|---|---:|---:|---|---|---|\n",
       100 * ReportCase::kNearBest);
@@ -246,11 +248,10 @@ std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
     return n ? fmt::format("{} ({:.0f}%) [{:.0f}, {:.0f}]", k, 100.0 * k / n, 100 * ci.low, 100 * ci.high) : "–";
   };
   for (const auto& s : classes) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
-                       share(s.correct, s.predictions, s.correct_ci), share(s.near_best, s.predictions, s.near_best_ci),
-                       s.auto_over_pick_median
-                           ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max)
-                           : "–");
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
+        share(s.correct, s.predictions, s.correct_ci), share(s.near_best, s.predictions, s.near_best_ci),
+        s.auto_over_pick_median ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max) : "–");
   }
   return out;
 }

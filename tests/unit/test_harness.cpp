@@ -366,14 +366,15 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   };
   auto pick = [&](const char* scenario, const char* chosen, const char* id, double own_total) {
     Json r = in_case(run_record("auto", own_total, id), scenario);
-    r["prediction"] = {{"chosen", chosen}, {"candidates", {{"greedy", {{"total_s", 5.0}}}, {"tree", {{"total_s", 5.0}}}}}};
+    r["prediction"] = {{"chosen", chosen},
+                       {"candidates", {{"greedy", {{"total_s", 5.0}}}, {"tree", {{"total_s", 5.0}}}}}};
     return r;
   };
-  const Report report = build_report(
-      {in_case(run_record("greedy", 5, "g1"), "clear"), in_case(run_record("tree", 6, "t1"), "clear"),
-       pick("clear", "greedy", "a1", 5.5), in_case(run_record("greedy", 5, "g2"), "tie"),
-       in_case(run_record("tree", 5.05, "t2"), "tie"), pick("tie", "tree", "a2", 5.05)},
-      ReportOptions{});
+  const Report report =
+      build_report({in_case(run_record("greedy", 5, "g1"), "clear"), in_case(run_record("tree", 6, "t1"), "clear"),
+                    pick("clear", "greedy", "a1", 5.5), in_case(run_record("greedy", 5, "g2"), "tie"),
+                    in_case(run_record("tree", 5.05, "t2"), "tie"), pick("tie", "tree", "a2", 5.05)},
+                   ReportOptions{});
   ASSERT_EQ(report.cases.size(), 2u);
   ASSERT_EQ(report.selection.size(), 3u);
   const SelectionAccuracy& all = report.selection[0];
