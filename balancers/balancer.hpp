@@ -90,6 +90,8 @@ struct LoadView {
   int invocation = 0;      // 0 for the first LB call of a run
   int step = 0;            // the step after which this LB runs
   int period = 0;          // steps until the next LB call (the scenario's balancer.period)
+  int steps_left = 0;      // steps after this call to the end of the run (0: not known)
+  int later_calls = 0;     // LB calls after this one
   Load rank_load;          // sum of vertex_load on this rank
   Load total_load;         // over all ranks
   Load max_rank_load;      // over all ranks

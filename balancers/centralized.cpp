@@ -139,6 +139,8 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.invocation = view.invocation;
     problem.element_bytes = view.element_bytes;
     problem.period = view.period;
+    problem.steps_left = view.steps_left;
+    problem.later_calls = view.later_calls;
     problem.link_latency_s = view.machine.link_latency_s;
     problem.link_bandwidth_Bps = view.machine.link_bandwidth_Bps;
     problem.code_time_scale = view.machine.code_time_scale;

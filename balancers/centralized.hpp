@@ -45,6 +45,8 @@ struct GlobalProblem {
   int invocation = 0;
   std::int64_t element_bytes = 0;
   int period = 0;
+  int steps_left = 0;         // steps after this call to the end of the run; 0 when not known
+  int later_calls = 0;        // LB calls after this one
   double link_latency_s = 0;  // from the machine preset; 0 when not known
   double link_bandwidth_Bps = 0;
   double code_time_scale = 1.0;                     // MachineInfo::code_time_scale

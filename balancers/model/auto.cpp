@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -132,7 +134,8 @@ namespace {
 struct CallCost {
   double decision_s = 0;
   double migration_s = 0;
-  double repeat_s = 0;  // a later call on loads that stay as they are: nothing moves
+  double repeat_s = 0;      // a later call that finds nothing to move: its fixed costs
+  double later_call_s = 0;  // a later call as the run will pay it (see auto.hpp)
   bool fitted_decision = false;
   bool fitted_migration = false;
 };
@@ -159,6 +162,7 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
     c.fitted_migration = true;
   }
   c.repeat_s = c.decision_s + idle_migration;
+  c.later_call_s = c.decision_s + c.migration_s;
   return c;
 }
 
@@ -169,20 +173,29 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, problem.period);
   const std::vector<double> now = rank_times(problem, problem.owner);
   const double lmax = max_of(now);
+  // With the rest of the run known, candidates compete over all of it; else over the
+  // steps until the next call, as in the paper.
+  const bool to_the_end = problem.steps_left > 0;
   Json predictions = Json::object();
   std::size_t best = 0;
   double best_time = 0;
+  double second_time = std::numeric_limits<double>::infinity();
   Assignment chosen;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Outcome o = run_reference(*candidates_[i], problem, platform.alpha_s);
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
     const CallCost cost = call_cost(name, o, problem, platform);
-    const double interval = candidate.kind == BalancerKind::none
-                                ? app_time_none(lmax, horizon)
-                                : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
-    Json p{{"interval_s", interval},    {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
-           {"repeat_s", cost.repeat_s}, {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
+    const bool none = candidate.kind == BalancerKind::none;
+    const double interval = none ? app_time_none(lmax, horizon)
+                                 : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
+    const double to_end = none ? app_time_none(lmax, problem.steps_left)
+                               : app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s,
+                                                 problem.later_calls, o.lmax_after, problem.steps_left);
+    Json p{{"interval_s", interval},        {"to_end_s", to_end},
+           {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
+           {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
+           {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
     if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
     if (cost.fitted_decision || cost.fitted_migration) {
       p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
@@ -192,15 +205,25 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
       p["paper"] = paper_diffusion(problem, *diffusion, platform, horizon, cost.decision_s);
     }
     predictions[name] = p;
-    if (i == 0 || interval < best_time) {
+    const double time = to_the_end ? to_end : interval;
+    if (i == 0 || time < best_time) {
+      if (i > 0) second_time = best_time;
       best = i;
-      best_time = interval;
+      best_time = time;
       chosen = o.assignment;
+    } else {
+      second_time = std::min(second_time, time);
     }
   }
   last_decision_ =
       Json{{"chosen", params_.candidates[best].name()},
+           // How much slower the runner-up is predicted to be, relative: a small margin is
+           // within the model's own error.
+           {"margin", std::isfinite(second_time) && best_time > 0 ? (second_time - best_time) / best_time : 0.0},
+           {"chosen_over", to_the_end ? "the rest of the run" : "the steps until the next call"},
            {"horizon_steps", horizon},
+           {"steps_left", problem.steps_left},
+           {"later_calls", problem.later_calls},
            {"alpha_s", platform.alpha_s},
            {"beta_s_per_byte", platform.beta_s_per_byte},
            {"lmax_before_s", lmax},

@@ -23,6 +23,10 @@ double app_time_global(double c_global, double l_after, int steps) {
   return c_global + static_cast<double>(steps) * l_after;
 }
 
+double app_time_to_end(double first_call_s, double later_call_s, int later_calls, double l_after, int steps) {
+  return first_call_s + later_calls * later_call_s + steps * l_after;
+}
+
 double app_time_diffusion(const DiffusionSimResult& sim, double decision_s, const Platform& platform,
                           double element_bytes, int steps_per_call) {
   double total = 0;

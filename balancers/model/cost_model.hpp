@@ -34,6 +34,10 @@ double app_time_none(double l_max, int steps);
 // paper's ideal global balancer).
 double app_time_global(double c_global, double l_after, int steps);
 
+// Beyond the paper, the rest of a run of one balancer from this call on: this call's cost,
+// `later_calls` more at `later_call_s` each, and `steps` steps at `l_after`.
+double app_time_to_end(double first_call_s, double later_call_s, int later_calls, double l_after, int steps);
+
 // Equation 10: AppTime_diff = sum over steps of (C_diff_i + L_max_i), with L_max_i and
 // ElementsMoved_max_i from the simulator and C_diff_i = decision + data movement. The
 // paper diffuses at every step; with diffusion every `steps_per_call` steps each

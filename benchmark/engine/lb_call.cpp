@@ -13,6 +13,7 @@
 #include "core/hash.hpp"
 #include "engine/load_model.hpp"
 #include "engine/movable_part.hpp"
+#include "engine/record_builder.hpp"
 #include "engines/engine.hpp"
 #include "mpi/mpi.hpp"
 
@@ -179,6 +180,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .invocation = invocation,
                       .step = step,
                       .period = s.balancer.period,
+                      .steps_left = s.steps - step - 1,
+                      .later_calls = lb_points_after(s, step),
                       .rank_load = rank_load,
                       .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, ctx.comm)),
                       .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, ctx.comm))};

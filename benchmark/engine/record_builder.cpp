@@ -91,10 +91,9 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
 // The whole run as `auto`'s first call predicted it, for each candidate: the measured
 // steps up to the call, then the paper's assumption (equations 9 and 11) that the loads
 // stay as they are, so the candidate's one call sets every later step's L_max. A run of
-// the candidate also calls it at every later LB point, which then finds the load balanced
-// and moves nothing, but still pays its decision (and, with fitted costs, the migration
-// engine's fixed work): `repeat_s` each. The report scores these against the runs of each
-// candidate.
+// the candidate also calls it at every later LB point, priced as `auto` priced it
+// (`later_call_s`: as much as this call; see balancers/model/auto.hpp). The report scores
+// these against the runs of each candidate.
 std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events, const Totals& t) {
   const auto first =
       std::find_if(events.begin(), events.end(), [](const LbEvent& e) { return !e.prediction.is_null(); });
@@ -104,12 +103,12 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
       std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
   const double steps_after = static_cast<double>(s.steps) - static_cast<double>(upto);
   RunPrediction p;
-  for (int step = first->step + 1; step < s.steps; ++step) p.later_calls += is_lb_point(s, step) ? 1 : 0;
+  p.later_calls = lb_points_after(s, first->step);
   const Json& d = first->prediction;
   for (const auto& [name, c] : d["candidates"].items()) {
     const double rest = name == "none" ? steps_after * d["lmax_before_s"].get<double>()
                                        : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
-                                             p.later_calls * c.value("repeat_s", c["decision_s"].get<double>()) +
+                                             p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
                                              steps_after * c["lmax_after_s"].get<double>();
     p.total_s.emplace_back(name, before + rest);
   }
@@ -141,6 +140,12 @@ bool is_lb_point(const Scenario& s, int step) {
 
 bool has_lb_points(const Scenario& s) {
   return s.balancer.config.family() != Family::baseline && s.balancer.period < s.steps;  // the first is step period - 1
+}
+
+int lb_points_after(const Scenario& s, int step) {
+  int calls = 0;
+  for (int later = step + 1; later < s.steps; ++later) calls += is_lb_point(s, later) ? 1 : 0;
+  return calls;
 }
 
 RunRecord build_record(RunEnd end, MPI_Comm comm) {

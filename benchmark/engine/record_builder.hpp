@@ -72,5 +72,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& totals, std::vect
 bool is_lb_point(const Scenario& s, int step);
 // Whether any step of the run is an LB point.
 bool has_lb_points(const Scenario& s);
+// How many LB points come after `step`.
+int lb_points_after(const Scenario& s, int step);
 
 }  // namespace lbbench

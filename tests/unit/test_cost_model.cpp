@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "balancers/diffusive/diffusion.hpp"
@@ -210,6 +211,51 @@ TEST(DiffusionSim, PredictsTheDiffusionBalancerCallByCall) {
     EXPECT_LT(balancer_calls, in.steps) << "and come near the threshold";
     EXPECT_NEAR(simulated_calls, balancer_calls, 1) << ranks << " ranks";
   }
+}
+
+// Over the rest of a run, a candidate pays its call again at every later LB point: with
+// many calls left, one whose calls cost more than the balance they buy loses to none.
+TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  hot.element_bytes = 1000;
+  hot.steps_left = 40;
+  hot.later_calls = 3;
+  (void)a.solve(hot);
+  Json d = a.decision();
+  EXPECT_EQ(d["chosen_over"], "the rest of the run");
+  EXPECT_EQ(d["steps_left"], 40);
+  EXPECT_EQ(d["later_calls"], 3);
+  double best = std::numeric_limits<double>::infinity();
+  double second = best;
+  for (const auto& [name, c] : d["candidates"].items()) {
+    const double to_end = c["to_end_s"].get<double>();
+    if (name == "none") {
+      EXPECT_NEAR(to_end, 40 * d["lmax_before_s"].get<double>(), 1e-12);
+    } else {
+      EXPECT_DOUBLE_EQ(c["later_call_s"].get<double>(), c["decision_s"].get<double>() + c["migration_s"].get<double>());
+      EXPECT_NEAR(to_end, 4 * c["later_call_s"].get<double>() + 40 * c["lmax_after_s"].get<double>(), 1e-12);
+    }
+    if (to_end < best) {
+      second = best;
+      best = to_end;
+    } else {
+      second = std::min(second, to_end);
+    }
+  }
+  EXPECT_DOUBLE_EQ(d["candidates"][d["chosen"].get<std::string>()]["to_end_s"].get<double>(), best);
+  EXPECT_NEAR(d["margin"].get<double>(), (second - best) / best, 1e-12);
+  // Calls that cost a second each: over the rest of the run no balancer pays for them.
+  auto fits = std::make_shared<FittedCosts>();
+  fits->migration = FittedCost{{1.0, 0, 0, 0}};
+  hot.fitted_costs = fits;
+  (void)a.solve(hot);
+  EXPECT_EQ(a.decision()["chosen"], "none");
+  // Without the rest of the run, the choice is over the steps until the next call.
+  hot.fitted_costs = nullptr;
+  hot.steps_left = 0;
+  (void)a.solve(hot);
+  EXPECT_EQ(a.decision()["chosen_over"], "the steps until the next call");
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {

@@ -10,6 +10,7 @@
 #include "core/clock.hpp"
 #include "engine/load_model.hpp"
 #include "engine/migration.hpp"
+#include "engine/record_builder.hpp"
 
 namespace lbbench {
 
@@ -51,6 +52,8 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.invocation = in.invocation;
   pr.element_bytes = s.workload.element_bytes;
   pr.period = s.balancer.period;
+  pr.steps_left = s.steps - in.step - 1;
+  pr.later_calls = lb_points_after(s, in.step);
   pr.link_latency_s = ctx.machine.link_latency_s;
   pr.link_bandwidth_Bps = ctx.machine.link_bandwidth_Bps;
   pr.code_time_scale = ctx.machine.code_time_scale;
