@@ -35,7 +35,7 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # `auto` times its candidates' reference solves with the host's clock (its decision is
 # meant to see its own cost), so those times, and the predictions built on them, vary
 # from run to run. The choice itself, the loads and the moves are compared exactly.
-AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s"}
+AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin"}
 # Fields a newer record may add (the record contract is only ever extended), without the
 # indices of the lists they are in.
 ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes"}
