@@ -30,10 +30,11 @@
 // but greedy and metis re-partition at every call and move again, and on changing loads
 // (drift, AMR) every balancer does; the first call's plan size is the forecast for each
 // later call (an upper estimate for incremental strategies on loads that stay put).
-// Re-scored from the committed model-accuracy records, this pricing picked the fastest in
-// 50%, 92% and 64% of the cases (2 ranks, SMPI short and long steps) where the whole-run
-// totals that priced later calls at their fixed costs only picked it in 39%, 81% and 61%.
-// The record keeps the predicted margin to the runner-up.
+// Re-scored from earlier model-accuracy records, this pricing picked the fastest in 50%,
+// 92% and 64% of the cases (2 ranks, SMPI short and long steps) where pricing later calls
+// at their fixed costs picked it in 39%, 81% and 61%; run again on the simulated sweeps it
+// moved two picks each way (results/README.md), so it is kept for what it models, not for
+// a measured gain. The record keeps the predicted margin to the runner-up.
 //
 // Beyond the paper: where the scenario gives the platform's fitted costs (machine.costs,
 // from `lbbench report --costs-out` over earlier runs), C_LbDecision is the candidate's
