@@ -14,8 +14,8 @@
 //     capacities the count vectors lexicographically non-increasing);
 //   - the incumbent starts at our heuristic's result, and the search stops as soon as it
 //     meets the lower bound;
-//   - a window on each core's load: above the incumbent is useless, and at or below what is
-//     left minus what the other cores can still take under the incumbent starves them;
+//   - a window on each core's load: at or above the incumbent is useless, and below what
+//     is left minus what the other cores can still take under the incumbent starves them;
 //   - at every node, a pigeonhole test: the loads of value ≥ v still to place must fit
 //     on the remaining cores, each taking no more of them than keeps it under the
 //     incumbent when its other slots hold the lightest loads;
