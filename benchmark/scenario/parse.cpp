@@ -62,6 +62,20 @@ std::string resolve_trace_source(ConfigNode& mesh, const std::string& scenario_f
                                     : " (LBBENCH_TRACES_DIR, where traces are also looked for, is not set)"));
 }
 
+// A mesh file is found next to the scenario, or else in $LBBENCH_MESHES_DIR, where a
+// collection of meshes (METIS's distribution, say) can live apart from the scenarios. A
+// file in neither place is left to the reader, which names the path it could not open.
+std::string resolve_mesh_file(const std::string& scenario_file, const std::string& path) {
+  const std::string here = resolve_path(scenario_file, path);
+  if (fs::path(path).is_absolute() || fs::exists(here)) return here;
+  const char* dir = std::getenv("LBBENCH_MESHES_DIR");
+  if (dir && *dir) {
+    const fs::path there = (fs::path(dir) / path).lexically_normal();
+    if (fs::exists(there)) return there.string();
+  }
+  return here;
+}
+
 int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }
 
 MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node) {
@@ -106,8 +120,8 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
   } else {
     MeshFileSpec f;
     f.path = mesh.string("file");
-    f.resolved = resolve_path(file, f.path);
     f.format = choose(mesh, "format", kMeshFormats, MeshFormat::metis);
+    f.resolved = resolve_mesh_file(file, f.path);
     if (f.format == MeshFormat::lbdatafile) f.resolved = resolve_trace_source(mesh, file, f.path);
     f.coords = mesh.string("coords", std::string());
     if (f.format == MeshFormat::lbdatafile && !f.coords.empty())

@@ -179,6 +179,28 @@ std::set<std::string> documented_keys() {
   return out;
 }
 
+// A mesh collection can live apart from the scenarios, as the traces do: a relative
+// mesh.file not next to the scenario is looked for in LBBENCH_MESHES_DIR, and one next to
+// it wins.
+TEST(ScenarioFiles, AMeshFileNotNextToTheScenarioIsLookedForInTheMeshesFolder) {
+  const fs::path root = fs::temp_directory_path() / "lbbench-meshes-dir-test";
+  fs::remove_all(root);
+  fs::create_directories(root / "scenarios");
+  fs::create_directories(root / "meshes");
+  std::ofstream(root / "meshes" / "pair.graph") << "2 1\n2\n1\n";
+  const std::string yaml = "name: t\nsteps: 2\nmesh: {file: pair.graph}\n";
+  const std::string scenario = (root / "scenarios" / "t.yaml").string();
+  auto resolved = [&] { return std::get<MeshFileSpec>(parse_scenario(YAML::Load(yaml), scenario).mesh).resolved; };
+  unsetenv("LBBENCH_MESHES_DIR");
+  EXPECT_EQ(resolved(), (root / "scenarios" / "pair.graph").string());  // the reader will name it
+  setenv("LBBENCH_MESHES_DIR", (root / "meshes").c_str(), 1);
+  EXPECT_EQ(resolved(), (root / "meshes" / "pair.graph").string());
+  std::ofstream(root / "scenarios" / "pair.graph") << "2 1\n2\n1\n";
+  EXPECT_EQ(resolved(), (root / "scenarios" / "pair.graph").string());
+  unsetenv("LBBENCH_MESHES_DIR");
+  fs::remove_all(root);
+}
+
 TEST(ScenarioReference, DocumentsExactlyTheKeysTheParserReads) {
   SchemaRecorder recorder;
   for (const auto& yaml : kEveryVariant) {
