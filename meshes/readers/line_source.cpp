@@ -9,9 +9,10 @@ namespace lbbench {
 
 LineSource::LineSource(std::string path, char comment) : path_(std::move(path)), comment_(comment), in_(path_) {
   if (!in_) {
-    throw InputError(fmt::format("{}: cannot open the mesh file (a relative mesh.file is looked for next to the "
-                                 "scenario, then in LBBENCH_MESHES_DIR)",
-                                 path_));
+    throw InputError(
+        fmt::format("{}: cannot open the mesh file (a relative mesh.file is looked for next to the "
+                    "scenario, then in LBBENCH_MESHES_DIR)",
+                    path_));
   }
 }
 
