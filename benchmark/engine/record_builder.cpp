@@ -138,15 +138,13 @@ bool is_lb_point(const Scenario& s, int step) {
   return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
 }
 
-bool has_lb_points(const Scenario& s) {
-  return s.balancer.config.family() != Family::baseline && s.balancer.period < s.steps;  // the first is step period - 1
-}
-
 int lb_points_after(const Scenario& s, int step) {
   int calls = 0;
   for (int later = step + 1; later < s.steps; ++later) calls += is_lb_point(s, later) ? 1 : 0;
   return calls;
 }
+
+bool has_lb_points(const Scenario& s) { return lb_points_after(s, -1) > 0; }
 
 RunRecord build_record(RunEnd end, MPI_Comm comm) {
   StepTotals totals = reduce_totals(end, comm);

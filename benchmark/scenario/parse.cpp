@@ -121,8 +121,8 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
     MeshFileSpec f;
     f.path = mesh.string("file");
     f.format = choose(mesh, "format", kMeshFormats, MeshFormat::metis);
-    f.resolved = resolve_mesh_file(file, f.path);
-    if (f.format == MeshFormat::lbdatafile) f.resolved = resolve_trace_source(mesh, file, f.path);
+    f.resolved =
+        f.format == MeshFormat::lbdatafile ? resolve_trace_source(mesh, file, f.path) : resolve_mesh_file(file, f.path);
     f.coords = mesh.string("coords", std::string());
     if (f.format == MeshFormat::lbdatafile && !f.coords.empty())
       mesh.at("coords", "").fail("a recorded run (lbdatafile) has no coordinates");

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <numeric>
 #include <thread>
 
@@ -206,6 +207,18 @@ Calibration calibration_for_run(WorkKernel& kernel, bool recalibrate, MPI_Comm c
   c.call_seconds = allreduce(c.call_seconds, MPI_SUM, comm) / ranks;
   c.clock_seconds = allreduce(c.clock_seconds, MPI_SUM, comm) / ranks;
   return c;
+}
+
+ProcessKernel process_kernel(bool recalibrate, MPI_Comm comm) {
+  static std::unique_ptr<WorkKernel> kernel;
+  static std::optional<Calibration> calibration;
+  static int calibrated_for = 0;
+  if (!kernel) kernel = std::make_unique<WorkKernel>(default_work_array_bytes());
+  if (!calibration || calibrated_for != comm_size(comm)) {
+    calibration = calibration_for_run(*kernel, recalibrate, comm);
+    calibrated_for = comm_size(comm);
+  }
+  return {*kernel, *calibration};
 }
 
 std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration& c, bool quick) {

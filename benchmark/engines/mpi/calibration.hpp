@@ -53,6 +53,17 @@ void save_calibration(const Calibration& c);  // atomic: write then rename
 // is the same number of reads everywhere. Leaves the kernel's array paged in.
 Calibration calibration_for_run(WorkKernel& kernel, bool recalibrate, MPI_Comm comm);
 
+// The process's work kernel and its calibration for runs over communicators of comm's
+// size, collective over comm: the array is allocated and paged in once per process and
+// calibrated (calibration_for_run) once per communicator size, so that several runs in one
+// process (calibrate --overhead makes dozens, next to a loop of its own) pay for neither
+// again and all read at the same rate.
+struct ProcessKernel {
+  WorkKernel& kernel;
+  const Calibration& calibration;
+};
+ProcessKernel process_kernel(bool recalibrate, MPI_Comm comm);
+
 struct AccuracyRow {
   double target_s = 0;
   int repetitions = 0;

@@ -39,8 +39,8 @@ std::size_t default_work_array_bytes();
 
 // do_work(w): w * unit_seconds of the kernel's reads. A call costs a fixed share beyond its
 // reads (`call_seconds`, fitted by the calibration: its first reads wait out whole memory
-// latencies before others overlap them, and the run reads the clock once per call), so
-// the reads are the target less that share. What one call cannot do, a fraction of a read
+// latencies before others overlap them, and a run that times each call reads the clock
+// once more), so the reads are the target less that share. What one call cannot do, a fraction of a read
 // or a target below the fixed share, is carried to the next: a weight worth less than a
 // read then costs its share over many calls instead of nothing.
 class DoWork {

@@ -5,7 +5,7 @@
 
 #include <limits>
 #include <memory>
-#include <optional>
+#include <ranges>
 
 #include "core/clock.hpp"
 #include "engines/engine.hpp"
@@ -31,34 +31,12 @@ class KernelCompute final : public ComputePhase {
   }
 
   void run(std::span<const double> weights, std::span<double> vertex_time) override {
-    if (vertex_time.empty()) {
-      for (const double w : weights) (*work_)(w);
-      return;
-    }
-    timed_vertices_ = true;
-    double mark = wall_seconds();
-    for (std::size_t v = 0; v < weights.size(); ++v) {
-      (*timed_work_)(weights[v]);
-      const double t = wall_seconds();
-      vertex_time[v] += t - mark;
-      mark = t;
-    }
+    work_on(std::views::iota(std::size_t{0}, weights.size()), weights, vertex_time);
   }
 
   void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
                 std::span<double> vertex_time) override {
-    if (vertex_time.empty()) {
-      for (LocalIndex v : which) (*work_)(weights[static_cast<std::size_t>(v)]);
-      return;
-    }
-    timed_vertices_ = true;
-    double mark = wall_seconds();
-    for (LocalIndex v : which) {
-      (*timed_work_)(weights[static_cast<std::size_t>(v)]);
-      const double t = wall_seconds();
-      vertex_time[static_cast<std::size_t>(v)] += t - mark;
-      mark = t;
-    }
+    work_on(which, weights, vertex_time);
   }
 
   [[nodiscard]] Json describe() const override {
@@ -70,6 +48,24 @@ class KernelCompute final : public ComputePhase {
   [[nodiscard]] std::uint64_t checksum() const override { return kernel_.sink(); }
 
  private:
+  // do_work for each vertex of `vertices` (positions), and its time when vertex_time is
+  // not empty.
+  template <class Vertices>
+  void work_on(const Vertices& vertices, std::span<const double> weights, std::span<double> vertex_time) {
+    if (vertex_time.empty()) {
+      for (const auto v : vertices) (*work_)(weights[static_cast<std::size_t>(v)]);
+      return;
+    }
+    timed_vertices_ = true;
+    double mark = wall_seconds();
+    for (const auto v : vertices) {
+      (*timed_work_)(weights[static_cast<std::size_t>(v)]);
+      const double t = wall_seconds();
+      vertex_time[static_cast<std::size_t>(v)] += t - mark;
+      mark = t;
+    }
+  }
+
   WorkKernel& kernel_;
   Calibration calibration_;
   std::unique_ptr<DoWork> work_;        // for vertices that are not timed one by one
@@ -98,16 +94,9 @@ class MpiEngine final : public Engine {
   }
   [[nodiscard]] double now() const override { return wall_seconds(); }
 
-  // The kernel's array is allocated and paged in once per process, and calibrated once per
-  // communicator size, so that runs after the first in one process (calibrate --overhead
-  // makes dozens) do not pay for either again.
   [[nodiscard]] std::unique_ptr<ComputePhase> compute_phase(double unit_seconds, MPI_Comm comm) const override {
-    if (!kernel_) kernel_ = std::make_unique<WorkKernel>(default_work_array_bytes());
-    if (!calibration_ || calibrated_for_ != comm_size(comm)) {
-      calibration_ = calibration_for_run(*kernel_, settings_.recalibrate, comm);
-      calibrated_for_ = comm_size(comm);
-    }
-    return std::make_unique<KernelCompute>(*kernel_, *calibration_, unit_seconds);
+    const ProcessKernel shared = process_kernel(settings_.recalibrate, comm);
+    return std::make_unique<KernelCompute>(shared.kernel, shared.calibration, unit_seconds);
   }
 
   [[nodiscard]] MachineLayout place(const MachineSpec& spec, MPI_Comm comm) const override {
@@ -136,9 +125,6 @@ class MpiEngine final : public Engine {
 
  private:
   EngineSettings settings_;
-  mutable std::unique_ptr<WorkKernel> kernel_;
-  mutable std::optional<Calibration> calibration_;
-  mutable int calibrated_for_ = 0;
 };
 
 }  // namespace

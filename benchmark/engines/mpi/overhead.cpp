@@ -147,8 +147,11 @@ double efficiency_crossing(std::span<const OverheadPoint> points, bool replay, d
 
 Overhead measure_overhead(MPI_Comm comm, bool quick) {
   const auto engine = make_native_engine(EngineSettings{});
-  WorkKernel kernel(default_work_array_bytes());
-  const Calibration c = calibration_for_run(kernel, false, comm);
+  // The replay's runs use the same kernel and calibration (process_kernel), so the two
+  // loops read at one rate.
+  const ProcessKernel shared = process_kernel(false, comm);
+  WorkKernel& kernel = shared.kernel;
+  const Calibration& c = shared.calibration;
   const std::vector<double> works = work_per_task();
   const int repetitions = quick ? 1 : 3;
   const double seconds = quick ? 0.03 : 0.15;
