@@ -5,7 +5,6 @@
 
 #include <limits>
 #include <memory>
-#include <ranges>
 
 #include "core/clock.hpp"
 #include "engines/engine.hpp"
@@ -31,12 +30,14 @@ class KernelCompute final : public ComputePhase {
   }
 
   void run(std::span<const double> weights, std::span<double> vertex_time) override {
-    work_on(std::views::iota(std::size_t{0}, weights.size()), weights, vertex_time);
+    work_on(
+        weights.size(), [](std::size_t i) { return i; }, weights, vertex_time);
   }
 
   void run_some(std::span<const LocalIndex> which, std::span<const double> weights,
                 std::span<double> vertex_time) override {
-    work_on(which, weights, vertex_time);
+    work_on(
+        which.size(), [&](std::size_t i) { return static_cast<std::size_t>(which[i]); }, weights, vertex_time);
   }
 
   [[nodiscard]] Json describe() const override {
@@ -48,20 +49,21 @@ class KernelCompute final : public ComputePhase {
   [[nodiscard]] std::uint64_t checksum() const override { return kernel_.sink(); }
 
  private:
-  // do_work for each vertex of `vertices` (positions), and its time when vertex_time is
-  // not empty.
-  template <class Vertices>
-  void work_on(const Vertices& vertices, std::span<const double> weights, std::span<double> vertex_time) {
+  // do_work for the vertices at position(0..count-1), and each one's time when vertex_time
+  // is not empty.
+  template <class Position>
+  void work_on(std::size_t count, Position position, std::span<const double> weights, std::span<double> vertex_time) {
     if (vertex_time.empty()) {
-      for (const auto v : vertices) (*work_)(weights[static_cast<std::size_t>(v)]);
+      for (std::size_t i = 0; i < count; ++i) (*work_)(weights[position(i)]);
       return;
     }
     timed_vertices_ = true;
     double mark = wall_seconds();
-    for (const auto v : vertices) {
-      (*timed_work_)(weights[static_cast<std::size_t>(v)]);
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t v = position(i);
+      (*timed_work_)(weights[v]);
       const double t = wall_seconds();
-      vertex_time[static_cast<std::size_t>(v)] += t - mark;
+      vertex_time[v] += t - mark;
       mark = t;
     }
   }
