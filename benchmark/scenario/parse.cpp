@@ -65,13 +65,16 @@ std::string resolve_trace_source(ConfigNode& mesh, const std::string& scenario_f
 // A mesh file is found next to the scenario, or else in $LBBENCH_MESHES_DIR, where a
 // collection of meshes (METIS's distribution, say) can live apart from the scenarios. A
 // file in neither place is left to the reader, which names the path it could not open.
+// The look is the non-throwing one: a name the system refuses (too long, or behind a
+// folder this user may not read) is a file that is not there, for the reader to report.
 std::string resolve_mesh_file(const std::string& scenario_file, const std::string& path) {
   const std::string here = resolve_path(scenario_file, path);
-  if (fs::path(path).is_absolute() || fs::exists(here)) return here;
+  std::error_code refused;
+  if (fs::path(path).is_absolute() || fs::exists(here, refused)) return here;
   const char* dir = std::getenv("LBBENCH_MESHES_DIR");
   if (dir && *dir) {
     const fs::path there = (fs::path(dir) / path).lexically_normal();
-    if (fs::exists(there)) return there.string();
+    if (fs::exists(there, refused)) return there.string();
   }
   return here;
 }

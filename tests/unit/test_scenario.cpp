@@ -197,6 +197,12 @@ TEST(ScenarioFiles, AMeshFileNotNextToTheScenarioIsLookedForInTheMeshesFolder) {
   EXPECT_EQ(resolved(), (root / "meshes" / "pair.graph").string());
   std::ofstream(root / "scenarios" / "pair.graph") << "2 1\n2\n1\n";
   EXPECT_EQ(resolved(), (root / "scenarios" / "pair.graph").string());
+  // A name the system refuses to look up (longer than a file name may be) is a file that
+  // is not there, for the reader to name, not a filesystem exception.
+  const std::string too_long(300, 'm');
+  const std::string refused = "name: t\nsteps: 2\nmesh: {file: " + too_long + "}\n";
+  EXPECT_EQ(std::get<MeshFileSpec>(parse_scenario(YAML::Load(refused), scenario).mesh).resolved,
+            (root / "scenarios" / too_long).string());
   unsetenv("LBBENCH_MESHES_DIR");
   fs::remove_all(root);
 }
