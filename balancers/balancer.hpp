@@ -40,19 +40,32 @@ class RankTable {
   std::shared_ptr<const std::vector<T>> values_;
 };
 
+// The network as the machine preset describes it, for cost models (0: not known).
+struct NetworkFacts {
+  double link_latency_s = 0;
+  double link_bandwidth_Bps = 0;
+  // Between sites (several sites only): the wide-area link's latency, and the rate one
+  // flow across it gets (its share of a shared link, or the link, bounded by TCP's window
+  // over the round trip).
+  double wan_latency_s = 0;
+  double wan_flow_Bps = 0;
+  double wan_shared_Bps = 0;  // what all cross-site flows share; 0 when each has its own
+  // Collectives the migration engine runs at every LB call, moving something or not (its
+  // conservation checks and totals): a floor under every call's cost.
+  int call_collectives = 0;
+  [[nodiscard]] double message_latency_s() const { return link_latency_s > 0 ? link_latency_s : kAssumedLatency_s; }
+  [[nodiscard]] double seconds_per_byte() const {
+    return link_bandwidth_Bps > 0 ? 1.0 / link_bandwidth_Bps : kAssumedSecondsPerByte;
+  }
+};
+
 // What the machine looks like to a balancer: one entry per rank.
 struct MachineInfo {
   RankTable<int> rank_node;      // node of each rank
   RankTable<int> rank_site;      // site (cluster) of each rank, 0..sites-1
   RankTable<double> rank_speed;  // relative speed of each rank; 1 is nominal
   int sites = 1;
-  // The network as the machine preset describes it, for cost models (0: not known).
-  double link_latency_s = 0;
-  double link_bandwidth_Bps = 0;
-  [[nodiscard]] double message_latency_s() const { return link_latency_s > 0 ? link_latency_s : kAssumedLatency_s; }
-  [[nodiscard]] double seconds_per_byte() const {
-    return link_bandwidth_Bps > 0 ? 1.0 / link_bandwidth_Bps : kAssumedSecondsPerByte;
-  }
+  NetworkFacts network;
   // Simulated seconds per second of real code on this host: 1 on real machines; under SMPI
   // the simulated core's clock against the host's, which SimGrid applies to all real code.
   double code_time_scale = 1.0;
@@ -132,6 +145,15 @@ class Balancer {
   // and each object's load vector.
   [[nodiscard]] virtual bool needs_graph() const { return false; }
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
+  // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
+  // the one it chose: the balancer that makes a call whose shown loads have this max over
+  // mean (every rank's, background included). Itself by default. Called once per call,
+  // with the same value on every rank; plan() asks it itself, and an engine that decides
+  // without plan() (the model engine) asks it and runs what it returns.
+  [[nodiscard]] virtual const Balancer& acting_for(double /*max_over_mean*/) const { return *this; }
+  // After a call, on rank 0: what a strategy that chooses among others decided and why. It
+  // goes into the record's LB entry; null for the rest.
+  [[nodiscard]] virtual Json decision() const { return nullptr; }
 };
 
 // The baseline: never moves anything.

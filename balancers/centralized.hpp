@@ -45,10 +45,9 @@ struct GlobalProblem {
   int invocation = 0;
   std::int64_t element_bytes = 0;
   int period = 0;
-  int steps_left = 0;         // steps after this call to the end of the run; 0 when not known
-  int later_calls = 0;        // LB calls after this one
-  double link_latency_s = 0;  // from the machine preset; 0 when not known
-  double link_bandwidth_Bps = 0;
+  int steps_left = 0;                               // steps after this call to the end of the run; 0 when not known
+  int later_calls = 0;                              // LB calls after this one
+  NetworkFacts network;                             // MachineInfo::network
   double code_time_scale = 1.0;                     // MachineInfo::code_time_scale
   std::shared_ptr<const FittedCosts> fitted_costs;  // MachineInfo::fitted_costs
 
@@ -73,9 +72,6 @@ class CentralizedBalancer : public Balancer {
   // Graph partitioners need the edges (needs_graph); load-only strategies skip gathering
   // them. Vector strategies need each object's load vector, not only its sum
   // (needs_vectors).
-  // After solve(), on rank 0: what a strategy that chooses among others decided and why
-  // (null for the rest). It goes into the record's LB entry.
-  [[nodiscard]] virtual Json decision() const { return nullptr; }
 };
 
 // Per-rank load sums of an assignment, background included, each divided by the rank's speed.

@@ -43,7 +43,89 @@ double most_arrivals(const GlobalProblem& problem, const Assignment& a) {
 
 double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
-Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, double alpha) {
+// alpha and beta: the params, else the machine preset's network, else the defaults.
+Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
+  Platform out;
+  out.alpha_s = p.alpha.value_or(problem.network.message_latency_s());
+  out.beta_s_per_byte = p.beta.value_or(problem.network.seconds_per_byte());
+  return out;
+}
+
+// The network as `auto` prices a call on it (beyond the paper's alpha + beta, which it
+// keeps for the bytes): what every protocol round, collective, gather and cross-site move
+// waits for. On two sites joined by a wide-area link each of these crosses it, and a call
+// costs far more than alpha.
+struct PricedNetwork {
+  Platform local;
+  double far_latency_s = 0;          // the farthest two ranks: alpha, or 2 alpha + the WAN's latency
+  double wan_s_per_byte = 0;         // one cross-site flow; 0 with one site
+  double wan_shared_s_per_byte = 0;  // all cross-site flows together, where they share one link
+  double collective_s = 0;           // a small allreduce: recursive doubling, there and back
+  int call_collectives = 0;          // the migration engine's, at every call
+};
+
+PricedNetwork priced_network(const Platform& local, const GlobalProblem& problem) {
+  const NetworkFacts& n = problem.network;
+  PricedNetwork out;
+  out.local = local;
+  const bool sites = n.wan_latency_s > 0 || n.wan_flow_Bps > 0;
+  out.far_latency_s = sites ? 2 * local.alpha_s + n.wan_latency_s : local.alpha_s;
+  if (sites && n.wan_flow_Bps > 0) out.wan_s_per_byte = 1.0 / n.wan_flow_Bps;
+  if (sites && n.wan_shared_Bps > 0) out.wan_shared_s_per_byte = 1.0 / n.wan_shared_Bps;
+  // log2 P stages, each a message to a partner; one stage crosses between sites.
+  const double stages = std::ceil(std::log2(std::max(2, problem.nranks)));
+  out.collective_s = 2 * ((stages - 1) * local.alpha_s + out.far_latency_s);
+  out.call_collectives = n.call_collectives;
+  return out;
+}
+
+// What a centralized candidate gathers to rank 0 and scatters back (see
+// CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
+// asks for them; then one owner per object.
+double gather_and_scatter_s(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
+  const auto n = static_cast<double>(problem.size());
+  double gathered = 20 * n;
+  if (candidate.needs_graph()) gathered += 8 * n + 16 * static_cast<double>(problem.adjncy.size());
+  if (candidate.needs_vectors()) gathered += 8 * n * problem.dims;
+  const double scattered = 4 * n;
+  // Into and out of rank 0's link; across a shared wide-area link, the other sites' share.
+  const double remote = problem.rank_site.empty()
+                            ? 0.0
+                            : 1.0 - 1.0 / (1 + *std::max_element(problem.rank_site.begin(), problem.rank_site.end()));
+  const double bytes = gathered + scattered;
+  return net.collective_s / 2 + 2 * net.far_latency_s + bytes * net.local.beta_s_per_byte +
+         remote * bytes * net.wan_shared_s_per_byte;
+}
+
+// Equation 6 between sites: the busiest receiver's bytes, those from its own site at beta
+// and those from another at a cross-site flow's rate (and all cross-site bytes through a
+// shared link), after the farthest sender's latency.
+double cross_site_movement_s(const GlobalProblem& problem, const Assignment& a, const PricedNetwork& net) {
+  const auto bytes = static_cast<double>(problem.element_bytes);
+  std::vector<double> local(static_cast<std::size_t>(problem.nranks), 0.0);
+  std::vector<double> remote(local.size(), 0.0);
+  double crossing = 0;
+  bool moved = false;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    if (a[i] == problem.owner[i]) continue;
+    moved = true;
+    const auto to = static_cast<std::size_t>(a[i].value());
+    if (problem.site(a[i].value()) == problem.site(problem.owner[i].value())) {
+      local[to] += bytes;
+    } else {
+      remote[to] += bytes;
+      crossing += bytes;
+    }
+  }
+  if (!moved) return 0;
+  double busiest = 0;
+  for (std::size_t r = 0; r < local.size(); ++r) {
+    busiest = std::max(busiest, local[r] * net.local.beta_s_per_byte + remote[r] * net.wan_s_per_byte);
+  }
+  return net.far_latency_s + std::max(busiest, crossing * net.wan_shared_s_per_byte);
+}
+
+Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
   Outcome o;
   const auto t0 = std::chrono::steady_clock::now();
   // Host seconds become the machine's: under SMPI, what the simulated core would take.
@@ -52,12 +134,15 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, d
     ProtocolStats stats;
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
-    // Every rank runs its share at once; each round costs at least one message latency.
-    o.decision_s = code_seconds() / problem.nranks + stats.rounds * alpha;
+    // Every rank runs its share at once; each round is an exchange of messages, which
+    // waits for the farthest, and the reduction that ends it.
+    o.decision_s = code_seconds() / problem.nranks + stats.rounds * (net.far_latency_s + net.collective_s);
     o.protocol_rounds = stats.rounds;
   } else {
     o.assignment = candidate.decide_serially(problem, nullptr);  // `none` moves nothing
     o.decision_s = code_seconds();
+    if (dynamic_cast<const CentralizedBalancer*>(&candidate))
+      o.decision_s += gather_and_scatter_s(candidate, problem, net);
   }
   o.lmax_after = max_of(rank_times(problem, o.assignment));
   o.elements_moved_max = most_arrivals(problem, o.assignment);
@@ -108,29 +193,94 @@ Json paper_diffusion(const GlobalProblem& problem, const DiffusionParams& params
                                                 static_cast<double>(problem.element_bytes), horizon)}};
 }
 
-// alpha and beta: the params, else the machine preset's network, else the defaults.
-Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
-  Platform out;
-  out.alpha_s = p.alpha.value_or(problem.link_latency_s > 0 ? problem.link_latency_s : AutoParams::kDefaultAlpha);
-  out.beta_s_per_byte =
-      p.beta.value_or(problem.link_bandwidth_Bps > 0 ? 1.0 / problem.link_bandwidth_Bps : AutoParams::kDefaultBeta);
-  return out;
-}
-
 }  // namespace
 
 AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
-  for (const auto& candidate : params_.candidates) {
-    candidates_.push_back(make_balancer(candidate));
-    needs_vectors_ = needs_vectors_ || candidates_.back()->needs_vectors();
+  for (const auto& candidate : params_.candidates) candidates_.push_back(make_balancer(candidate));
+}
+
+bool AutoChooser::needs_vectors() const {
+  return std::any_of(candidates_.begin(), candidates_.end(), [](const auto& c) { return c->needs_vectors(); });
+}
+
+const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) const {
+  if (params_.redecide <= 0) return nullptr;
+  const Decided* nearest = nullptr;
+  auto distance = [&](const Decided& d) { return std::abs(std::log(max_over_mean / d.max_over_mean)); };
+  for (const auto& d : decided_) {
+    if (!nearest || distance(d) < distance(*nearest)) nearest = &d;
   }
+  if (!nearest || std::abs(max_over_mean / nearest->max_over_mean - 1.0) > params_.redecide) return nullptr;
+  return nearest;
+}
+
+const Balancer& AutoBalancer::acting_for(double max_over_mean) const {
+  // The last call's decision, if it was one, is known on every rank by now.
+  if (redecided_ && chosen_) decided_.push_back({decided_at_, *chosen_});
+  ++calls_;
+  this_call_ = max_over_mean;
+  if (const Decided* before = remembered(max_over_mean)) {
+    redecided_ = false;
+    decided_at_ = before->max_over_mean;
+    chosen_ = before->chosen;
+    return *candidates_[before->chosen];
+  }
+  redecided_ = true;
+  decided_at_ = max_over_mean;
+  // The chooser's solve() puts its choice in chosen_ (under MPI only rank 0 runs it, and
+  // plan() broadcasts it); the next call remembers it.
+  chosen_.reset();
+  return chooser_;
+}
+
+void AutoBalancer::prepare(MPI_Comm comm) {
+  chooser_.prepare(comm);
+  for (auto& c : candidates_) c->prepare(comm);
+}
+
+MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
+  const double mean = view.nranks > 0 ? view.total_load.seconds() / view.nranks : 0.0;
+  const double max_over_mean = mean > 0 ? view.max_rank_load.seconds() / mean : 1.0;
+  const Balancer& acting = acting_for(max_over_mean);
+  MigrationPlan out;
+  if (&acting != &chooser_) {
+    out = candidates_[*chosen_]->plan(view, comm);
+  } else {
+    out = chooser_.plan(view, comm);
+    auto choice = static_cast<std::uint64_t>(chosen_.value_or(0));
+    MPI_Bcast(&choice, 1, MPI_UINT64_T, 0, comm);
+    chosen_ = static_cast<std::size_t>(choice);
+  }
+  out.decision = view.rank.value() == 0 ? decision() : Json(nullptr);
+  return out;
+}
+
+Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {
+  const std::vector<double> now = rank_times(problem, problem.owner);
+  const double mean =
+      now.empty() ? 0.0 : std::accumulate(now.begin(), now.end(), 0.0) / static_cast<double>(now.size());
+  const Balancer& acting = acting_for(mean > 0 ? *std::max_element(now.begin(), now.end()) / mean : 1.0);
+  return acting.decide_serially(problem, observer);
+}
+
+Json AutoBalancer::decision() const {
+  if (!chosen_) return nullptr;
+  Json out = redecided_ ? chooser_.decision() : Json{{"chosen", params_.candidates[*chosen_].name()}};
+  out["redecided"] = redecided_;
+  out["max_over_mean"] = this_call_;
+  out["max_over_mean_at_decision"] = decided_at_;
+  out["decisions"] = decided_.size() + (redecided_ ? 1 : 0);
+  out["calls"] = calls_;
+  return out;
 }
 
 namespace {
 
 // C_LbDecision and C_DataMvmt of one candidate's call, from the platform's fits where the
 // scenario gave them (machine.costs), else as the paper models them: the decision timed
-// on the candidate's reference, and alpha + beta x ElementsMoved_max x elementsize.
+// on the candidate's reference, and alpha + beta x ElementsMoved_max x elementsize (the
+// bytes from another site at a cross-site flow's rate). Beyond the paper, without fits,
+// the migration engine's collectives at every call are a floor under C_DataMvmt.
 struct CallCost {
   double decision_s = 0;
   double migration_s = 0;
@@ -140,12 +290,15 @@ struct CallCost {
   bool fitted_migration = false;
 };
 
-CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const Platform& platform) {
+CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const PricedNetwork& net) {
   CallCost c;
   if (name == "none") return c;
   const auto element_bytes = static_cast<double>(problem.element_bytes);
   c.decision_s = o.decision_s;
-  c.migration_s = data_movement_cost(platform, o.elements_moved_max, element_bytes);
+  double idle_migration = net.call_collectives * net.collective_s;
+  c.migration_s =
+      idle_migration + (net.wan_s_per_byte > 0 ? cross_site_movement_s(problem, o.assignment, net)
+                                               : data_movement_cost(net.local, o.elements_moved_max, element_bytes));
   const FittedCosts* fits = problem.fitted_costs.get();
   if (const FittedCost* d = fits ? fits->decision_of(name) : nullptr) {
     const auto vertices = static_cast<double>(problem.size());
@@ -153,7 +306,6 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
     c.decision_s = d->seconds(vertices, edges, problem.nranks);
     c.fitted_decision = true;
   }
-  double idle_migration = 0;
   if (fits && fits->migration) {
     // The migration engine runs at every call, moving something or not.
     const double per_rank = static_cast<double>(problem.size()) / problem.nranks;
@@ -168,8 +320,9 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
 
 }  // namespace
 
-Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
+Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const Platform platform = platform_of(params_, problem);
+  const PricedNetwork net = priced_network(platform, problem);
   const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, problem.period);
   const std::vector<double> now = rank_times(problem, problem.owner);
   const double lmax = max_of(now);
@@ -182,10 +335,10 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
   double second_time = std::numeric_limits<double>::infinity();
   Assignment chosen;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Outcome o = run_reference(*candidates_[i], problem, platform.alpha_s);
+    const Outcome o = run_reference(*candidates_[i], problem, net);
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
-    const CallCost cost = call_cost(name, o, problem, platform);
+    const CallCost cost = call_cost(name, o, problem, net);
     const bool none = candidate.kind == BalancerKind::none;
     const double interval = none ? app_time_none(lmax, horizon)
                                  : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
@@ -215,6 +368,7 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
       second_time = std::min(second_time, time);
     }
   }
+  chosen_ = best;
   last_decision_ =
       Json{{"chosen", params_.candidates[best].name()},
            // How much slower the runner-up is predicted to be, relative: a small margin is
@@ -226,6 +380,10 @@ Assignment AutoBalancer::solve(const GlobalProblem& problem) const {
            {"later_calls", problem.later_calls},
            {"alpha_s", platform.alpha_s},
            {"beta_s_per_byte", platform.beta_s_per_byte},
+           {"network", Json{{"far_latency_s", net.far_latency_s},
+                            {"cross_site_s_per_byte", net.wan_s_per_byte},
+                            {"collective_s", net.collective_s},
+                            {"call_collectives", net.call_collectives}}},
            {"lmax_before_s", lmax},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
            {"candidates", predictions}};

@@ -45,6 +45,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   if (node.has("alpha")) p.alpha = node.number("alpha", std::nullopt, 0.0);
   if (node.has("beta")) p.beta = node.number("beta", std::nullopt, 0.0);
   p.horizon = static_cast<int>(node.integer("horizon", p.horizon, 0, 1 << 30));
+  p.redecide = node.number("redecide", p.redecide, 0.0, 100.0);
   node.finish();
   return p;
 }
@@ -53,7 +54,11 @@ Json AutoParams::to_json() const {
   Json list = Json::array();
   for (const auto& c : candidates) list.push_back(Json{{"name", c.name()}, {"params", c.params_json()}});
   auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"candidates", list}, {"alpha", optional(alpha)}, {"beta", optional(beta)}, {"horizon", horizon}};
+  return Json{{"candidates", list},
+              {"alpha", optional(alpha)},
+              {"beta", optional(beta)},
+              {"horizon", horizon},
+              {"redecide", redecide}};
 }
 
 void AutoParams::check_dims(int dims) const {

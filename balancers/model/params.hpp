@@ -24,6 +24,10 @@ struct AutoParams {
   std::optional<double> alpha;
   std::optional<double> beta;
   int horizon = 0;  // steps until the next call; 0: the LB period
+  // Decide again when the shown loads' max over mean has moved by more than this, relative,
+  // since the last decision; the chosen balancer runs as itself at the other calls. 0:
+  // decide at every call.
+  double redecide = 0.1;
 
   static constexpr double kDefaultAlpha = kAssumedLatency_s;
   static constexpr double kDefaultBeta = kAssumedSecondsPerByte;

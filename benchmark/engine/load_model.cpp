@@ -17,8 +17,8 @@ namespace {
 // among the edges it carries. α and β are the machine's (see MachineInfo).
 std::vector<double> message_cost_estimates(const LoadModelInputs& in) {
   const LocalGraph& graph = in.graph;
-  const double alpha = in.machine.message_latency_s();
-  const double beta = in.machine.seconds_per_byte();
+  const double alpha = in.machine.network.message_latency_s();
+  const double beta = in.machine.network.seconds_per_byte();
   const bool per_neighbor = in.scenario.workload.messages == MessageMode::per_neighbor;
   std::unordered_map<int, std::int64_t> edges_to;  // remote edges per neighbor rank
   if (per_neighbor) {

@@ -12,6 +12,7 @@
 
 #include "core/blocks.hpp"
 #include "core/error.hpp"
+#include "engine/migration.hpp"
 #include "mpi/mpi.hpp"
 
 namespace lbbench {
@@ -67,10 +68,21 @@ void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info)
 
 }  // namespace
 
-void set_network(const MachinePreset& preset, MachineInfo& info) {
-  info.link_latency_s = preset.link_latency;
-  info.link_bandwidth_Bps = preset.link_bandwidth;
+NetworkFacts network_facts(const MachinePreset& preset) {
+  NetworkFacts n;
+  n.link_latency_s = preset.link_latency;
+  n.link_bandwidth_Bps = preset.link_bandwidth;
+  n.call_collectives = kMigrationCollectives;
+  if (preset.sites > 1) {
+    n.wan_latency_s = preset.wan_latency;
+    const double round_trip = 2 * (preset.wan_latency + 2 * preset.link_latency);
+    n.wan_flow_Bps = std::min({preset.link_bandwidth, preset.wan_bandwidth, kTcpWindowBytes / round_trip});
+    if (preset.wan_shared) n.wan_shared_Bps = preset.wan_bandwidth;
+  }
+  return n;
 }
+
+void set_network(const MachinePreset& preset, MachineInfo& info) { info.network = network_facts(preset); }
 
 void attach_fitted_costs(const MachineSpec& spec, std::string_view engine, MachineInfo& info) {
   if (spec.costs_file.empty()) return;
@@ -126,8 +138,9 @@ MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm) {
     set_network(spec.effective_preset(), out.info);
   } else {
     apply_inline_layout(spec, nranks, out.info);
-    if (spec.latency) out.info.link_latency_s = *spec.latency;
-    if (spec.bandwidth) out.info.link_bandwidth_Bps = *spec.bandwidth;
+    if (spec.latency) out.info.network.link_latency_s = *spec.latency;
+    if (spec.bandwidth) out.info.network.link_bandwidth_Bps = *spec.bandwidth;
+    out.info.network.call_collectives = kMigrationCollectives;
   }
   return out;
 }

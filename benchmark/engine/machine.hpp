@@ -31,8 +31,11 @@ MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm);
 // hostfile's order); a reordered communicator runs them in another order.
 void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& info);
 
-// What a cost model should assume of one migration message: the preset's link latency and
-// bandwidth (a message between nodes; hops and contention are left to the simulation).
+// What a cost model should assume of the network: the preset's link latency and bandwidth
+// (a message between nodes; hops and contention are left to the simulation), the
+// wide-area link's latency and a cross-site flow's rate as both simulated engines run
+// them, and the migration engine's collectives per call.
+NetworkFacts network_facts(const MachinePreset& preset);
 void set_network(const MachinePreset& preset, MachineInfo& info);
 
 // The fits of the platform (engine, preset) this run is on, from the scenario's costs

@@ -18,6 +18,13 @@
 
 namespace lbbench {
 
+// The collectives the migration engine runs at every call, moving something or not (its
+// conservation checks, totals and the owner-table exchanges' agreement): the model engine
+// prices them, and cost models count them as a floor under every LB call.
+inline constexpr int kMigrationAllreduces = 13;
+inline constexpr int kMigrationBarriers = 2;
+inline constexpr int kMigrationCollectives = kMigrationAllreduces + kMigrationBarriers;
+
 struct MigrationStats {
   std::int64_t vertices_sent = 0;  // by this rank
   std::int64_t bytes_sent = 0;     // wire bytes, adjacency and payload included

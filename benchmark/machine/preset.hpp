@@ -12,6 +12,11 @@ namespace lbbench {
 
 enum class Topology { torus, fat_tree, crossbar };
 
+// SimGrid's default bound on a TCP flow's rate: this window over the round trip
+// (network/TCP-gamma), as a real TCP window bounds a long-distance flow. The model engine
+// bounds its flows the same way.
+inline constexpr double kTcpWindowBytes = 4194304.0;
+
 struct MachinePreset {
   std::string name;
   std::string description;

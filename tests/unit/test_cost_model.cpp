@@ -7,9 +7,11 @@
 #include <numeric>
 
 #include "balancers/diffusive/diffusion.hpp"
+#include "balancers/factory.hpp"
 #include "balancers/model/auto.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
+#include "balancers/registry.hpp"
 #include "core/error.hpp"
 #include "engines/mpi/network.hpp"
 
@@ -149,9 +151,9 @@ AutoBalancer make_auto(const std::string& yaml) {
 }
 
 TEST(Auto, RebalancesAHotSpotAndKeepsABalancedLoad) {
-  const AutoBalancer a = make_auto("{candidates: [none, greedy, diffusion, tree], alpha: 1.0e-6}");
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, diffusion, tree], alpha: 1.0e-6, redecide: 0}");
   const GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
-  const Assignment moved = a.solve(hot);
+  const Assignment moved = a.decide_serially(hot, nullptr);
   const Json d = a.decision();
   EXPECT_NE(d["chosen"], "none");
   EXPECT_EQ(d["horizon_steps"], 10);
@@ -164,7 +166,7 @@ TEST(Auto, RebalancesAHotSpotAndKeepsABalancedLoad) {
   EXPECT_TRUE(d["candidates"]["diffusion"].contains("paper"));
   // No imbalance: every candidate costs its decision and gains nothing.
   const GlobalProblem flat = chain(400, 8, [](int) { return 1e-4; });
-  const Assignment kept = a.solve(flat);
+  const Assignment kept = a.decide_serially(flat, nullptr);
   EXPECT_EQ(a.decision()["chosen"], "none");
   EXPECT_EQ(kept, flat.owner);
 }
@@ -216,12 +218,12 @@ TEST(DiffusionSim, PredictsTheDiffusionBalancerCallByCall) {
 // Over the rest of a run, a candidate pays its call again at every later LB point: with
 // many calls left, one whose calls cost more than the balance they buy loses to none.
 TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
-  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6}");
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
   hot.element_bytes = 1000;
   hot.steps_left = 40;
   hot.later_calls = 3;
-  (void)a.solve(hot);
+  (void)a.decide_serially(hot, nullptr);
   Json d = a.decision();
   EXPECT_EQ(d["chosen_over"], "the rest of the run");
   EXPECT_EQ(d["steps_left"], 40);
@@ -249,17 +251,17 @@ TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
   auto fits = std::make_shared<FittedCosts>();
   fits->migration = FittedCost{{1.0, 0, 0, 0}};
   hot.fitted_costs = fits;
-  (void)a.solve(hot);
+  (void)a.decide_serially(hot, nullptr);
   EXPECT_EQ(a.decision()["chosen"], "none");
   // Without the rest of the run, the choice is over the steps until the next call.
   hot.fitted_costs = nullptr;
   hot.steps_left = 0;
-  (void)a.solve(hot);
+  (void)a.decide_serially(hot, nullptr);
   EXPECT_EQ(a.decision()["chosen_over"], "the steps until the next call");
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
-  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6}");
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
   hot.element_bytes = 1000;
   // Greedy's decision fitted at 2 ms + 1 µs per vertex; migration at 1 ms per call + 1 µs
@@ -268,7 +270,7 @@ TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
   fits->decision["greedy"] = FittedCost{{2e-3, 1e-6, 0, 0}};
   fits->migration = FittedCost{{1e-3, 1e-6, 1e-5, 1e-9}};
   hot.fitted_costs = fits;
-  (void)a.solve(hot);
+  (void)a.decide_serially(hot, nullptr);
   const Json d = a.decision();
   const Json& greedy = d["candidates"]["greedy"];
   EXPECT_NEAR(greedy["decision_s"].get<double>(), 2e-3 + 400e-6, 1e-12);
@@ -285,8 +287,60 @@ TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
 
   // A platform where every migration costs a second: balancing no longer pays off.
   fits->migration = FittedCost{{1.0, 0, 0, 0}};
-  (void)a.solve(hot);
+  (void)a.decide_serially(hot, nullptr);
   EXPECT_EQ(a.decision()["chosen"], "none");
+}
+
+// Algorithm 1 decides at the first call and then only when the loads' max over mean has
+// moved past `redecide` since the last decision; the calls between run the chosen
+// balancer itself, whose plan is then auto's.
+TEST(Auto, DecidesAgainOnlyWhenTheLoadsChangedShape) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0.1}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  (void)a.decide_serially(hot, nullptr);
+  Json d = a.decision();
+  const std::string chosen = d["chosen"].get<std::string>();
+  ASSERT_NE(chosen, "none");
+  EXPECT_EQ(d["redecided"], true);
+  EXPECT_EQ(d["decisions"], 1);
+  EXPECT_TRUE(d.contains("candidates"));
+  const double decided_at = d["max_over_mean"].get<double>();
+  EXPECT_GT(decided_at, 2.0);
+
+  // The same loads again: the choice stands, and the chosen balancer decides alone.
+  const Assignment reused = a.decide_serially(hot, nullptr);
+  d = a.decision();
+  EXPECT_EQ(d["redecided"], false);
+  EXPECT_EQ(d["chosen"], chosen);
+  EXPECT_EQ(d["decisions"], 1);
+  EXPECT_EQ(d["calls"], 2);
+  EXPECT_FALSE(d.contains("candidates"));
+  EXPECT_DOUBLE_EQ(d["max_over_mean_at_decision"].get<double>(), decided_at);
+  const auto candidate =
+      make_balancer(default_balancer_config(find_balancer(chosen, ConfigNode(YAML::Node(), "test")).kind));
+  EXPECT_EQ(reused, candidate->decide_serially(hot, nullptr));
+
+  // Balanced loads are another shape: auto decides again, and balancing no longer pays.
+  const GlobalProblem flat = chain(400, 8, [](int) { return 1e-4; });
+  (void)a.decide_serially(flat, nullptr);
+  d = a.decision();
+  EXPECT_EQ(d["redecided"], true);
+  EXPECT_EQ(d["decisions"], 2);
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_NEAR(d["max_over_mean"].get<double>(), 1.0, 1e-9);
+  // Back to the first shape: its choice is remembered, not decided a third time.
+  (void)a.decide_serially(hot, nullptr);
+  d = a.decision();
+  EXPECT_EQ(d["redecided"], false);
+  EXPECT_EQ(d["chosen"], chosen);
+  EXPECT_EQ(d["decisions"], 2);
+  // redecide: 0 decides at every call.
+  const AutoBalancer always = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
+  for (int call = 1; call <= 2; ++call) {
+    (void)always.decide_serially(hot, nullptr);
+    EXPECT_EQ(always.decision()["redecided"], true);
+    EXPECT_EQ(always.decision()["decisions"], call);
+  }
 }
 
 TEST(Auto, NamesABadCandidate) {

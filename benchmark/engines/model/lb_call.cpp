@@ -54,8 +54,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.period = s.balancer.period;
   pr.steps_left = s.steps - in.step - 1;
   pr.later_calls = lb_points_after(s, in.step);
-  pr.link_latency_s = ctx.machine.link_latency_s;
-  pr.link_bandwidth_Bps = ctx.machine.link_bandwidth_Bps;
+  pr.network = ctx.machine.network;
   pr.code_time_scale = ctx.machine.code_time_scale;
   pr.fitted_costs = ctx.machine.fitted_costs;
   const auto n = static_cast<std::size_t>(state.graph().num_local());
@@ -222,11 +221,11 @@ struct Decided {
   std::optional<ProtocolStats> protocol;
 };
 
-Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
+Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const GlobalProblem& pr) {
   const NetworkModel& net = ctx.net;
   const double scale = ctx.code_scale;
   Decided d;
-  if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&ctx.balancer)) {
+  if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&balancer)) {
     RoundPricer pricer(net, scale);
     ProtocolStats stats;
     const double cpu0 = code_cpu_seconds();
@@ -244,11 +243,11 @@ Decided decide(const ModelLbContext& ctx, const GlobalProblem& pr) {
     return d;
   }
   const double cpu0 = code_cpu_seconds();
-  d.assignment = ctx.balancer.decide_serially(pr, nullptr);
+  d.assignment = balancer.decide_serially(pr, nullptr);
   const double cpu = code_cpu_seconds() - cpu0;
-  if (dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) {
+  if (dynamic_cast<const CentralizedBalancer*>(&balancer)) {
     // The other sites' shares of the gather and the scatter cross the wide-area link.
-    const Gathered g = gathered(ctx.balancer, pr, ctx.dims);
+    const Gathered g = gathered(balancer, pr, ctx.dims);
     const double scattered = 4.0 * static_cast<double>(pr.size());
     const double remote = 1.0 - 1.0 / net.preset().sites;
     d.decision_s = g.small_gathers * net.small_gather_s() + g.gathervs * net.gatherv_s(g.bytes / g.gathervs) +
@@ -291,10 +290,13 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   const double avg = total / p;
   e.model_imbalance_before = imbalance(*std::max_element(m.rank_load.begin(), m.rank_load.end()), avg);
 
-  Decided d = decide(ctx, pr);
+  // A strategy that chooses among others may hand this call to the one it chose.
+  const Balancer& acting =
+      ctx.balancer.acting_for(avg > 0 ? *std::max_element(m.rank_load.begin(), m.rank_load.end()) / avg : 1.0);
+  Decided d = decide(ctx, acting, pr);
   e.decision_s = d.decision_s;
   e.protocol = d.protocol;
-  if (const auto* c = dynamic_cast<const CentralizedBalancer*>(&ctx.balancer)) e.prediction = c->decision();
+  e.prediction = ctx.balancer.decision();
 
   // The plan on the loads the balancer saw.
   // Vertices the balancer was not shown stay (and their load with them).
@@ -380,7 +382,7 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
                 net.wan_s(tally.cross_site_bytes)}) +
       static_cast<double>(messages_in) * net.receive_overhead_s(tally.receiver_bytes_max / std::max(1.0, messages_in)) +
       net.latency_s(0, std::min(1, net.nranks() - 1));
-  return code + 2 * net.barrier_s() + data + 13 * net.allreduce_s(32);
+  return code + kMigrationBarriers * net.barrier_s() + data + kMigrationAllreduces * net.allreduce_s(32);
 }
 
 double model_lb_overhead_s(const NetworkModel& net, int dims) {

@@ -7,13 +7,6 @@
 
 namespace lbbench {
 
-namespace {
-
-// SimGrid's default bound on a TCP flow: rate <= gamma / (2 x latency).
-constexpr double kTcpGamma = 4194304.0;
-
-}  // namespace
-
 NetworkModel::NetworkModel(const MachinePreset& preset, int nranks)
     : preset_(preset), layout_(plan_layout(preset, nranks)), nranks_(nranks) {
   for (int k = 1; k < nranks; k *= 2) {
@@ -66,7 +59,7 @@ double NetworkModel::latency_s(int from, int to) const {
 double NetworkModel::bandwidth_Bps(int from, int to, double wan_flows) const {
   if (node_of(from) == node_of(to)) return preset_.loopback_bandwidth;
   if (site_of(from) == site_of(to)) return preset_.link_bandwidth;
-  const double tcp_bound = kTcpGamma / (2 * latency_s(from, to));
+  const double tcp_bound = kTcpWindowBytes / (2 * latency_s(from, to));
   const double wan_share =
       preset_.wan_shared ? preset_.wan_bandwidth / std::max(1.0, wan_flows) : preset_.wan_bandwidth;
   return std::min({preset_.link_bandwidth, wan_share, tcp_bound});

@@ -12,6 +12,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "engine/machine.hpp"
 #include "engine/record_builder.hpp"
 #include "engine/trace_export.hpp"
 #include "engines/model/lb_call.hpp"
@@ -43,8 +44,7 @@ MachineInfo machine_info(const Scenario& s, const NetworkModel& net, double code
   info.rank_site = net.layout().rank_site;
   info.rank_speed = std::vector<double>(static_cast<std::size_t>(net.nranks()), 1.0);
   info.sites = net.preset().sites;
-  info.link_latency_s = net.preset().link_latency;
-  info.link_bandwidth_Bps = net.preset().link_bandwidth;
+  info.network = network_facts(net.preset());
   info.code_time_scale = code_time_scale;
   if (s.machine.costs_file.empty()) return info;
   for (const char* engine : {"model", "smpi"}) {
