@@ -315,7 +315,7 @@ def plot_predicted(records, out, written, skipped):
             for r in rs:
                 candidates = (r.get("prediction") or {}).get("candidates", {})
                 for b, c in candidates.items():
-                    if b in measured and "total_s" in c:
+                    if b in measured and "total_s" in c and not c.get("at_least"):
                         points[b].append((measured[b], c["total_s"]))
     if not points:
         skipped.append("predicted: no records carry the cost model's predictions")

@@ -320,6 +320,97 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
 
 }  // namespace
 
+namespace {
+
+// The objects of the first `ranks` ranks (a prefix: objects come in rank order) with the
+// edges among them: a smaller problem of the same kind, to time a candidate on.
+GlobalProblem first_ranks_of(const GlobalProblem& problem, int ranks) {
+  GlobalProblem s = problem;  // the scalars; the tables are cut below
+  const auto m = static_cast<std::size_t>(
+      std::find_if(problem.owner.begin(), problem.owner.end(), [&](Rank r) { return r.value() >= ranks; }) -
+      problem.owner.begin());
+  const auto cut = [](auto& v, std::size_t n) { v.resize(std::min(v.size(), n)); };
+  s.nranks = ranks;
+  cut(s.id, m);
+  cut(s.load, m);
+  cut(s.owner, m);
+  cut(s.load_vec, m * static_cast<std::size_t>(problem.dims));
+  cut(s.rank_speed, static_cast<std::size_t>(ranks));
+  cut(s.rank_site, static_cast<std::size_t>(ranks));
+  cut(s.rank_background, static_cast<std::size_t>(ranks));
+  cut(s.rank_background_vec, static_cast<std::size_t>(ranks) * static_cast<std::size_t>(problem.dims));
+  s.xadj.clear();
+  s.adjncy.clear();
+  s.adj_bytes.clear();
+  s.fixed_xadj.clear();
+  s.fixed_rank.clear();
+  if (!problem.has_graph()) return s;
+  s.xadj.push_back(0);
+  if (problem.has_fixed_edges()) s.fixed_xadj.push_back(0);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (auto e = problem.xadj[i]; e < problem.xadj[i + 1]; ++e) {
+      if (static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]) >= m) continue;
+      s.adjncy.push_back(problem.adjncy[static_cast<std::size_t>(e)]);
+      if (!problem.adj_bytes.empty()) s.adj_bytes.push_back(problem.adj_bytes[static_cast<std::size_t>(e)]);
+    }
+    s.xadj.push_back(static_cast<std::int64_t>(s.adjncy.size()));
+    if (!problem.has_fixed_edges()) continue;
+    for (auto e = problem.fixed_xadj[i]; e < problem.fixed_xadj[i + 1]; ++e) {
+      if (problem.fixed_rank[static_cast<std::size_t>(e)] < ranks) {
+        s.fixed_rank.push_back(problem.fixed_rank[static_cast<std::size_t>(e)]);
+      }
+    }
+    s.fixed_xadj.push_back(static_cast<std::int64_t>(s.fixed_rank.size()));
+  }
+  return s;
+}
+
+// The shortest a step can be after any plan: every rank at the same share of the load for
+// its speed.
+double perfect_balance_s(const GlobalProblem& problem) {
+  double load = 0;
+  for (const Load l : problem.load) load += l.seconds();
+  double speed = 0;
+  for (int r = 0; r < problem.nranks; ++r) {
+    load += problem.background(r);
+    speed += problem.speed(r);
+  }
+  return speed > 0 ? load / speed : 0.0;
+}
+
+// A centralized candidate's expected decision on a large problem, from its time on the
+// first 1/kSampleShare of the ranks, scaled by the objects, plus its gather and scatter.
+std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net) {
+  const int ranks = std::max(2, problem.nranks / AutoChooser::kSampleShare);
+  if (!dynamic_cast<const CentralizedBalancer*>(&c) || problem.size() < AutoChooser::kSampleObjects ||
+      ranks >= problem.nranks) {
+    return std::nullopt;
+  }
+  const GlobalProblem sample = first_ranks_of(problem, ranks);
+  if (sample.size() == 0) return std::nullopt;
+  const auto t0 = std::chrono::steady_clock::now();
+  (void)c.decide_serially(sample, nullptr);
+  const double code = seconds_since(t0) * problem.code_time_scale;
+  return code * static_cast<double>(problem.size()) / static_cast<double>(sample.size()) +
+         gather_and_scatter_s(c, problem, net);
+}
+
+const FittedCost* fitted_decision(const GlobalProblem& problem, const std::string& name) {
+  return problem.fitted_costs ? problem.fitted_costs->decision_of(name) : nullptr;
+}
+
+}  // namespace
+
+double AutoChooser::decision_estimate_s(std::size_t candidate, const GlobalProblem& problem) const {
+  const std::string name(params_.candidates[candidate].name());
+  if (const FittedCost* d = fitted_decision(problem, name)) {
+    return d->seconds(static_cast<double>(problem.size()), static_cast<double>(problem.adjncy.size()) / 2,
+                      problem.nranks);
+  }
+  const double per_object = candidate < decision_per_object_.size() ? decision_per_object_[candidate] : 0.0;
+  return per_object * static_cast<double>(problem.size());
+}
+
 Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const Platform platform = platform_of(params_, problem);
   const PricedNetwork net = priced_network(platform, problem);
@@ -329,16 +420,53 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // With the rest of the run known, candidates compete over all of it; else over the
   // steps until the next call, as in the paper.
   const bool to_the_end = problem.steps_left > 0;
+  const double balanced = perfect_balance_s(problem);
+  decision_per_object_.resize(candidates_.size(), 0.0);
+  // The cheapest to decide first, so that a dear one that cannot win is seen to be so
+  // before it runs: even at kSkipShare of its expected decision, and with every later step
+  // perfectly balanced, it would take longer than the best candidate so far.
+  std::vector<double> estimate(candidates_.size());
+  for (std::size_t i = 0; i < candidates_.size(); ++i) estimate[i] = decision_estimate_s(i, problem);
+  // Where nothing is known yet, the distributed candidates (whose decision is a rank's
+  // share) before the centralized ones.
+  auto centralized = [&](std::size_t i) {
+    return dynamic_cast<const CentralizedBalancer*>(candidates_[i].get()) != nullptr;
+  };
+  std::vector<std::size_t> order(candidates_.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(estimate[a], centralized(a)) < std::pair(estimate[b], centralized(b));
+  });
   Json predictions = Json::object();
-  std::size_t best = 0;
+  std::optional<std::size_t> best;
   double best_time = 0;
   double second_time = std::numeric_limits<double>::infinity();
   Assignment chosen;
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Outcome o = run_reference(*candidates_[i], problem, net);
+  for (const std::size_t i : order) {
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
+    const double calls = to_the_end ? 1.0 + problem.later_calls : 1.0;
+    bool sampled = false;
+    if (best && estimate[i] == 0) {  // unknown: time it on a sample where the problem is large
+      if (const auto s = sampled_decision_s(*candidates_[i], problem, net)) {
+        estimate[i] = *s;
+        sampled = true;
+      }
+    }
+    const double bound = calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced;
+    if (best && bound >= best_time) {
+      predictions[name] = Json{{"skipped", true},
+                               {"bound_s", bound},
+                               {"decision_estimate_s", estimate[i]},
+                               {"estimated_from", sampled                          ? "a sample"
+                                                  : fitted_decision(problem, name) ? "the platform's fit"
+                                                                                   : "its last decision"}};
+      second_time = std::min(second_time, bound);
+      continue;
+    }
+    const Outcome o = run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
+    if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
     const bool none = candidate.kind == BalancerKind::none;
     const double interval = none ? app_time_none(lmax, horizon)
                                  : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
@@ -359,8 +487,9 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     }
     predictions[name] = p;
     const double time = to_the_end ? to_end : interval;
-    if (i == 0 || time < best_time) {
-      if (i > 0) second_time = best_time;
+    // Ties go to the candidate listed first, whatever order they were tried in.
+    if (!best || time < best_time || (time == best_time && i < *best)) {
+      if (best) second_time = std::min(second_time, best_time);
       best = i;
       best_time = time;
       chosen = o.assignment;
@@ -370,7 +499,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   }
   chosen_ = best;
   last_decision_ =
-      Json{{"chosen", params_.candidates[best].name()},
+      Json{{"chosen", params_.candidates[*best].name()},
            // How much slower the runner-up is predicted to be, relative: a small margin is
            // within the model's own error.
            {"margin", std::isfinite(second_time) && best_time > 0 ? (second_time - best_time) / best_time : 0.0},

@@ -106,6 +106,11 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
   p.later_calls = lb_points_after(s, first->step);
   const Json& d = first->prediction;
   for (const auto& [name, c] : d["candidates"].items()) {
+    if (c.value("skipped", false)) {  // not run: what it would take at least
+      p.total_s.emplace_back(name, before + c["bound_s"].get<double>());
+      p.at_least.insert(name);
+      continue;
+    }
     const double rest = name == "none" ? steps_after * d["lmax_before_s"].get<double>()
                                        : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
                                              p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +

@@ -230,7 +230,10 @@ LoadVectorRecord load_vector_from(const Fields& f) {
 
 Json to_json(const RunPrediction& p) {
   Json candidates = Json::object();
-  for (const auto& [name, total] : p.total_s) candidates[name] = Json{{"total_s", total}};
+  for (const auto& [name, total] : p.total_s) {
+    candidates[name] = Json{{"total_s", total}};
+    if (p.at_least.contains(name)) candidates[name]["at_least"] = true;
+  }
   return Json{{"chosen", p.chosen}, {"at_step", p.at_step}, {"later_calls", p.later_calls}, {"candidates", candidates}};
 }
 
@@ -242,7 +245,9 @@ RunPrediction prediction_from(const Fields& f) {
   const Json candidates = f.raw("candidates");
   if (candidates.is_object()) {
     for (const auto& [name, c] : candidates.items()) {
-      p.total_s.emplace_back(name, Fields(c, f.name("candidates") + "." + name).need<double>("total_s"));
+      const Fields candidate(c, f.name("candidates") + "." + name);
+      p.total_s.emplace_back(name, candidate.need<double>("total_s"));
+      if (candidate.get<bool>("at_least", false)) p.at_least.insert(name);
     }
   }
   return p;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,6 +110,9 @@ struct RunPrediction {
   int at_step = 0;
   int later_calls = 0;
   std::vector<std::pair<std::string, double>> total_s;  // per candidate, in auto's order
+  // Candidates `auto` skipped as unable to win: their total_s is a lower bound, not a
+  // prediction.
+  std::set<std::string> at_least;
 };
 
 // A replayed recorded run (an lbdatafile mesh): what the trace held, and how its ranks

@@ -35,7 +35,19 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # `auto` times its candidates' reference solves with the host's clock (its decision is
 # meant to see its own cost), so those times, and the predictions built on them, vary
 # from run to run. The choice itself, the loads and the moves are compared exactly.
-AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin"}
+AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
+              "decision_estimate_s"}
+# Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
+# estimates (a sample's decision time), so a candidate run in one record and skipped in
+# the other is not a difference; one skipped in both is compared like the rest.
+
+
+def skipped_in_one(old, new):
+    return isinstance(old, dict) and isinstance(new, dict) and bool(old.get("skipped")) != bool(new.get("skipped"))
+
+
+def skipped_marks_in_one(old, new):
+    return isinstance(old, dict) and isinstance(new, dict) and bool(old.get("at_least")) != bool(new.get("at_least"))
 # Fields a newer record may add (the record contract is only ever extended), without the
 # indices of the lists they are in.
 ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes"}
@@ -57,6 +69,8 @@ def under_prediction(path):
 def differences(old, new, path=""):
     """Every place where `new` differs from `old`, as readable lines."""
     if path in IGNORED:
+        return []
+    if under_prediction(path) and (skipped_in_one(old, new) or skipped_marks_in_one(old, new)):
         return []
     if isinstance(old, dict) and isinstance(new, dict):
         out = []

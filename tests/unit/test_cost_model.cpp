@@ -343,6 +343,43 @@ TEST(Auto, DecidesAgainOnlyWhenTheLoadsChangedShape) {
   }
 }
 
+// A candidate whose decision alone, at every call left, outweighs the best prediction so
+// far is not run: from the platform's fit at once, from its own last decision later.
+TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  hot.steps_left = 40;
+  hot.later_calls = 3;
+  auto fits = std::make_shared<FittedCosts>();
+  fits->decision["greedy"] = FittedCost{{10.0, 0, 0, 0}};  // ten seconds a call
+  hot.fitted_costs = fits;
+  (void)a.decide_serially(hot, nullptr);
+  Json d = a.decision();
+  const Json& greedy = d["candidates"]["greedy"];
+  EXPECT_EQ(greedy["skipped"], true);
+  EXPECT_DOUBLE_EQ(greedy["decision_estimate_s"].get<double>(), 10.0);
+  EXPECT_GE(greedy["bound_s"].get<double>(), d["candidates"][d["chosen"].get<std::string>()]["to_end_s"].get<double>());
+  EXPECT_FALSE(d["candidates"]["tree"].contains("skipped"));
+  // A cheap fit: greedy runs, and wins the hot spot.
+  fits->decision["greedy"] = FittedCost{{1e-6, 0, 0, 0}};
+  (void)a.decide_serially(hot, nullptr);
+  d = a.decision();
+  EXPECT_FALSE(d["candidates"]["greedy"].contains("skipped"));
+  EXPECT_NE(d["chosen"], "none");
+  // A large problem with nothing to gain: greedy, never timed, is timed on a sample of the
+  // ranks, and any decision at all already loses to none.
+  const AutoBalancer b = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem flat = chain(16384, 32, [](int) { return 1e-4; });
+  flat.steps_left = 40;
+  flat.later_calls = 3;
+  (void)b.decide_serially(flat, nullptr);
+  d = b.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
+  EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "a sample");
+  EXPECT_GT(d["candidates"]["greedy"]["decision_estimate_s"].get<double>(), 0.0);
+}
+
 TEST(Auto, NamesABadCandidate) {
   EXPECT_THROW(make_auto("{candidates: [none, gredy]}"), InputError);
   EXPECT_THROW(make_auto("{candidates: [auto]}"), InputError);

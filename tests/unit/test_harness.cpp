@@ -302,6 +302,22 @@ TEST(Report, CasesSplitOnOtherAxesAndFailuresCountUntilMadeGood) {
   EXPECT_NE(csv.find("s,mpi,local,2,machine.wan_latency=0.1,greedy,0,1,"), std::string::npos) << csv;
 }
 
+// A candidate `auto` skipped has a lower bound, not a prediction: it still counts as the
+// fastest where it measured so, but its bound is no prediction error.
+TEST(Report, CountsASkippedCandidateForTheFastestButNotInTheErrors) {
+  Json skipped = run_record("auto", 9, "p");
+  skipped["prediction"] = {
+      {"chosen", "none"},
+      {"candidates", {{"none", {{"total_s", 10.0}}}, {"greedy", {{"total_s", 12.0}, {"at_least", true}}}}}};
+  const Report report =
+      build_report({run_record("none", 10, "n"), run_record("greedy", 5, "g"), skipped}, ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 1u);
+  EXPECT_EQ(report.cases[0].fastest, "greedy");
+  EXPECT_EQ(report.cases[0].correct, 0);
+  ASSERT_EQ(report.prediction_errors.size(), 1u);
+  EXPECT_EQ(report.prediction_errors[0].balancer, "none");
+}
+
 TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
   Json with_prediction = run_record("auto", 6, "p1");
   with_prediction["prediction"] = {{"chosen", "greedy"},
