@@ -44,6 +44,10 @@ class RankTable {
 struct NetworkFacts {
   double link_latency_s = 0;
   double link_bandwidth_Bps = 0;
+  // A small message between the two farthest ranks, the MPI library's overheads included,
+  // and a small allreduce over all ranks, as the simulated engines run them.
+  double far_message_s = 0;
+  double allreduce_s = 0;
   // Between sites (several sites only): the wide-area link's latency, and the rate one
   // flow across it gets (its share of a shared link, or the link, bounded by TCP's window
   // over the round trip).

@@ -57,7 +57,7 @@ Platform platform_of(const AutoParams& p, const GlobalProblem& problem) {
 // costs far more than alpha.
 struct PricedNetwork {
   Platform local;
-  double far_latency_s = 0;          // the farthest two ranks: alpha, or 2 alpha + the WAN's latency
+  double far_latency_s = 0;          // a small message between the farthest two ranks
   double wan_s_per_byte = 0;         // one cross-site flow; 0 with one site
   double wan_shared_s_per_byte = 0;  // all cross-site flows together, where they share one link
   double collective_s = 0;           // a small allreduce: recursive doubling, there and back
@@ -69,12 +69,15 @@ PricedNetwork priced_network(const Platform& local, const GlobalProblem& problem
   PricedNetwork out;
   out.local = local;
   const bool sites = n.wan_latency_s > 0 || n.wan_flow_Bps > 0;
-  out.far_latency_s = sites ? 2 * local.alpha_s + n.wan_latency_s : local.alpha_s;
   if (sites && n.wan_flow_Bps > 0) out.wan_s_per_byte = 1.0 / n.wan_flow_Bps;
   if (sites && n.wan_shared_Bps > 0) out.wan_shared_s_per_byte = 1.0 / n.wan_shared_Bps;
-  // log2 P stages, each a message to a partner; one stage crosses between sites.
+  // As the engine says the network runs them, or else from alpha: log2 P stages of
+  // recursive doubling, there and back, one of them across the sites.
+  out.far_latency_s = n.far_message_s > 0 ? n.far_message_s
+                      : sites             ? 2 * local.alpha_s + n.wan_latency_s
+                                          : local.alpha_s;
   const double stages = std::ceil(std::log2(std::max(2, problem.nranks)));
-  out.collective_s = 2 * ((stages - 1) * local.alpha_s + out.far_latency_s);
+  out.collective_s = n.allreduce_s > 0 ? n.allreduce_s : 2 * ((stages - 1) * local.alpha_s + out.far_latency_s);
   out.call_collectives = n.call_collectives;
   return out;
 }
@@ -135,8 +138,10 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
     // Every rank runs its share at once; each round is an exchange of messages, which
-    // waits for the farthest, and the reduction that ends it.
-    o.decision_s = code_seconds() / problem.nranks + stats.rounds * (net.far_latency_s + net.collective_s);
+    // waits for the farthest, and the allreduce that ends it, and some rounds also reduce
+    // values.
+    o.decision_s = code_seconds() / problem.nranks + stats.rounds * (net.far_latency_s + net.collective_s) +
+                   stats.reductions * net.collective_s;
     o.protocol_rounds = stats.rounds;
   } else {
     o.assignment = candidate.decide_serially(problem, nullptr);  // `none` moves nothing

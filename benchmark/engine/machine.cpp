@@ -13,6 +13,7 @@
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "engine/migration.hpp"
+#include "engines/model/network.hpp"
 #include "mpi/mpi.hpp"
 
 namespace lbbench {
@@ -68,21 +69,27 @@ void apply_inline_layout(const MachineSpec& spec, int nranks, MachineInfo& info)
 
 }  // namespace
 
-NetworkFacts network_facts(const MachinePreset& preset) {
+NetworkFacts network_facts(const NetworkModel& net) {
+  const MachinePreset& preset = net.preset();
   NetworkFacts n;
   n.link_latency_s = preset.link_latency;
   n.link_bandwidth_Bps = preset.link_bandwidth;
+  constexpr double kSmall = 64;  // bytes: a protocol's message
+  const int far = net.nranks() - 1;
+  n.far_message_s = net.send_overhead_s(kSmall) + net.transfer_s(0, far, kSmall) + net.receive_overhead_s(kSmall);
+  n.allreduce_s = net.allreduce_s(8);
   n.call_collectives = kMigrationCollectives;
-  if (preset.sites > 1) {
+  if (preset.sites > 1) {  // the last rank is on the last site
     n.wan_latency_s = preset.wan_latency;
-    const double round_trip = 2 * (preset.wan_latency + 2 * preset.link_latency);
-    n.wan_flow_Bps = std::min({preset.link_bandwidth, preset.wan_bandwidth, kTcpWindowBytes / round_trip});
+    n.wan_flow_Bps = net.bandwidth_Bps(0, far);
     if (preset.wan_shared) n.wan_shared_Bps = preset.wan_bandwidth;
   }
   return n;
 }
 
-void set_network(const MachinePreset& preset, MachineInfo& info) { info.network = network_facts(preset); }
+void set_network(const MachinePreset& preset, int nranks, MachineInfo& info) {
+  info.network = network_facts(NetworkModel(preset, nranks));
+}
 
 void attach_fitted_costs(const MachineSpec& spec, std::string_view engine, MachineInfo& info) {
   if (spec.costs_file.empty()) return;
@@ -135,7 +142,7 @@ MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm) {
     // A preset: balancers see the simulated (or pretended) machine's nodes and sites.
     place_on_preset(spec.effective_preset(), comm, out.info);
     out.info.sites = spec.definition->sites;
-    set_network(spec.effective_preset(), out.info);
+    set_network(spec.effective_preset(), nranks, out.info);
   } else {
     apply_inline_layout(spec, nranks, out.info);
     if (spec.latency) out.info.network.link_latency_s = *spec.latency;

@@ -31,12 +31,15 @@ MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm);
 // hostfile's order); a reordered communicator runs them in another order.
 void place_on_preset(const MachinePreset& preset, MPI_Comm comm, MachineInfo& info);
 
+class NetworkModel;
+
 // What a cost model should assume of the network: the preset's link latency and bandwidth
-// (a message between nodes; hops and contention are left to the simulation), the
-// wide-area link's latency and a cross-site flow's rate as both simulated engines run
-// them, and the migration engine's collectives per call.
-NetworkFacts network_facts(const MachinePreset& preset);
-void set_network(const MachinePreset& preset, MachineInfo& info);
+// (equation 6's alpha and beta), a small message between the farthest ranks and a small
+// allreduce, the wide-area link's latency and a cross-site flow's rate, as the model
+// engine prices them (checked against SMPI), and the migration engine's collectives per
+// call.
+NetworkFacts network_facts(const NetworkModel& net);
+void set_network(const MachinePreset& preset, int nranks, MachineInfo& info);
 
 // The fits of the platform (engine, preset) this run is on, from the scenario's costs
 // file; a file without them is an error rather than a silent fallback to the paper's

@@ -44,7 +44,7 @@ MachineInfo machine_info(const Scenario& s, const NetworkModel& net, double code
   info.rank_site = net.layout().rank_site;
   info.rank_speed = std::vector<double>(static_cast<std::size_t>(net.nranks()), 1.0);
   info.sites = net.preset().sites;
-  info.network = network_facts(net.preset());
+  info.network = network_facts(net);
   info.code_time_scale = code_time_scale;
   if (s.machine.costs_file.empty()) return info;
   for (const char* engine : {"model", "smpi"}) {

@@ -119,6 +119,7 @@ class SmpiEngine final : public Engine {
     if (!shared.info || shared.info->rank_node.size() != nranks) {
       shared.info = MachineInfo{};
       place_on_preset(preset, comm, *shared.info);
+      set_network(preset, static_cast<int>(nranks), *shared.info);
       shared.info->rank_speed = std::vector<double>(nranks, 1.0);
       const auto& nodes = shared.info->rank_node.values();
       shared.nodes = nodes.empty() ? 0 : *std::max_element(nodes.begin(), nodes.end()) + 1;
@@ -126,7 +127,6 @@ class SmpiEngine final : public Engine {
     MachineLayout out;
     out.info = *shared.info;
     out.info.sites = preset.sites;
-    set_network(preset, out.info);
     out.info.code_time_scale = settings_.code_time_scale;
     out.nodes = shared.nodes;
     out.ranks_on_my_node = preset.ranks_per_node();
