@@ -8,7 +8,9 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "balancers/factory.hpp"
 #include "balancers/model/cost_model.hpp"

@@ -16,8 +16,9 @@
 // H is the number of steps until the next LB call. C_LbDecision is measured: the time of
 // the candidate's serial solve on rank 0 for centralized candidates, plus their gather and
 // scatter, and for distributed ones that time divided by the ranks plus, per protocol
-// round, the farthest message and the allreduce that ends it. Beyond the paper's alpha,
-// the farthest message crosses the wide-area link where there are several sites, bytes
+// round, the farthest message and the allreduce that ends it, as the engine says they cost
+// on its machine (MachineInfo::network). Beyond the paper's alpha, the farthest message
+// crosses the wide-area link where there are several sites, bytes
 // from another site arrive at a cross-site flow's rate, and the migration engine's
 // collectives at every call are a floor under C_DataMvmt (see balancers/README.md).
 //
@@ -45,6 +46,7 @@
 // vertices per rank and arriving vertices and bytes. Fitted from whole runs, they include
 // what the reference and alpha + beta x bytes leave out: the gather and scatter, and the
 // migration engine's checks and rebuilt exchanges, which it pays at every call.
+//
 // Re-deciding (beyond the paper, which leaves open how often Algorithm 1 runs its cost
 // model): a decision gathers the whole load model and runs every candidate, which cost 3.5
 // times (up to 14.6) the balancer it picked in earlier sweeps. So `auto` remembers the

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "balancers/assumed_network.hpp"
 #include "core/config.hpp"
 #include "core/json_yaml.hpp"
 
@@ -20,17 +19,16 @@ struct AutoParams {
   // kDefaultCandidates when the scenario names none.
   std::vector<BalancerConfig> candidates;
   // Seconds per migration message and per byte; unset: the machine preset's link latency
-  // and 1/bandwidth, or kDefaultAlpha and kDefaultBeta without a preset.
+  // and 1/bandwidth, or kAssumedLatency_s and kAssumedSecondsPerByte without a preset
+  // (NetworkFacts).
   std::optional<double> alpha;
   std::optional<double> beta;
   int horizon = 0;  // steps until the next call; 0: the LB period
-  // Decide again when the shown loads' max over mean has moved by more than this, relative,
-  // since the last decision; the chosen balancer runs as itself at the other calls. 0:
-  // decide at every call.
+  // Decide again when the shown loads' max over mean is more than this, relative, from
+  // every shape decided on; the choice made for the nearest shape runs as itself at the
+  // other calls. 0: decide at every call.
   double redecide = 0.1;
 
-  static constexpr double kDefaultAlpha = kAssumedLatency_s;
-  static constexpr double kDefaultBeta = kAssumedSecondsPerByte;
   static const std::vector<std::string> kDefaultCandidates;
 
   static AutoParams parse(ConfigNode& node);
