@@ -19,8 +19,9 @@
 namespace lbbench {
 
 // The collectives the migration engine runs at every call, moving something or not (its
-// conservation checks, totals and the owner-table exchanges' agreement): the model engine
-// prices them, and cost models count them as a floor under every LB call.
+// conservation checks and totals; counted when the model engine was checked against
+// SMPI): the model engine prices them, and cost models count them as a floor under every
+// LB call.
 inline constexpr int kMigrationAllreduces = 13;
 inline constexpr int kMigrationBarriers = 2;
 inline constexpr int kMigrationCollectives = kMigrationAllreduces + kMigrationBarriers;
