@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "balancers/registry.hpp"
 #include "balancers/reorder/methods.hpp"
@@ -46,37 +47,41 @@ bool trace_source_exists(const std::string& source) {
   }
 }
 
-// A recorded run is found next to the scenario, or else in $LBBENCH_TRACES_DIR, where a
-// collection of traces (LBAF's data folder, say) can live apart from the scenarios.
-std::string resolve_trace_source(ConfigNode& mesh, const std::string& scenario_file, const std::string& path) {
+// A relative path of a scenario's, found next to the scenario or else in the folder the
+// environment variable `folder_variable` names, where a collection (METIS's meshes, LBAF's
+// traces) can live apart from the scenarios; an absolute path as it is. Null in neither.
+template <class Exists>
+std::optional<std::string> find_beside_or_in(const std::string& scenario_file, const std::string& path,
+                                             const char* folder_variable, Exists exists) {
   const std::string here = resolve_path(scenario_file, path);
-  if (fs::path(path).is_absolute() || trace_source_exists(here)) return here;
-  const char* dir = std::getenv("LBBENCH_TRACES_DIR");
+  if (fs::path(path).is_absolute() || exists(here)) return here;
+  const char* dir = std::getenv(folder_variable);
   if (dir && *dir) {
     const std::string there = (fs::path(dir) / path).lexically_normal().string();
-    if (trace_source_exists(there)) return there;
+    if (exists(there)) return there;
   }
+  return std::nullopt;
+}
+
+std::string resolve_trace_source(ConfigNode& mesh, const std::string& scenario_file, const std::string& path) {
+  if (auto found = find_beside_or_in(scenario_file, path, "LBBENCH_TRACES_DIR", trace_source_exists)) return *found;
+  const char* dir = std::getenv("LBBENCH_TRACES_DIR");
   mesh.at("file", "")
-      .fail(fmt::format("no trace at {}{}", here,
+      .fail(fmt::format("no trace at {}{}", resolve_path(scenario_file, path),
                         dir && *dir ? fmt::format(" nor in LBBENCH_TRACES_DIR ({})", dir)
                                     : " (LBBENCH_TRACES_DIR, where traces are also looked for, is not set)"));
 }
 
-// A mesh file is found next to the scenario, or else in $LBBENCH_MESHES_DIR, where a
-// collection of meshes (METIS's distribution, say) can live apart from the scenarios. A
-// file in neither place is left to the reader, which names the path it could not open.
-// The look is the non-throwing one: a name the system refuses (too long, or behind a
+// A mesh file in neither place is left to the reader, which names the path it could not
+// open. The look is the non-throwing one: a name the system refuses (too long, or behind a
 // folder this user may not read) is a file that is not there, for the reader to report.
 std::string resolve_mesh_file(const std::string& scenario_file, const std::string& path) {
-  const std::string here = resolve_path(scenario_file, path);
-  std::error_code refused;
-  if (fs::path(path).is_absolute() || fs::exists(here, refused)) return here;
-  const char* dir = std::getenv("LBBENCH_MESHES_DIR");
-  if (dir && *dir) {
-    const fs::path there = (fs::path(dir) / path).lexically_normal();
-    if (fs::exists(there, refused)) return there.string();
-  }
-  return here;
+  const auto exists = [](const std::string& p) {
+    std::error_code refused;
+    return fs::exists(p, refused);
+  };
+  return find_beside_or_in(scenario_file, path, "LBBENCH_MESHES_DIR", exists)
+      .value_or(resolve_path(scenario_file, path));
 }
 
 int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }

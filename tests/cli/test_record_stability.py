@@ -43,11 +43,9 @@ AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s",
 
 
 def skipped_in_one(old, new):
-    return isinstance(old, dict) and isinstance(new, dict) and bool(old.get("skipped")) != bool(new.get("skipped"))
-
-
-def skipped_marks_in_one(old, new):
-    return isinstance(old, dict) and isinstance(new, dict) and bool(old.get("at_least")) != bool(new.get("at_least"))
+    """A candidate entry skipped (`skipped` in a call's, `at_least` in the run's) in one record only."""
+    return isinstance(old, dict) and isinstance(new, dict) and any(
+        bool(old.get(mark)) != bool(new.get(mark)) for mark in ("skipped", "at_least"))
 # Fields a newer record may add (the record contract is only ever extended), without the
 # indices of the lists they are in.
 ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes"}
@@ -70,7 +68,7 @@ def differences(old, new, path=""):
     """Every place where `new` differs from `old`, as readable lines."""
     if path in IGNORED:
         return []
-    if under_prediction(path) and (skipped_in_one(old, new) or skipped_marks_in_one(old, new)):
+    if under_prediction(path) and skipped_in_one(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict):
         out = []

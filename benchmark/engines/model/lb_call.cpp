@@ -288,11 +288,11 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
                         rank_correlation(m.rank_load, in.measured_rank_load)};
   const double total = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0);
   const double avg = total / p;
-  e.model_imbalance_before = imbalance(*std::max_element(m.rank_load.begin(), m.rank_load.end()), avg);
+  const double lmax = *std::max_element(m.rank_load.begin(), m.rank_load.end());
+  e.model_imbalance_before = imbalance(lmax, avg);
 
   // A strategy that chooses among others may hand this call to the one it chose.
-  const Balancer& acting =
-      ctx.balancer.acting_for(avg > 0 ? *std::max_element(m.rank_load.begin(), m.rank_load.end()) / avg : 1.0);
+  const Balancer& acting = ctx.balancer.acting_for(avg > 0 ? lmax / avg : 1.0);
   Decided d = decide(ctx, acting, pr);
   e.decision_s = d.decision_s;
   e.protocol = d.protocol;
