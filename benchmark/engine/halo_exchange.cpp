@@ -14,6 +14,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "core/clock.hpp"
@@ -144,6 +145,30 @@ class PollBackoff {
   std::chrono::microseconds delay_{20};
 };
 
+// The watchdog of one wait, told of every failed poll. A rank that spins reads the clock
+// only every 1,024 polls, and the watchdog's time starts at the first of those reads: the
+// polls before it take microseconds, against a watchdog of seconds, and a wait that ends
+// sooner reads no clock at all. A rank that sleeps between polls reads it at every poll,
+// which costs nothing next to the sleep.
+class WatchdogClock {
+ public:
+  WatchdogClock(double limit_seconds, bool sleeping) : limit_(limit_seconds), mask_(sleeping ? 0 : 1023) {}
+  // The seconds waited, once they pass the limit.
+  std::optional<double> expired() {
+    if ((++polls_ & mask_) != 0) return std::nullopt;
+    const double now = wall_seconds();
+    if (start_ < 0) start_ = now;
+    if (now - start_ > limit_) return now - start_;
+    return std::nullopt;
+  }
+
+ private:
+  double limit_;
+  std::uint64_t mask_;
+  double start_ = -1;
+  std::uint64_t polls_ = 0;
+};
+
 }  // namespace
 
 std::vector<int> HaloExchange::peers() const {
@@ -171,20 +196,15 @@ void HaloExchange::wait_requests(std::span<MPI_Request> requests, int step, doub
   // Waiting on one request at a time costs O(1) per poll, where Testsome or Testall
   // would rescan every request on every poll (quadratic with thousands of edges), and it
   // keeps the watchdog able to say which messages never came.
-  // The watchdog's clock starts at the first poll that finds a message missing: a step
-  // whose messages are in by the end of its work reads no clock here.
-  double start = -1;
-  std::uint64_t polls = 0;
+  // The watchdog's clock starts only after some polls found a message missing: a step
+  // whose messages come soon after its work reads no clock here.
+  WatchdogClock watchdog(watchdog_seconds, sleep_while_waiting_);
   PollBackoff backoff(sleep_while_waiting_);
   for (auto& request : requests) {
     int done = 0;
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     while (!done) {
-      if (start < 0) {
-        start = wall_seconds();
-      } else if ((++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) {
-        report_hang(step, wall_seconds() - start);
-      }
+      if (const auto waited = watchdog.expired()) report_hang(step, *waited);
       backoff.pause();
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
@@ -232,9 +252,8 @@ void HaloExchange::release(std::size_t slot, std::vector<LocalIndex>& ready) {
 std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_seconds) {
   const std::size_t n = slots_.size();
   std::vector<LocalIndex> ready;
-  const double start = wall_seconds();
   completed_.resize(n);
-  std::uint64_t polls = 0;
+  WatchdogClock watchdog(watchdog_seconds, sleep_while_waiting_);
   PollBackoff backoff(sleep_while_waiting_);
   while (ready.empty() && released_ < n) {
     // Cross-site messages whose latency has passed.
@@ -253,10 +272,10 @@ std::vector<LocalIndex> HaloExchange::next_ready(int step, double watchdog_secon
       MPI_Waitsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
     } else {
       MPI_Testsome(static_cast<int>(n), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
-      if (count == 0 && (++polls & 1023) == 0 && wall_seconds() - start > watchdog_seconds) {
-        report_hang(step, wall_seconds() - start);
+      if (count == 0) {
+        if (const auto waited = watchdog.expired()) report_hang(step, *waited);
+        backoff.pause();
       }
-      if (count == 0) backoff.pause();
     }
     if (count == MPI_UNDEFINED) count = 0;  // every receive has completed; only held ones remain
     for (int k = 0; k < count; ++k) {

@@ -75,16 +75,15 @@ class Replay {
     double exporting = 0;
     std::vector<LbEvent> events;
     for (int step = 0; step < s_.steps; ++step) {
-      loop_->run(graph_, step, o_.watchdog_seconds);
+      const bool lb_call = is_lb_point(s_, step);
+      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !lb_call && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
         loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
-        loop_->interrupt();
       }
-      if (!is_lb_point(s_, step)) continue;
-      loop_->interrupt();
+      if (!lb_call) continue;
       const int since = events.empty() ? 0 : events.back().step + 1;
       events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
     }

@@ -52,10 +52,9 @@ class StepLoop {
   // also starts the per-vertex times afresh. Collective.
   void rebuild(const LocalGraph& graph);
   // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
-  void run(const LocalGraph& graph, int step, double watchdog_seconds);
-  // Says that something other than steps ran since the last one (an LB call, an export),
-  // so the next step reads its own start instead of starting where the last one ended.
-  void interrupt() { last_end_.reset(); }
+  // `next_follows`: step + 1 runs next on this graph with nothing in between (no LB call,
+  // no export), so this step ends by preparing it: its weights and its posted messages.
+  void run(const LocalGraph& graph, int step, double watchdog_seconds, bool next_follows);
 
   // A barrier on the run's communicator under the step's watchdog (see HaloExchange::barrier).
   void barrier(int step, double watchdog_seconds, std::string_view where) const {
@@ -74,8 +73,11 @@ class StepLoop {
   [[nodiscard]] CommCensus census(const MachineInfo& machine) const;
 
  private:
-  [[nodiscard]] double run_bulk(int step, double watchdog_seconds);
-  [[nodiscard]] double run_message_driven(int step, double watchdog_seconds);
+  // The step's weights and its posted messages.
+  void prepare(const LocalGraph& graph, int step);
+  // Each returns the time spent in do_work; `start` is when its compute begins.
+  [[nodiscard]] double run_bulk(int step, double start, double watchdog_seconds);
+  [[nodiscard]] double run_message_driven(int step, double start, double watchdog_seconds);
   // Where component `component`'s vertex times go: empty when they are not kept.
   [[nodiscard]] std::span<double> vertex_times(std::size_t component);
 
@@ -92,7 +94,7 @@ class StepLoop {
   bool weights_ready_ = false;
   std::vector<std::vector<double>> phase_time_;
   bool time_vertices_;
-  std::optional<double> last_end_;  // when the last step ended, if nothing ran since
+  std::optional<double> prepared_at_;  // when the last step ended, having prepared the next one
   int steps_since_rebuild_ = 0;
   RankSteps steps_;
 };

@@ -132,7 +132,7 @@ class RunCommand(unittest.TestCase):
         self.assertRegex(out, r"METG\(50%\): replay .+, bare loop .+")
         floor = re.search(r"per-step floor \(no work\): replay ([\d.]+) us, bare loop ([\d.]+) us", out)
         self.assertAlmostEqual(float(floor.group(1)), float(rows[0][2]), places=3)
-        self.assertRegex(out, r"clock reads 3 x [\d.]+ ns")
+        self.assertRegex(out, r"clock reads \d x [\d.]+ ns")
         self.assertRegex(out, r"load average [\d.]+ [\d.]+ [\d.]+")
 
     def test_costs_fitted_from_runs_feed_the_auto_balancers_predictions(self):

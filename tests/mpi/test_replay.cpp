@@ -85,6 +85,23 @@ TEST(Replay, NoneNeverMigrates) {
   EXPECT_EQ(out.record.edge_cut, out.record.edge_cut_initial);
 }
 
+// Back-to-back steps share their boundary's clock read, and each prepares the next
+// (weights, posted messages) before it: with no work, that preparation is a large share of
+// a step, so time lost between steps would show here.
+TEST(Replay, StepsWithoutWorkAccountForTheWholeRun) {
+  Scenario s = scenario_from(kBase);
+  s.steps = 2000;
+  s.workload.unit_seconds = 0;
+  s.balancer.config = default_balancer_config(BalancerKind::none);
+  const RunOutcome out = run(s);
+  if (comm_rank(kWorld) != 0) return;
+  const double stepped = out.record.compute_time_s + out.record.wait_time_s;
+  EXPECT_GT(out.record.total_time_s, 0.0);
+  EXPECT_NEAR(stepped / out.record.total_time_s, 1.0, 0.01)
+      << "compute " << out.record.compute_time_s << " s, wait " << out.record.wait_time_s << " s, total "
+      << out.record.total_time_s << " s";
+}
+
 class Variants : public testing::TestWithParam<std::string> {};
 
 TEST_P(Variants, RunToTheEndWithCorrectOwnerTables) {

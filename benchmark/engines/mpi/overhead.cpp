@@ -26,9 +26,9 @@ namespace lbbench {
 namespace {
 
 // The replay's own step loop reads the clock this many times per step when it does not
-// time its vertices: the compute phase's start and end, and the step's end (which is the
-// next step's start).
-constexpr int kClockReadsPerStep = 3;
+// time its vertices: the compute phase's end, and the step's end, which is the next step's
+// start and its compute's (StepLoop::run).
+constexpr int kClockReadsPerStep = 2;
 constexpr std::size_t kMessageBytes = 16;
 // The peak rate is the median over the largest granularities, where the overhead no longer
 // matters, so that one noisy run at the top does not shift every efficiency.
