@@ -19,12 +19,16 @@ std::vector<OverheadPoint> floor_model(double replay_floor) {
   return points;
 }
 
-TEST(Overhead, ThePeakIsTheRateAtLargeGranularity) {
+TEST(Overhead, ThePeakIsBothLoopsRateAtLargeGranularity) {
   const auto points = floor_model(1e-6);
   // The last four points lose at most a 1/128 of their rate to the floor.
-  EXPECT_NEAR(peak_rate(points, true), 1.0, 1.0 / 128);
-  EXPECT_LT(peak_rate(points, true), 1.0);
-  EXPECT_GT(peak_rate(points, false), peak_rate(points, true));
+  EXPECT_NEAR(peak_rate(points), 1.0, 1.0 / 128);
+  EXPECT_LT(peak_rate(points), 1.0);
+  // A bare loop slowed at its largest tasks alone (the host was busy) moves the common
+  // peak less than its own would have moved.
+  auto noisy = points;
+  for (std::size_t i = noisy.size() - 4; i < noisy.size(); ++i) noisy[i].bare_step_s *= 1.5;
+  EXPECT_GT(peak_rate(noisy), 0.75);
 }
 
 TEST(Overhead, MetgIsWhereTheEfficiencyCrossesOneHalf) {
