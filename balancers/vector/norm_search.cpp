@@ -241,10 +241,9 @@ void NormSearchTree::add_nodes(int count) {
   if (rotated_) box_.resize(nodes_.size() * 2 * dims_);
 }
 
-// Splits at the median of the component (in the units the cost sees) whose spread
-// matters most to the cost, so sibling subtrees separate where their costs differ most.
-// Siblings take consecutive ids, so the search reads both children's bounds from
-// neighbouring memory.
+// Splits at the median of a component, so sibling subtrees separate where their costs
+// differ most. Siblings take consecutive ids, so the search reads both children's bounds
+// from neighbouring memory.
 void NormSearchTree::build(int id) {
   const int begin = nodes_[static_cast<std::size_t>(id)].begin, end = nodes_[static_cast<std::size_t>(id)].end;
   if (end - begin <= kLeafSize || (id == 0 && end - begin <= kScanUpTo)) {
@@ -261,20 +260,22 @@ void NormSearchTree::build(int id) {
     const auto at = static_cast<std::size_t>(rank) * dims_ + k;
     return rotated_ ? y_[at] : loads_[at] * inv_speed_[static_cast<std::size_t>(rank)];
   };
+  // In the rotated frame every split is on the diagonal (the first rotated axis). The
+  // query sits far out along it, so a rank's cost is its distance along the diagonal,
+  // squared, plus a much smaller part across it: ranks cut into slabs of that distance
+  // are pruned whole. Splitting instead on the axis of widest spread, weighted by how far
+  // out the points sit, cost 10-30% more time at 10^3-10^4 ranks (d = 2 and 4; see
+  // balancers/README.md). Without rotation: the component of widest spread.
   int split = 0;
   double widest = -1;
-  for (int k = 0; k < dims_; ++k) {
+  for (int k = 0; k < (rotated_ ? 0 : dims_); ++k) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (int i = begin; i < end; ++i) {
       lo = std::min(lo, position(order_[static_cast<std::size_t>(i)], k));
       hi = std::max(hi, position(order_[static_cast<std::size_t>(i)], k));
     }
-    // In the rotated frame a query sits far out along the diagonal, so the cost is far
-    // more sensitive there: weigh each spread by how far the points sit from the origin
-    // along that axis, roughly the cost's gradient.
-    const double weight = rotated_ ? (hi - lo) * (std::max(std::abs(lo), std::abs(hi)) + (hi - lo)) : hi - lo;
-    if (weight > widest) {
-      widest = weight;
+    if (hi - lo > widest) {
+      widest = hi - lo;
       split = k;
     }
   }

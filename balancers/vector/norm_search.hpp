@@ -22,8 +22,9 @@
 //
 // The leaves hold up to 32 ranks each, laid out component by component, so a leaf's costs
 // are one loop the compiler vectorizes (NormCost::batch, the same bits as the cost of
-// each rank alone). At 10,000 ranks and d = 2 a search visits 34 nodes per object over
-// a whole run, where leaves of 4 made it visit 54, and costs more ranks, cheaply.
+// each rank alone). In the rotated frame the tree splits only on the diagonal, into slabs
+// of the distance that dominates the cost. At 10,000 ranks a search visits 46 nodes and
+// costs 140 ranks per object over a whole run at d = 2, and 86 and 399 at d = 4.
 #pragma once
 
 #include <cstdint>
