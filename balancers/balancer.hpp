@@ -158,12 +158,18 @@ class Balancer {
   // After a call, on rank 0: what a strategy that chooses among others decided and why. It
   // goes into the record's LB entry; null for the rest.
   [[nodiscard]] virtual Json decision() const { return nullptr; }
+  // After a call (plan() or decide_serially()), alike on every rank: whether it promised
+  // that no rank's plan moves anything. The engines then skip the migration and what
+  // measures its effect (the census after it, the plan's prediction, the moved totals),
+  // collectives that on a wide-area machine cost more than the call itself.
+  [[nodiscard]] virtual bool promised_nothing_moves() const { return false; }
 };
 
 // The baseline: never moves anything.
 class NoneBalancer final : public Balancer {
  public:
   MigrationPlan plan(const LoadView&, MPI_Comm) override { return {}; }
+  [[nodiscard]] bool promised_nothing_moves() const override { return true; }
 };
 
 }  // namespace lbbench

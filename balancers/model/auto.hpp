@@ -120,6 +120,11 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] bool needs_vectors() const override { return chooser_.needs_vectors(); }
   [[nodiscard]] const Balancer& acting_for(double max_over_mean) const override;
   [[nodiscard]] Json decision() const override;
+  // What its choice promised: a call that chose (or kept) `none` moves nothing anywhere,
+  // whether it decided or reused the last decision.
+  [[nodiscard]] bool promised_nothing_moves() const override {
+    return chosen_ && candidates_[*chosen_]->promised_nothing_moves();
+  }
 
  private:
   AutoParams params_;

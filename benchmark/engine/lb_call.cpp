@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <numeric>
 #include <optional>
@@ -134,7 +135,46 @@ MovedTotals moved_totals(const MigrationStats& stats, const LocalGraph& graph, i
   return {static_cast<std::int64_t>(v[0]), static_cast<std::int64_t>(v[1]), v[2]};
 }
 
+// A call whose balancer promised that nothing moves anywhere: the distribution stays, so
+// the census after it is the one before, the plan's prediction is the loads as they are,
+// and nothing is migrated or totalled; the placement keeps its digest. Only the per-vertex
+// times start afresh, as after a migration. With `verify`, the promise is checked.
+void keep_the_distribution(const LbContext& ctx, const MigrationPlan& plan, const std::vector<Load>& vectors, int dims,
+                           StepLoop& loop, LbEvent& event) {
+  const int me = comm_rank(ctx.comm);
+  if (ctx.verify) {
+    const auto leaving = static_cast<std::int64_t>(
+        std::count_if(plan.moves.begin(), plan.moves.end(), [&](const Move& m) { return m.to != Rank{me}; }));
+    const std::int64_t moved = allreduce(leaving, MPI_SUM, ctx.comm);
+    if (moved != 0) {
+      throw AgreedRunError(fmt::format(
+          "the balancer promised that nothing moves at step {}, but its plan moves {} vertices", event.step, moved));
+    }
+  }
+  event.model_imbalance_predicted_after = event.model_imbalance_before;
+  if (dims > 1) {
+    const double objective = vector_objective_of(rank_components(vectors, dims, {}, me), ctx.comm);
+    LbVector v;
+    v.model_objective_before_s = objective;
+    v.model_objective_predicted_after_s = objective;
+    event.vector = v;
+  }
+  loop.restart_vertex_times();
+  event.after = event.before;
+  event.migrations = 0;
+  event.migrated_bytes = 0;
+  event.owners_digest = ctx.owners_digest;
+  event.elements_moved_max = 0;
+  event.migration_s = 0;
+}
+
 }  // namespace
+
+std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm) {
+  std::uint64_t share = owners_digest_share(graph, comm_rank(comm));
+  MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return share;
+}
 
 LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
                     int measured_since) {
@@ -196,6 +236,14 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   event.before = loop.census(ctx.machine);
   const double avg = view.total_load.seconds() / nranks;
   event.model_imbalance_before = imbalance(view.max_rank_load.seconds(), avg);
+  event.protocol = plan.protocol;
+  event.metrics = std::move(metrics);
+  event.prediction = plan.decision;
+  if (ctx.balancer.promised_nothing_moves()) {
+    keep_the_distribution(ctx, plan, vectors, dims, loop, event);
+    event.decision_s = allreduce(decision, MPI_MAX, ctx.comm);
+    return event;
+  }
   const PredictedAfter predicted = predict_after(ctx, plan, vectors, dims, avg);
   event.model_imbalance_predicted_after = predicted.imbalance;
   if (dims > 1) {
@@ -226,9 +274,6 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   event.elements_moved_max = allreduce(graph.num_local() - local_before + stats.vertices_sent, MPI_MAX, ctx.comm);
   event.decision_s = allreduce(decision, MPI_MAX, ctx.comm);
   event.migration_s = allreduce(migration, MPI_MAX, ctx.comm);
-  event.protocol = plan.protocol;
-  event.metrics = std::move(metrics);
-  event.prediction = plan.decision;
   return event;
 }
 

@@ -29,7 +29,11 @@ struct LbContext {
   MPI_Comm comm;                        // the run's, for reductions
   MPI_Comm balancer_comm;               // the balancer's own
   bool verify = false;                  // check every owner table after the migration
+  std::uint64_t owners_digest = 0;      // the placement's digest as it stands before the call
 };
+
+// The placement digest (core/hash.hpp) of the ranks' vertices. Collective.
+std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm);
 
 // Collective. `invocation` counts the calls before this one; `measured_since` is the
 // first step of the measured loads' window (the step after the previous call). The

@@ -1,6 +1,7 @@
 // The step loop (see step_loop.hpp).
 #include "engine/step_loop.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine/run_status.hpp"
@@ -39,6 +40,11 @@ void StepLoop::rebuild(const LocalGraph& graph) {
                      std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
   steps_since_rebuild_ = 0;
   weights_ready_ = false;
+}
+
+void StepLoop::restart_vertex_times() {
+  for (auto& times : phase_time_) std::fill(times.begin(), times.end(), 0.0);
+  steps_since_rebuild_ = 0;
 }
 
 std::span<double> StepLoop::vertex_times(std::size_t component) {

@@ -51,6 +51,9 @@ class StepLoop {
   // Builds the step's messages for the graph as it is now; after every migration, which
   // also starts the per-vertex times afresh. Collective.
   void rebuild(const LocalGraph& graph);
+  // Starts the per-vertex times afresh on the same graph: after an LB call that moved
+  // nothing.
+  void restart_vertex_times();
   // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
   // `next_follows`: step + 1 runs next on this graph with nothing in between (no LB call,
   // no export), so this step ends by preparing it: its weights and its posted messages.

@@ -102,6 +102,35 @@ TEST(Replay, StepsWithoutWorkAccountForTheWholeRun) {
       << out.record.total_time_s << " s";
 }
 
+// `auto` that can only choose `none` promises at every call that nothing moves, so the
+// call skips the migration and what measures it: the census after is the one before, and
+// the placement keeps its digest. (`run` verifies the promise collectively.)
+TEST(Replay, ACallThatPromisedNothingMovesKeepsTheDistributionAndItsDigest) {
+  std::string yaml = kBase;
+  yaml.replace(yaml.find("balancer: {name: greedy, period: 3}"),
+               std::string("balancer: {name: greedy, period: 3}").size(),
+               "balancer: {name: auto, period: 3, params: {candidates: [none]}}");
+  const RunOutcome out = run(scenario_from(yaml));
+  const RunOutcome moved = run(scenario_from(kBase));  // greedy
+  if (comm_rank(kWorld) != 0) return;
+  ASSERT_EQ(out.record.lb.size(), 2u);
+  for (const LbEvent& e : out.record.lb) {
+    EXPECT_EQ(e.migrations, 0);
+    EXPECT_EQ(e.migrated_bytes, 0);
+    EXPECT_EQ(e.migration_s, 0.0);
+    EXPECT_EQ(e.after.edge_cut, e.before.edge_cut);
+    EXPECT_EQ(e.after.messages_per_step, e.before.messages_per_step);
+    EXPECT_EQ(e.model_imbalance_predicted_after, e.model_imbalance_before);
+    ASSERT_TRUE(e.owners_digest.has_value());
+    EXPECT_EQ(e.prediction.value("chosen", std::string()), "none") << e.prediction.dump();
+  }
+  EXPECT_EQ(out.record.lb[0].owners_digest, out.record.lb[1].owners_digest);
+  // The digest is the starting placement's, which a call that moved something changes.
+  if (comm_size(kWorld) > 1) {
+    EXPECT_NE(moved.record.lb[0].owners_digest, out.record.lb[0].owners_digest);
+  }
+}
+
 class Variants : public testing::TestWithParam<std::string> {};
 
 TEST_P(Variants, RunToTheEndWithCorrectOwnerTables) {

@@ -71,13 +71,30 @@ struct ModelDecision {
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
 // The collectives of an LB call around its decision and migration (load totals, metrics,
-// the censuses, the plan's prediction, the migration's checks).
-double model_lb_overhead_s(const NetworkModel& net, int dims);
+// the censuses, the plan's prediction, the migration's checks); `kept`: of a call whose
+// balancer promised that nothing moves, which the engines run without what measures the
+// migration's effect (lb_call.cpp).
+double model_lb_overhead_s(const NetworkModel& net, int dims, bool kept);
 
 template <class CensusAfter>
 ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,
                           CensusAfter census_after) {
   ModelDecision d = model_decide(ctx, state, in);
+  if (ctx.balancer.promised_nothing_moves()) {
+    ModelLbCall out;
+    out.event = std::move(d.event);
+    out.event.model_imbalance_predicted_after = out.event.model_imbalance_before;
+    if (out.event.vector)
+      out.event.vector->model_objective_predicted_after_s = out.event.vector->model_objective_before_s;
+    out.event.after = out.event.before;
+    out.event.migrations = 0;
+    out.event.migrated_bytes = 0;
+    out.event.elements_moved_max = 0;
+    out.event.owners_digest = state.owners_digest();
+    out.event.migration_s = 0;
+    out.duration_s = out.event.decision_s + model_lb_overhead_s(ctx.net, ctx.dims, true);
+    return out;
+  }
   const ModelState::Placement place{[&](int r) { return ctx.net.node_of(r); },
                                     [&](int r) { return ctx.net.site_of(r); }};
   const MigrationTally tally = state.migrate(d.target, &place);
@@ -89,7 +106,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   out.event.elements_moved_max = tally.arrivals_max;
   out.event.owners_digest = state.owners_digest();
   out.event.migration_s = model_migration_s(ctx, tally);
-  out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims);
+  out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims, false);
   return out;
 }
 

@@ -269,7 +269,8 @@ class ModelRun {
     if (const FittedCost* d = fits.decision_of(s_.balancer.name())) {
       e.decision_s = d->seconds(v, static_cast<double>(state_.graph().global_edges), p_);
     }
-    if (fits.migration) {
+    // A call that promised to move nothing runs no migration to fit.
+    if (fits.migration && !balancer_->promised_nothing_moves()) {
       e.migration_s = fits.migration_s(v / p_, static_cast<double>(e.elements_moved_max.value_or(0)),
                                        static_cast<double>(s_.workload.element_bytes));
     }

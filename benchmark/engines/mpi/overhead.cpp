@@ -197,8 +197,7 @@ int overhead_command(bool quick) {
       return p.work_s > 0 ? fmt::format("{:>9.1f}%", 100 * p.work_s / step / peak) : "         -";
     };
     fmt::print("  {:>9.4f} us  {:>7}  {:>9.3f} us  {:>9.3f} us  {}  {}\n", p.work_s * 1e6, p.steps,
-               p.replay_step_s * 1e6, p.bare_step_s * 1e6, efficiency(p.replay_step_s),
-               efficiency(p.bare_step_s));
+               p.replay_step_s * 1e6, p.bare_step_s * 1e6, efficiency(p.replay_step_s), efficiency(p.bare_step_s));
   }
   const double replay_metg = efficiency_crossing(points, true, 0.5);
   const double bare_metg = efficiency_crossing(points, false, 0.5);
