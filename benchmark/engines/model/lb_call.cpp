@@ -387,14 +387,14 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
 
 double model_lb_overhead_s(const NetworkModel& net, int dims, bool kept) {
   const int vector_objective = dims > 1 ? 1 : 0;
-  // Load totals (2), the metrics' gather, the census before (4), the vector objective, and
+  // Load totals (2), the metrics' gather, the census before (1), the vector objective, and
   // the decision time.
-  if (kept) return net.small_gather_s() + (2 + 4 + vector_objective + 1) * net.allreduce_s(8);
-  // Load totals (2), the metrics' gather, the census before and after (4 + 4), the
+  if (kept) return net.small_gather_s() + (2 + 1 + vector_objective + 1) * net.allreduce_s(32);
+  // Load totals (2), the metrics' gather, the census before and after (1 + 1), the
   // prediction's exchange and reduction (and the vector objective's), the call's totals
-  // (4: the moved counts with the placement digest, the busiest receiver, the decision
-  // and the migration times).
-  return net.small_gather_s() + (2 + 4 + 4 + 1 + 4 + vector_objective) * net.allreduce_s(8) + net.barrier_s();
+  // (2: the moved counts with the placement digest; the busiest receiver with the decision
+  // and migration times).
+  return net.small_gather_s() + (2 + 1 + 1 + 1 + 2 + vector_objective) * net.allreduce_s(32) + net.barrier_s();
 }
 
 }  // namespace lbbench
