@@ -82,10 +82,21 @@ PredictedAfter predict_after(const LbContext& ctx, const MigrationPlan& plan, co
   return out;
 }
 
+// The ranks' loads as the call sees them: their total and largest, on every rank, and the
+// metrics, on rank 0.
+struct RankLoads {
+  double total = 0;
+  double max = 0;
+  std::optional<LbMetrics> metrics;
+};
+
 // Two doubles per rank, gathered on rank 0: the metrics need every rank's load (the rank
-// correlation sorts them), and nothing else of the graph.
-std::optional<LbMetrics> gather_load_metrics(const LbContext& ctx, const RankSteps& steps, double model_load, int step,
-                                             int measured_since) {
+// correlation sorts them), and nothing else of the graph. Rank 0 then sums them in rank
+// order (as the model engine does) and broadcasts the total and the largest: two
+// collectives where a gather and two reductions were three, each of which costs the
+// wide-area latency several times over on a machine of two sites.
+RankLoads gather_rank_loads(const LbContext& ctx, const RankSteps& steps, double model_load, int step,
+                            int measured_since) {
   double measured = 0;
   for (int s = measured_since; s <= step; ++s) measured += steps.compute[static_cast<std::size_t>(s)];
   measured /= static_cast<double>(step - measured_since + 1);
@@ -94,14 +105,22 @@ std::optional<LbMetrics> gather_load_metrics(const LbContext& ctx, const RankSte
   const auto nranks = static_cast<std::size_t>(comm_size(ctx.comm));
   std::vector<double> all(me == 0 ? 2 * nranks : 0);
   MPI_Gather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, ctx.comm);
-  if (me != 0) return std::nullopt;
-  std::vector<double> model(nranks);
-  std::vector<double> measured_loads(nranks);
-  for (std::size_t r = 0; r < nranks; ++r) {
-    model[r] = all[2 * r];
-    measured_loads[r] = all[2 * r + 1];
+  RankLoads out;
+  std::array<double, 2> total_and_max{0.0, 0.0};
+  if (me == 0) {
+    std::vector<double> model(nranks);
+    std::vector<double> measured_loads(nranks);
+    for (std::size_t r = 0; r < nranks; ++r) {
+      model[r] = all[2 * r];
+      measured_loads[r] = all[2 * r + 1];
+    }
+    total_and_max = {std::accumulate(model.begin(), model.end(), 0.0), *std::max_element(model.begin(), model.end())};
+    out.metrics = LbMetrics{load_moments(model), load_moments(measured_loads), rank_correlation(model, measured_loads)};
   }
-  return LbMetrics{load_moments(model), load_moments(measured_loads), rank_correlation(model, measured_loads)};
+  MPI_Bcast(total_and_max.data(), 2, MPI_DOUBLE, 0, ctx.comm);
+  out.total = total_and_max[0];
+  out.max = total_and_max[1];
+  return out;
 }
 
 void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
@@ -205,6 +224,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const std::vector<Load> loads = summed_loads(shown_vectors, dims);
   const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{}) +
                          std::accumulate(background.begin(), background.end(), Load{});
+  RankLoads rank_loads = gather_rank_loads(ctx, loop.steps(), rank_load.seconds(), step, measured_since);
   const LoadView view{.graph = shown,
                       .vertex_load = loads,
                       .dims = dims,
@@ -223,9 +243,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .steps_left = s.steps - step - 1,
                       .later_calls = lb_points_after(s, step),
                       .rank_load = rank_load,
-                      .total_load = Load(allreduce(rank_load.seconds(), MPI_SUM, ctx.comm)),
-                      .max_rank_load = Load(allreduce(rank_load.seconds(), MPI_MAX, ctx.comm))};
-  std::optional<LbMetrics> metrics = gather_load_metrics(ctx, loop.steps(), rank_load.seconds(), step, measured_since);
+                      .total_load = Load(rank_loads.total),
+                      .max_rank_load = Load(rank_loads.max)};
   const double t0 = ctx.engine.now();
   MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
   const double decision = ctx.engine.now() - t0;
@@ -237,7 +256,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const double avg = view.total_load.seconds() / nranks;
   event.model_imbalance_before = imbalance(view.max_rank_load.seconds(), avg);
   event.protocol = plan.protocol;
-  event.metrics = std::move(metrics);
+  event.metrics = std::move(rank_loads.metrics);
   event.prediction = plan.decision;
   if (ctx.balancer.promised_nothing_moves()) {
     keep_the_distribution(ctx, plan, vectors, dims, loop, event);
