@@ -130,6 +130,19 @@ void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
   }
 }
 
+// The census carried from the last call against one measured now: only a migration may
+// change it.
+void verify_census(const CommCensus& measured, const CommCensus& carried, int step) {
+  if (measured.edge_cut != carried.edge_cut || measured.edge_cut_bytes != carried.edge_cut_bytes ||
+      measured.messages_per_step != carried.messages_per_step ||
+      measured.cross_site_messages_per_step != carried.cross_site_messages_per_step) {
+    throw AgreedRunError(fmt::format(
+        "at the LB call of step {}, the census carried from the last call (edge cut {}, {} messages per step) is "
+        "not the one measured ({}, {})",
+        step, carried.edge_cut, carried.messages_per_step, measured.edge_cut, measured.messages_per_step));
+  }
+}
+
 // This rank's share of the placement digest (core/hash.hpp).
 std::uint64_t owners_digest_share(const LocalGraph& graph, int me) {
   std::uint64_t mine = 0;
@@ -252,7 +265,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
 
   LbEvent event;
   event.step = step;
-  event.before = loop.census(ctx.machine);
+  event.before = ctx.census;
+  if (ctx.verify) verify_census(loop.census(ctx.machine), ctx.census, step);
   const double avg = view.total_load.seconds() / nranks;
   event.model_imbalance_before = imbalance(view.max_rank_load.seconds(), avg);
   event.protocol = plan.protocol;

@@ -30,6 +30,9 @@ struct LbContext {
   MPI_Comm balancer_comm;               // the balancer's own
   bool verify = false;                  // check every owner table after the migration
   std::uint64_t owners_digest = 0;      // the placement's digest as it stands before the call
+  // The distribution's communication as it stands before the call: only a migration
+  // changes it, so it is the census after the last call that moved (or the run's first).
+  CommCensus census;
 };
 
 // The placement digest (core/hash.hpp) of the ranks' vertices. Collective.

@@ -87,6 +87,7 @@ class Replay {
       const int since = events.empty() ? 0 : events.back().step + 1;
       events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
       owners_digest_ = events.back().owners_digest.value_or(owners_digest_);
+      census_ = events.back().after;
     }
     const double elapsed = engine_.now() - t_start - exporting;
     if (exported) collectively(comm_, [&] { exported->close(); });
@@ -165,6 +166,7 @@ class Replay {
                                        StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices);
     loop_->rebuild(graph_);
     initial_census_ = loop_->census(machine_.info);
+    census_ = initial_census_;
     // An LB call that moves nothing keeps this digest; measured here, before the run's
     // clock starts, so that such a call adds no collective of its own.
     owners_digest_ = placement_digest(graph_, comm_);
@@ -181,7 +183,8 @@ class Replay {
                      .comm = comm_,
                      .balancer_comm = lb_comm_,
                      .verify = o_.verify,
-                     .owners_digest = owners_digest_};
+                     .owners_digest = owners_digest_,
+                     .census = census_};
   }
 
   [[nodiscard]] Provenance provenance(const std::string& start_time) const {
@@ -215,6 +218,7 @@ class Replay {
   std::unique_ptr<ComputePhase> work_;
   std::unique_ptr<StepLoop> loop_;
   CommCensus initial_census_;
+  CommCensus census_;                // the distribution's, as of the last LB call (or the start)
   std::uint64_t owners_digest_ = 0;  // the placement's, as of the last LB call (or the start)
 };
 
