@@ -17,14 +17,19 @@
 // has its lower corner far below all of them. The Euclidean norm does not change under
 // rotation, so each subtree also keeps its bounding box in a rotated frame whose first
 // axis is the diagonal (a Helmert basis); the distance from the rotated query to that box
-// is a tight bound. It is computed differently from the cost itself, so it is used with a
-// relative margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
+// is a tight bound. A second bound comes from expanding the square: a rank's cost is
+// ||u||² + 2 u·x + ||x||² (u its scaled load), so a subtree's smallest ||u||² plus twice
+// its lower corner's dot product with x bounds every rank in it; it is tighter where a
+// subtree's points spread across the diagonal (at 10,000 ranks, a third fewer ranks
+// costed at d = 2 and d = 4), and it is used from 4,096 ranks on.
+// Both are computed differently from the cost itself, so they are used with a relative
+// margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
 //
 // The leaves hold up to 32 ranks each, laid out component by component, so a leaf's costs
 // are one loop the compiler vectorizes (NormCost::batch, the same bits as the cost of
 // each rank alone). In the rotated frame the tree splits only on the diagonal, into slabs
-// of the distance that dominates the cost. At 10,000 ranks a search visits 46 nodes and
-// costs 140 ranks per object over a whole run at d = 2, and 86 and 399 at d = 4.
+// of the distance that dominates the cost. At 10,000 ranks a search costs 92 ranks per
+// object over a whole run at d = 2 and 271 at d = 4 (140 and 399 with the box alone).
 #pragma once
 
 #include <cstdint>
@@ -115,6 +120,9 @@ class NormSearchTree {
   [[nodiscard]] double corner_bound(int node, std::span<const double> x) const;
   template <int D>
   [[nodiscard]] double box_bound(int node) const;
+  // p = 2: the smallest squared norm below plus twice the lower corner's dot product with
+  // the query, plus the query's squared norm (x_norm2), at the smallest 1/speed.
+  [[nodiscard]] double lifted_bound(int node, std::span<const double> x, double x_norm2) const;
   void scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best);
 
   int dims_;
@@ -129,10 +137,13 @@ class NormSearchTree {
   std::vector<double> point_load_, point_inv_, point_y_;
   std::vector<Node> nodes_;
   std::vector<double> lo_;  // per node: the component-wise minimum of its points
+  // Per node (p = 2): the smallest squared norm of its points' scaled loads.
+  std::vector<double> least_norm2_;
   // The rotated frame (p = 2 only): basis rows, each rank's rotated scaled load
   // (rank-major), each node's rotated box (its d lower ends, then its d upper ends), and the
   // current rotated query.
   bool rotated_ = false;
+  bool expanded_ = false;  // p = 2 at many ranks: the expanded square's bound too
   std::vector<double> basis_;
   std::vector<double> y_;
   std::vector<double> box_;
