@@ -70,10 +70,10 @@ struct ModelDecision {
 };
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
-// The collectives of an LB call around its decision and migration (load totals, metrics,
-// the censuses, the plan's prediction, the migration's checks); `kept`: of a call whose
-// balancer promised that nothing moves, which the engines run without what measures the
-// migration's effect (lb_call.cpp).
+// The collectives of an LB call around its decision and migration (the loads' gather and
+// broadcast, the census after, the plan's prediction, the call's totals, the migration's
+// barrier); `kept`: of a call whose balancer promised that nothing moves, which the
+// engines run without what measures the migration's effect (engine/lb_call.cpp).
 double model_lb_overhead_s(const NetworkModel& net, int dims, bool kept);
 
 template <class CensusAfter>
