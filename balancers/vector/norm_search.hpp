@@ -25,9 +25,9 @@
 // Both are computed differently from the cost itself, so they are used with a relative
 // margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
 //
-// The leaves hold up to 32 ranks each, laid out component by component, so a leaf's costs
-// are one loop the compiler vectorizes (NormCost::batch, the same bits as the cost of
-// each rank alone). In the rotated frame the tree splits only on the diagonal, into slabs
+// The leaves hold up to 32 ranks each (64 from 8,192 ranks on), laid out component by
+// component, so a leaf's costs are one loop the compiler vectorizes (NormCost::batch, the
+// same bits as the cost of each rank alone). In the rotated frame the tree splits only on the diagonal, into slabs
 // of the distance that dominates the cost. At 10,000 ranks a search costs 92 ranks per
 // object over a whole run at d = 2 and 271 at d = 4 (140 and 399 with the box alone).
 #pragma once
@@ -143,7 +143,9 @@ class NormSearchTree {
   // (rank-major), each node's rotated box (its d lower ends, then its d upper ends), and the
   // current rotated query.
   bool rotated_ = false;
-  bool expanded_ = false;  // p = 2 at many ranks: the expanded square's bound too
+  bool expanded_ = false;
+  int leaf_size_ = 0;  // a leaf holds up to this many ranks, and at least half  // p = 2 at many ranks: the expanded
+                       // square's bound too
   std::vector<double> basis_;
   std::vector<double> y_;
   std::vector<double> box_;

@@ -72,8 +72,8 @@ void expect_valid(const GlobalProblem& p, const Assignment& a) {
 
 TEST(NormSearch, TreeAnswersExactlyAsTheScanUnderAddsAndRemovals) {
   // 37 ranks are one leaf, scanned in one batch; 300 make a tree of leaves; from 4,096
-  // ranks on, p = 2 also bounds by the expanded square.
-  for (const int ranks : {37, 300, 4100}) {
+  // ranks on, p = 2 also bounds by the expanded square, and from 8,192 leaves are wider.
+  for (const int ranks : {37, 300, 4100, 8200}) {
     for (const double p : {1.0, 2.0, 3.0, 2.5, std::numeric_limits<double>::infinity(), -2.0}) {
       for (const int dims : {1, 2, 4}) {
         std::vector<double> loads(static_cast<std::size_t>(ranks * dims)), inv(static_cast<std::size_t>(ranks));
