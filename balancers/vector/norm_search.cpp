@@ -396,10 +396,11 @@ bool NormSearchTree::refresh_inner(int node) {
   const auto la = static_cast<std::size_t>(n.left) * d, ra = static_cast<std::size_t>(n.right) * d;
   bool changed = false;
   for (std::size_t k = 0; k < d; ++k) changed |= set(lo_[at + k], std::min(lo_[la + k], lo_[ra + k]));
-  if (rotated_)
+  if (expanded_) {
     changed |=
         set(least_norm2_[static_cast<std::size_t>(node)],
             std::min(least_norm2_[static_cast<std::size_t>(n.left)], least_norm2_[static_cast<std::size_t>(n.right)]));
+  }
   if (rotated_) {
     double* box = box_.data() + 2 * at;
     const double* lb = box_.data() + 2 * la;
