@@ -133,9 +133,7 @@ void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
 // The census carried from the last call against one measured now: only a migration may
 // change it.
 void verify_census(const CommCensus& measured, const CommCensus& carried, int step) {
-  if (measured.edge_cut != carried.edge_cut || measured.edge_cut_bytes != carried.edge_cut_bytes ||
-      measured.messages_per_step != carried.messages_per_step ||
-      measured.cross_site_messages_per_step != carried.cross_site_messages_per_step) {
+  if (measured != carried) {
     throw AgreedRunError(fmt::format(
         "at the LB call of step {}, the census carried from the last call (edge cut {}, {} messages per step) is "
         "not the one measured ({}, {})",
@@ -167,10 +165,9 @@ MovedTotals moved_totals(const MigrationStats& stats, const LocalGraph& graph, i
   return {static_cast<std::int64_t>(v[0]), static_cast<std::int64_t>(v[1]), v[2]};
 }
 
-// A call whose balancer promised that nothing moves anywhere: the distribution stays, so
-// the census after it is the one before, the plan's prediction is the loads as they are,
-// and nothing is migrated or totalled; the placement keeps its digest. Only the per-vertex
-// times start afresh, as after a migration. With `verify`, the promise is checked.
+// A call whose balancer promised that nothing moves anywhere: nothing is migrated or
+// totalled (record_kept_distribution), and only the per-vertex times start afresh, as
+// after a migration. With `verify`, the promise is checked.
 void keep_the_distribution(const LbContext& ctx, const MigrationPlan& plan, const std::vector<Load>& vectors, int dims,
                            StepLoop& loop, LbEvent& event) {
   const int me = comm_rank(ctx.comm);
@@ -183,21 +180,13 @@ void keep_the_distribution(const LbContext& ctx, const MigrationPlan& plan, cons
           "the balancer promised that nothing moves at step {}, but its plan moves {} vertices", event.step, moved));
     }
   }
-  event.model_imbalance_predicted_after = event.model_imbalance_before;
   if (dims > 1) {
-    const double objective = vector_objective_of(rank_components(vectors, dims, {}, me), ctx.comm);
     LbVector v;
-    v.model_objective_before_s = objective;
-    v.model_objective_predicted_after_s = objective;
+    v.model_objective_before_s = vector_objective_of(rank_components(vectors, dims, {}, me), ctx.comm);
     event.vector = v;
   }
   loop.restart_vertex_times();
-  event.after = event.before;
-  event.migrations = 0;
-  event.migrated_bytes = 0;
-  event.owners_digest = ctx.owners_digest;
-  event.elements_moved_max = 0;
-  event.migration_s = 0;
+  record_kept_distribution(event, ctx.owners_digest);
 }
 
 }  // namespace

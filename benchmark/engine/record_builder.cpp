@@ -139,6 +139,17 @@ void fill_measured(std::vector<LbEvent>& events, const Totals& t, int nranks) {
 
 }  // namespace
 
+void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest) {
+  event.model_imbalance_predicted_after = event.model_imbalance_before;
+  if (event.vector) event.vector->model_objective_predicted_after_s = event.vector->model_objective_before_s;
+  event.after = event.before;
+  event.migrations = 0;
+  event.migrated_bytes = 0;
+  event.elements_moved_max = 0;
+  event.owners_digest = owners_digest;
+  event.migration_s = 0;
+}
+
 bool is_lb_point(const Scenario& s, int step) {
   return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
 }

@@ -68,6 +68,12 @@ struct RecordFacts {
 // The record of a run from its totals and LB calls (no communication).
 RunRecord assemble_record(RecordFacts facts, const StepTotals& totals, std::vector<LbEvent> events);
 
+// An LB call whose balancer promised that nothing moves anywhere: the distribution stays,
+// so the census after it is the one before, the plan's prediction is the loads as they are
+// (the vector objective's too, where `event.vector` has its before), nothing moved, and
+// the placement keeps `owners_digest`. Both engines record such a call alike.
+void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest);
+
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
 // Whether any step of the run is an LB point.

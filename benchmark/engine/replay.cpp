@@ -85,9 +85,7 @@ class Replay {
       }
       if (!lb_call) continue;
       const int since = events.empty() ? 0 : events.back().step + 1;
-      events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
-      owners_digest_ = events.back().owners_digest.value_or(owners_digest_);
-      census_ = events.back().after;
+      events.push_back(run_lb_call(lb_context(events), graph_, *loop_, step, static_cast<int>(events.size()), since));
     }
     const double elapsed = engine_.now() - t_start - exporting;
     if (exported) collectively(comm_, [&] { exported->close(); });
@@ -166,25 +164,27 @@ class Replay {
                                        StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices);
     loop_->rebuild(graph_);
     initial_census_ = loop_->census(machine_.info);
-    census_ = initial_census_;
     // An LB call that moves nothing keeps this digest; measured here, before the run's
     // clock starts, so that such a call adds no collective of its own.
-    owners_digest_ = placement_digest(graph_, comm_);
+    initial_digest_ = placement_digest(graph_, comm_);
   }
 
-  [[nodiscard]] LbContext lb_context() const {
-    return LbContext{.scenario = s_,
-                     .engine = engine_,
-                     .machine = machine_.info,
-                     .field = *field_,
-                     .balancer = *balancer_,
-                     .migrator = *migrator_,
-                     .prediction_exchange = *prediction_exchange_,
-                     .comm = comm_,
-                     .balancer_comm = lb_comm_,
-                     .verify = o_.verify,
-                     .owners_digest = owners_digest_,
-                     .census = census_};
+  // The context of the next LB call, after `events`: the distribution as the last call
+  // left it (or as the run began).
+  [[nodiscard]] LbContext lb_context(const std::vector<LbEvent>& events) const {
+    return LbContext{
+        .scenario = s_,
+        .engine = engine_,
+        .machine = machine_.info,
+        .field = *field_,
+        .balancer = *balancer_,
+        .migrator = *migrator_,
+        .prediction_exchange = *prediction_exchange_,
+        .comm = comm_,
+        .balancer_comm = lb_comm_,
+        .verify = o_.verify,
+        .owners_digest = events.empty() ? initial_digest_ : events.back().owners_digest.value_or(initial_digest_),
+        .census = events.empty() ? initial_census_ : events.back().after};
   }
 
   [[nodiscard]] Provenance provenance(const std::string& start_time) const {
@@ -218,8 +218,7 @@ class Replay {
   std::unique_ptr<ComputePhase> work_;
   std::unique_ptr<StepLoop> loop_;
   CommCensus initial_census_;
-  CommCensus census_;                // the distribution's, as of the last LB call (or the start)
-  std::uint64_t owners_digest_ = 0;  // the placement's, as of the last LB call (or the start)
+  std::uint64_t initial_digest_ = 0;  // the placement's as the run began
 };
 
 }  // namespace

@@ -30,6 +30,7 @@ struct CommCensus {
   std::int64_t edge_cut_bytes = 0;                // bytes they carry per step
   std::int64_t messages_per_step = 0;             // messages per step
   std::int64_t cross_site_messages_per_step = 0;  // of which between sites
+  bool operator==(const CommCensus&) const = default;
 };
 
 // Pearce's metrics of the per-rank loads at an LB call: as the balancer was told them (the

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "balancers/balancer.hpp"
+#include "engine/record_builder.hpp"
 #include "engines/model/network.hpp"
 #include "engines/model/state.hpp"
 #include "record/run_record.hpp"
@@ -83,15 +84,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   if (ctx.balancer.promised_nothing_moves()) {
     ModelLbCall out;
     out.event = std::move(d.event);
-    out.event.model_imbalance_predicted_after = out.event.model_imbalance_before;
-    if (out.event.vector)
-      out.event.vector->model_objective_predicted_after_s = out.event.vector->model_objective_before_s;
-    out.event.after = out.event.before;
-    out.event.migrations = 0;
-    out.event.migrated_bytes = 0;
-    out.event.elements_moved_max = 0;
-    out.event.owners_digest = state.owners_digest();
-    out.event.migration_s = 0;
+    record_kept_distribution(out.event, state.owners_digest());
     out.duration_s = out.event.decision_s + model_lb_overhead_s(ctx.net, ctx.dims, true);
     return out;
   }
