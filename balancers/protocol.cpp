@@ -339,36 +339,48 @@ void DistributedBalancer::prepare(MPI_Comm comm) {
   exchange_parent_ = comm;
 }
 
+std::pair<double, double> DistributedBalancer::rank_load_extremes(const LoadView& view) {
+  // A background counts among the largest loads, so that no sum of quanta overflows.
+  auto extremes = load_extremes(view.vertex_load);
+  extremes.second =
+      std::max(extremes.second, std::accumulate(view.background.begin(), view.background.end(), Load{}).seconds());
+  return extremes;
+}
+
+int DistributedBalancer::rank_quantum_shift(const LoadView& view, double min_positive, double max_load) {
+  return Quantum::shift_needed(view.vertex_load, min_positive, max_load);
+}
+
+std::unique_ptr<RankProtocol> DistributedBalancer::rank_protocol(const LoadView& view, const Quantum& quantum,
+                                                                 const ProtocolContext& ctx) const {
+  return make_protocol(work_from_view(view, quantum, needs_locality()), ctx);
+}
+
+std::vector<Move> DistributedBalancer::rank_moves(const RankProtocol& protocol, Rank rank) {
+  const std::vector<Rank> owners = protocol.owners();  // one per local vertex
+  std::vector<Move> moves;
+  for (std::size_t v = 0; v < owners.size(); ++v) {
+    if (owners[v] != rank) moves.push_back({static_cast<LocalIndex>(v), owners[v]});
+  }
+  return moves;
+}
+
 MigrationPlan DistributedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   prepare(comm);
   // Each piece of this rank's own code below is pure, and charged as charge_pure does.
-  // A background counts among the largest loads, so that no sum of quanta overflows.
-  const auto [min_positive, max_load] = charge_pure([&] {
-    auto extremes = load_extremes(view.vertex_load);
-    extremes.second =
-        std::max(extremes.second, std::accumulate(view.background.begin(), view.background.end(), Load{}).seconds());
-    return extremes;
-  });
+  const auto [min_positive, max_load] = charge_pure([&] { return rank_load_extremes(view); });
   double extremes[2] = {-min_positive, max_load};
   MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, comm);
   // The quantum's shift needs the extremes over all ranks: a second, one-int reduction.
-  int shift = charge_pure([&] { return Quantum::shift_needed(view.vertex_load, -extremes[0], extremes[1]); });
+  int shift = charge_pure([&] { return rank_quantum_shift(view, -extremes[0], extremes[1]); });
   MPI_Allreduce(MPI_IN_PLACE, &shift, 1, MPI_INT, MPI_MAX, comm);
   const Quantum quantum = Quantum::from_extremes(-extremes[0], extremes[1], shift);
 
   const ProtocolContext ctx{.seed = view.seed, .invocation = view.invocation};
-  const std::unique_ptr<RankProtocol> protocol =
-      charge_pure([&] { return make_protocol(work_from_view(view, quantum, needs_locality()), ctx); });
+  const std::unique_ptr<RankProtocol> protocol = charge_pure([&] { return rank_protocol(view, quantum, ctx); });
   MigrationPlan out;
   out.protocol = run_protocol_mpi(*protocol, *exchange_);
-  out.moves = charge_pure([&] {
-    const std::vector<Rank> owners = protocol->owners();
-    std::vector<Move> moves;
-    for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
-      if (owners[static_cast<std::size_t>(v)] != view.rank) moves.push_back({v, owners[static_cast<std::size_t>(v)]});
-    }
-    return moves;
-  });
+  out.moves = charge_pure([&] { return rank_moves(*protocol, view.rank); });
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "balancers/balancer.hpp"
@@ -163,6 +164,18 @@ class DistributedBalancer : public Balancer {
                      observer);
   }
   [[nodiscard]] bool needs_graph() const final { return needs_locality(); }
+
+  // plan()'s own code on one rank, piece by piece, as plan() runs it between its
+  // collectives: the rank's smallest positive and largest load (its background among the
+  // largest), the quantum's shift its loads need given the extremes over all ranks, its
+  // protocol, and its moves once the protocol ran. A driver that runs every rank in one
+  // process (the model engine) times each piece on each rank, as SMPI charges it there.
+  [[nodiscard]] static std::pair<double, double> rank_load_extremes(const LoadView& view);
+  [[nodiscard]] static int rank_quantum_shift(const LoadView& view, double min_positive, double max_load);
+  [[nodiscard]] std::unique_ptr<RankProtocol> rank_protocol(const LoadView& view, const Quantum& quantum,
+                                                            const ProtocolContext& ctx) const;
+  [[nodiscard]] static std::vector<Move> rank_moves(const RankProtocol& protocol, Rank rank);
+
   [[nodiscard]] virtual std::unique_ptr<RankProtocol> make_protocol(RankWork work,
                                                                     const ProtocolContext& ctx) const = 0;
   // Diffusion needs the neighbor ranks of each unit; the others only need loads.

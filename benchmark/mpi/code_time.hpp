@@ -86,16 +86,25 @@ double shorter_of_two(Once&& once, Between&& between, Again&& again) {
   return std::min(first, wall_seconds() - restart);
 }
 
-// Runs pure code (the same inputs give the same result, and it changes nothing else) and
-// charges it. Where code is charged, it runs twice and the shorter run is charged (see
-// shorter_of_two).
+// Runs pure code (the same inputs give the same result, and it changes nothing else)
+// twice and sets `seconds` to the shorter run's time (see shorter_of_two), as charge_pure
+// charges it.
+template <class Code>
+auto time_pure(Code&& code, double& seconds) -> decltype(code()) {
+  std::optional<decltype(code())> result;
+  seconds = shorter_of_two([&] { result.emplace(code()); }, [&] { result.reset(); }, [&] { result.emplace(code()); });
+  return std::move(*result);
+}
+
+// Runs pure code and charges it. Where code is charged, it runs twice and the shorter run
+// is charged (time_pure).
 template <class Code>
 auto charge_pure(Code&& code) -> decltype(code()) {
   if (!code_is_charged()) return code();
-  std::optional<decltype(code())> result;
-  charge_code(
-      shorter_of_two([&] { result.emplace(code()); }, [&] { result.reset(); }, [&] { result.emplace(code()); }));
-  return std::move(*result);
+  double seconds = 0;
+  auto result = time_pure(code, seconds);
+  charge_code(seconds);
+  return result;
 }
 
 }  // namespace lbbench

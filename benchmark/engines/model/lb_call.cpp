@@ -2,6 +2,7 @@
 #include "engines/model/lb_call.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "balancers/centralized.hpp"
@@ -11,6 +12,7 @@
 #include "engine/load_model.hpp"
 #include "engine/migration.hpp"
 #include "engine/record_builder.hpp"
+#include "mpi/code_time.hpp"
 
 namespace lbbench {
 
@@ -221,11 +223,120 @@ struct Decided {
   std::optional<ProtocolStats> protocol;
 };
 
-Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const GlobalProblem& pr) {
+// One rank's part of the graph as its LocalGraph holds it: its vertices in local order,
+// each neighbor with its current owner. No protocol reads coordinates or vertex weights,
+// so they are left out.
+LocalGraph rank_graph(const ModelState& state, int rank) {
+  const LocalGraph& g = state.graph();
+  LocalGraph part = g.facts_only();
+  part.dim = 0;
+  part.ncon = 0;
+  const auto local = state.vertices_of(rank);
+  std::int64_t edges = 0;
+  for (const std::int64_t pos : local) edges += g.degree(static_cast<LocalIndex>(pos));
+  part.reserve_more(static_cast<std::int64_t>(local.size()), edges);
+  for (const std::int64_t pos : local) {
+    const auto v = static_cast<LocalIndex>(pos);
+    const std::span<const std::int32_t> weights =
+        g.has_edge_weights ? std::span<const std::int32_t>(g.adj_weight)
+                                 .subspan(static_cast<std::size_t>(g.xadj[v]), static_cast<std::size_t>(g.degree(v)))
+                           : std::span<const std::int32_t>{};
+    part.add_vertex(g.gid[static_cast<std::size_t>(pos)], g.neighbors(v), g.neighbor_owners(v), weights, {}, {});
+  }
+  return part;
+}
+
+// A distributed decision run rank by rank as plan() runs on each rank: the rank's load
+// extremes, the quantum's shift, its protocol built from its own part of the graph, and
+// its moves, each timed on its own as SMPI charges it (the shorter of two runs), each
+// costing the slowest rank's time, since a collective follows each. The protocol's
+// rounds are priced by RoundPricer. Only for a graph without pinned vertices, whose
+// objects are every rank's vertices in (rank, local index) order.
+Decided decide_rank_by_rank(const ModelLbContext& ctx, const DistributedBalancer& balancer, const ModelState& state,
+                            const GlobalProblem& pr) {
+  const int p = pr.nranks;
+  std::vector<std::size_t> begin(static_cast<std::size_t>(p) + 1, 0);
+  for (const Rank r : pr.owner) ++begin[static_cast<std::size_t>(r.value()) + 1];
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  const LocalGraph no_graph;
+  auto view_of = [&](int r, const LocalGraph& graph) {
+    const auto i = static_cast<std::size_t>(r);
+    // What the protocol's set-up reads: the rank's graph and loads (no pinned vertices,
+    // so no background and no fixed peers).
+    return LoadView{.graph = graph,
+                    .vertex_load = std::span<const Load>(pr.load).subspan(begin[i], begin[i + 1] - begin[i]),
+                    .vertex_load_vec = {},
+                    .background = {},
+                    .fixed_peers = {},
+                    .machine = ctx.machine,
+                    .rank = Rank{r},
+                    .nranks = p,
+                    .seed = pr.seed,
+                    .invocation = pr.invocation,
+                    .rank_load = {},
+                    .total_load = {},
+                    .max_rank_load = {}};
+  };
+  double slowest_extremes = 0;
+  double min_positive = HUGE_VAL;
+  double max_load = 0;
+  for (int r = 0; r < p; ++r) {
+    double seconds = 0;
+    const auto [lo, hi] =
+        time_pure([&] { return DistributedBalancer::rank_load_extremes(view_of(r, no_graph)); }, seconds);
+    slowest_extremes = std::max(slowest_extremes, seconds);
+    min_positive = std::min(min_positive, lo);
+    max_load = std::max(max_load, hi);
+  }
+  double slowest_shift = 0;
+  int shift = 0;
+  for (int r = 0; r < p; ++r) {
+    double seconds = 0;
+    shift = std::max(
+        shift,
+        time_pure([&] { return DistributedBalancer::rank_quantum_shift(view_of(r, no_graph), min_positive, max_load); },
+                  seconds));
+    slowest_shift = std::max(slowest_shift, seconds);
+  }
+  const Quantum quantum = Quantum::from_extremes(min_positive, max_load, shift);
+  const ProtocolContext pctx{.seed = pr.seed, .invocation = pr.invocation};
+  double slowest_setup = 0;
+  std::vector<std::unique_ptr<RankProtocol>> ranks;
+  ranks.reserve(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const LocalGraph graph = rank_graph(state, r);
+    double seconds = 0;
+    ranks.push_back(time_pure([&] { return balancer.rank_protocol(view_of(r, graph), quantum, pctx); }, seconds));
+    slowest_setup = std::max(slowest_setup, seconds);
+  }
+  RoundPricer pricer(ctx.net, ctx.code_scale);
+  Decided d;
+  d.protocol = run_protocol_serial(ranks, &pricer);
+  double slowest_moves = 0;
+  d.assignment.reserve(pr.size());
+  for (int r = 0; r < p; ++r) {
+    double seconds = 0;
+    static_cast<void>(time_pure(
+        [&] { return DistributedBalancer::rank_moves(*ranks[static_cast<std::size_t>(r)], Rank{r}); }, seconds));
+    slowest_moves = std::max(slowest_moves, seconds);
+    const std::vector<Rank> owners = ranks[static_cast<std::size_t>(r)]->owners();
+    d.assignment.insert(d.assignment.end(), owners.begin(), owners.end());
+  }
+  const NetworkModel& net = ctx.net;
+  // The extremes' and the shift's reductions before; the protocol's totals after (4).
+  d.decision_s = (slowest_extremes + slowest_shift + slowest_setup + slowest_moves) * ctx.code_scale +
+                 pricer.total_s() + net.allreduce_s(16) + net.allreduce_s(4) + 4 * net.allreduce_s(8);
+  return d;
+}
+
+Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const ModelState& state, const GlobalProblem& pr) {
   const NetworkModel& net = ctx.net;
   const double scale = ctx.code_scale;
   Decided d;
   if (const auto* distributed = dynamic_cast<const DistributedBalancer*>(&balancer)) {
+    if (!state.graph().has_pinned()) return decide_rank_by_rank(ctx, *distributed, state, pr);
+    // With pinned vertices, the serial reference on the whole problem, its set-up charged
+    // by the busiest rank's share.
     RoundPricer pricer(net, scale);
     ProtocolStats stats;
     const double cpu0 = code_cpu_seconds();
@@ -293,7 +404,7 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
 
   // A strategy that chooses among others may hand this call to the one it chose.
   const Balancer& acting = ctx.balancer.acting_for(avg > 0 ? lmax / avg : 1.0);
-  Decided d = decide(ctx, acting, pr);
+  Decided d = decide(ctx, acting, state, pr);
   e.decision_s = d.decision_s;
   e.protocol = d.protocol;
   e.prediction = ctx.balancer.decision();
