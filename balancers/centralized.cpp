@@ -156,9 +156,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   Assignment assignment;
   if (me == 0) {
     const ChargedCode solving;  // the strategy's decision, on rank 0
-    problem.owner.reserve(static_cast<std::size_t>(total));
-    for (int r = 0; r < nranks; ++r)
-      problem.owner.insert(problem.owner.end(), static_cast<std::size_t>(counts[r]), Rank{r});
+    problem.owner = owners_in_rank_order(counts);
     assignment = solve(problem);
   }
   std::vector<Rank> mine(static_cast<std::size_t>(local));
@@ -172,6 +170,14 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     if (mine[static_cast<std::size_t>(v)] != view.rank) out.moves.push_back({v, mine[static_cast<std::size_t>(v)]});
   }
   return out;
+}
+
+std::vector<Rank> owners_in_rank_order(std::span<const int> counts) {
+  std::vector<Rank> owner;
+  owner.reserve(static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), std::int64_t{0})));
+  for (std::size_t r = 0; r < counts.size(); ++r)
+    owner.insert(owner.end(), static_cast<std::size_t>(counts[r]), Rank{static_cast<int>(r)});
+  return owner;
 }
 
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment) {

@@ -3,6 +3,7 @@
 // directly, at a million objects, with no MPI.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "balancers/balancer.hpp"
@@ -73,6 +74,11 @@ class CentralizedBalancer : public Balancer {
   // them. Vector strategies need each object's load vector, not only its sum
   // (needs_vectors).
 };
+
+// Each gathered object's current rank, from the gather's counts per rank: what rank 0
+// builds before it solves (plan() charges it with the solve, and the model engine times it
+// alike).
+std::vector<Rank> owners_in_rank_order(std::span<const int> counts);
 
 // Per-rank load sums of an assignment, background included, each divided by the rank's speed.
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment);

@@ -353,10 +353,14 @@ Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const ModelS
     d.protocol = stats;
     return d;
   }
-  const double cpu0 = code_cpu_seconds();
-  d.assignment = balancer.decide_serially(pr, nullptr);
-  const double cpu = code_cpu_seconds() - cpu0;
   if (dynamic_cast<const CentralizedBalancer*>(&balancer)) {
+    // Rank 0 lists the gathered objects' owners, then solves; both are charged.
+    std::vector<int> counts(static_cast<std::size_t>(pr.nranks), 0);
+    for (const Rank r : pr.owner) ++counts[static_cast<std::size_t>(r.value())];
+    const double cpu0 = code_cpu_seconds();
+    static_cast<void>(owners_in_rank_order(counts));
+    d.assignment = balancer.decide_serially(pr, nullptr);
+    const double cpu = code_cpu_seconds() - cpu0;
     // The other sites' shares of the gather and the scatter cross the wide-area link.
     const Gathered g = gathered(balancer, pr, ctx.dims);
     const double scattered = 4.0 * static_cast<double>(pr.size());
@@ -365,7 +369,9 @@ Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const ModelS
                    net.wan_s(remote * g.bytes) + cpu * scale + net.scatterv_s(scattered) +
                    net.wan_s(remote * scattered);
   } else {
-    d.decision_s = cpu * scale / pr.nranks;  // every rank decides for its own vertices
+    const double cpu0 = code_cpu_seconds();
+    d.assignment = balancer.decide_serially(pr, nullptr);
+    d.decision_s = (code_cpu_seconds() - cpu0) * scale / pr.nranks;  // every rank decides for its own vertices
   }
   return d;
 }
