@@ -214,7 +214,9 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                                            .invocation = invocation,
                                            .weights = loop.weights(),
                                            .phase_time = loop.phase_time(),
-                                           .steps_since_last_call = loop.steps_since_rebuild()});
+                                           .steps_since_last_call = loop.steps_since_rebuild(),
+                                           .phase_time_summed = &loop.phase_time_summed(),
+                                           .step = step});
   // Vertices that never move are not shown to the balancer; their load is the rank's
   // background.
   std::optional<MovablePart> movable;

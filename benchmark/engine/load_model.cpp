@@ -1,8 +1,10 @@
 // The application model (see load_model.hpp).
 #include "engine/load_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "core/hash.hpp"
@@ -43,10 +45,32 @@ std::vector<double> message_cost_estimates(const LoadModelInputs& in) {
   return cost;
 }
 
+// The steps from an LB call after `step` to the next call, or to the run's end.
+int steps_ahead(const Scenario& s, int step) { return std::max(1, std::min(s.balancer.period, s.steps - step - 1)); }
+
+// A vertex's measured time per step, carried forward to the steps until the next call.
+// `trend`: the least-squares line through its n steps since the last call (y_i at
+// i = 1..n) is averaged over the steps ahead (n + 1 .. n + h), whose middle lies
+// (n + h) / 2 steps past the steps' own middle. A line needs two steps; a negative
+// forecast is none.
+double measured_load(const LoadModelInputs& in, std::size_t v, std::size_t k) {
+  const double n = in.steps_since_last_call;
+  const double sum = in.phase_time[k][v];
+  const double mean = sum / n;
+  if (in.scenario.forecast != LoadForecast::trend || n < 2) return mean;
+  if (in.phase_time_summed == nullptr || in.phase_time_summed->size() <= k)
+    throw std::logic_error("the trend forecast needs the summed vertex times");
+  // Σ i·y_i = (n + 1)·Σ y_i − Σ_j Σ_{i≤j} y_i; the slope is Σ (i − t̄)·y_i / Σ (i − t̄)².
+  const double weighted = (n + 1) * sum - (*in.phase_time_summed)[k][v];
+  const double slope = (weighted - (n + 1) / 2 * sum) / (n * (n * n - 1) / 12);
+  const double h = steps_ahead(in.scenario, in.step);
+  return std::max(0.0, mean + slope * (n + h) / 2);
+}
+
 // Vertex at `v` (a position in the graph), component k.
 double modeled_load(const LoadModelInputs& in, std::int64_t v, std::size_t k) {
   switch (in.scenario.model) {
-    case AppModel::measured: return in.phase_time[k][static_cast<std::size_t>(v)] / in.steps_since_last_call;
+    case AppModel::measured: return measured_load(in, static_cast<std::size_t>(v), k);
     case AppModel::weights:
     case AppModel::weights_no_comm:
       return in.weights[k][static_cast<std::size_t>(v)] * in.scenario.workload.unit_seconds;

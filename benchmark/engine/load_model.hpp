@@ -1,5 +1,6 @@
 // The application model (Pearce et al.): what a balancer is told each local vertex costs
-// at an LB call. `measured`: its do_work time per step since the last call; `weights`: its
+// at an LB call. `measured`: its do_work time per step since the last call, carried
+// forward by the scenario's forecast (its mean, or its trend); `weights`: its
 // weight times unit_seconds plus what its messages cost at α + β·bytes; `weights-no-comm`:
 // the weight alone; `counts`: one unit each. The scenario's model_error then scales or
 // drops vertices on purpose (Section 7.1).
@@ -29,6 +30,10 @@ struct LoadModelInputs {
   const std::vector<std::vector<double>>& weights;  // per component, per local vertex
   const std::vector<std::vector<double>>& phase_time;  // per component, per local vertex, since the last call
   int steps_since_last_call = 1;
+  // For `forecast: trend`: phase_time summed as it stood after each step since the last
+  // call (StepLoop::phase_time_summed), and the step after which the call runs.
+  const std::vector<std::vector<double>>* phase_time_summed = nullptr;
+  int step = 0;
 };
 
 // Each of the rank's vertices' load vector as the model tells it (dims components,

@@ -195,6 +195,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
   r.balancer_params = s.balancer.config.params_json();
   r.lb_period = s.balancer.period;
   r.model = to_string(s.model);
+  r.forecast = to_string(s.forecast);
   r.engine = std::string(facts.engine);
   r.machine = s.machine.preset;
   r.ranks = nranks;

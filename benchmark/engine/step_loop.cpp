@@ -39,17 +39,27 @@ void StepLoop::rebuild(const LocalGraph& graph) {
   if (run_status::watching()) run_status::exchanges_with(exchange_->peers());
   phase_time_.assign(static_cast<std::size_t>(field_.dims()),
                      std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
+  if (time_vertices_ && s_.forecast == LoadForecast::trend) phase_time_summed_ = phase_time_;
   steps_since_rebuild_ = 0;
   weights_ready_ = false;
 }
 
 void StepLoop::restart_vertex_times() {
   for (auto& times : phase_time_) std::fill(times.begin(), times.end(), 0.0);
+  for (auto& sums : phase_time_summed_) std::fill(sums.begin(), sums.end(), 0.0);
   steps_since_rebuild_ = 0;
 }
 
 std::span<double> StepLoop::vertex_times(std::size_t component) {
   return time_vertices_ ? std::span<double>(phase_time_[component]) : std::span<double>();
+}
+
+void StepLoop::sum_vertex_times() {
+  for (std::size_t k = 0; k < phase_time_summed_.size(); ++k) {
+    std::vector<double>& sums = phase_time_summed_[k];
+    const std::vector<double>& times = phase_time_[k];
+    for (std::size_t v = 0; v < sums.size(); ++v) sums[v] += times[v];
+  }
 }
 
 void StepLoop::prepare(const LocalGraph& graph, int step) {
@@ -73,7 +83,8 @@ void StepLoop::run(const LocalGraph& graph, int step, double watchdog_seconds, b
   const double computing = s_.workload.schedule == Schedule::bulk ? run_bulk(step, start, watchdog_seconds)
                                                                   : run_message_driven(step, start, watchdog_seconds);
   // The next step's weights and posts count as this step's time out of do_work, as they
-  // would have as the next one's.
+  // would have as the next one's; so does the forecast's sum.
+  sum_vertex_times();
   if (next_follows) prepare(graph, step + 1);
   const double t_end = engine_.now();
   if (next_follows) prepared_at_ = t_end;

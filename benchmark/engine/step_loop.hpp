@@ -70,6 +70,10 @@ class StepLoop {
   // Per component, per local vertex: do_work time summed since the last rebuild (zeros
   // unless the loop times its vertices).
   [[nodiscard]] const std::vector<std::vector<double>>& phase_time() const { return phase_time_; }
+  // Per component, per local vertex: phase_time summed over the steps since the last
+  // rebuild as it stood after each (kept only for `forecast: trend`, which fits a line
+  // through each vertex's steps; see engine/load_model.hpp).
+  [[nodiscard]] const std::vector<std::vector<double>>& phase_time_summed() const { return phase_time_summed_; }
   [[nodiscard]] int steps_since_rebuild() const { return steps_since_rebuild_; }
   // The communication the current distribution causes per step, over all ranks.
   // Collective.
@@ -83,6 +87,8 @@ class StepLoop {
   [[nodiscard]] double run_message_driven(int step, double start, double watchdog_seconds);
   // Where component `component`'s vertex times go: empty when they are not kept.
   [[nodiscard]] std::span<double> vertex_times(std::size_t component);
+  // Adds this step's phase_time to phase_time_summed, where the forecast needs it.
+  void sum_vertex_times();
 
   const Scenario& s_;
   const Engine& engine_;
@@ -96,6 +102,7 @@ class StepLoop {
   std::vector<std::vector<double>> weights_;
   bool weights_ready_ = false;
   std::vector<std::vector<double>> phase_time_;
+  std::vector<std::vector<double>> phase_time_summed_;
   bool time_vertices_;
   std::optional<double> prepared_at_;  // when the last step ended, having prepared the next one
   int steps_since_rebuild_ = 0;

@@ -326,6 +326,7 @@ Json to_json(const RunRecord& r) {
   j["balancer_params"] = r.balancer_params;
   j["lb_period"] = r.lb_period;
   j["model"] = r.model;
+  j["forecast"] = r.forecast;
   j["engine"] = r.engine;
   j["machine"] = r.machine;
   j["ranks"] = r.ranks;
@@ -396,6 +397,7 @@ RunRecord run_record_from_json(const Json& j) {
   r.balancer_params = f.need<Json>("balancer_params");
   r.lb_period = f.get<int>("lb_period", 0);
   r.model = f.get<std::string>("model", "");
+  r.forecast = f.get<std::string>("forecast", "mean");
   r.engine = f.need<std::string>("engine");
   r.machine = f.need<std::string>("machine");
   r.ranks = f.need<int>("ranks");

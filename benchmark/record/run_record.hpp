@@ -166,6 +166,7 @@ struct RunRecord {
   Json balancer_params = Json::object();
   int lb_period = 0;
   std::string model;
+  std::string forecast = "mean";  // how measured loads were carried forward (scenario key forecast)
   std::string engine;
   std::string machine;
   int ranks = 0;

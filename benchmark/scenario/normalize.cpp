@@ -155,6 +155,7 @@ Json normalized(const Scenario& s) {
   if (s.machine.speeds.size() > 1) machine["speeds"] = s.machine.speeds;
   j["machine"] = machine;
   j["model"] = to_string(s.model);
+  if (s.forecast != LoadForecast::mean) j["forecast"] = to_string(s.forecast);
   // Only when set, so scenarios (and sweep run ids) without it normalize as before.
   if (s.model_error.any()) j["model_error"] = Json{{"noise", s.model_error.noise}, {"omit", s.model_error.omit}};
   if (s.cores) j["cores"] = s.cores->per_core.empty() ? Json(s.cores->count) : Json(s.cores->per_core);

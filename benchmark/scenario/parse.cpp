@@ -589,6 +589,12 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b, dims);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
   s.model = choose(root, "model", kAppModels, AppModel::measured);
+  s.forecast = choose(root, "forecast", kLoadForecasts, LoadForecast::mean);
+  if (s.forecast == LoadForecast::trend && s.model != AppModel::measured) {
+    node_for(root, "forecast")
+        .fail(fmt::format("the trend forecast extrapolates measured times; it needs model: measured (not {})",
+                          to_string(s.model)));
+  }
   if (auto e = root.find("model_error")) s.model_error = parse_model_error(*e);
   if (auto c = root.find("cores")) s.cores = parse_cores(*c);
   if (auto r = root.find("reorder")) s.reorder = parse_reorder(*r);

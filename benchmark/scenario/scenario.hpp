@@ -207,6 +207,14 @@ inline constexpr NameTable<AppModel, 4> kAppModels{{{AppModel::measured, "measur
                                                     {AppModel::weights_no_comm, "weights-no-comm"},
                                                     {AppModel::counts, "counts"}}};
 
+// How measured loads are carried forward to the steps after an LB call: as their mean
+// since the last call (constant), or along each vertex's least-squares line through its
+// steps since the last call, averaged over the steps until the next call (a drifting or
+// refining load is then told as it will be, not as it was on average).
+enum class LoadForecast { mean, trend };
+inline constexpr NameTable<LoadForecast, 2> kLoadForecasts{
+    {{LoadForecast::mean, "mean"}, {LoadForecast::trend, "trend"}}};
+
 // A wrong application model on purpose (Pearce et al., Section 7.1): each vertex's modeled
 // load is multiplied by mean-one log-normal noise of this sigma, and a share of the
 // vertices, drawn at random, is left out of the model altogether.
@@ -227,6 +235,7 @@ struct Scenario {
   BalancerSpec balancer;
   MachineSpec machine;
   AppModel model = AppModel::measured;
+  LoadForecast forecast = LoadForecast::mean;
   ModelError model_error;
   std::optional<CoresSpec> cores;
   std::optional<ReorderSpec> reorder;
@@ -266,6 +275,7 @@ inline std::string_view to_string(DistributionKind k) { return name_of(kDistribu
 inline std::string_view to_string(MessageMode m) { return name_of(kMessageModes, m); }
 inline std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
 inline std::string_view to_string(AppModel m) { return name_of(kAppModels, m); }
+inline std::string_view to_string(LoadForecast f) { return name_of(kLoadForecasts, f); }
 inline std::string_view weight_model_name(const WeightModel& w) { return kWeightModelNames[w.index()]; }
 inline std::string_view evolution_name(const Evolution& e) { return kEvolutionNames[e.index()]; }
 

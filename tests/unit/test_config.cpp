@@ -70,7 +70,7 @@ TEST(ScenarioErrors, MisspelledTopLevelKey) {
             "100000000])");
   EXPECT_EQ(error_of(replace(kValid, "seed:", "sede:")),
             "s.yaml:2:1: sede: unknown key 'sede'. Did you mean 'seed'? Expected one of: balancer, cores, "
-            "distribution, machine, mesh, model, model_error, name, ranks, reorder, seed, steps, workload.");
+            "distribution, forecast, machine, mesh, model, model_error, name, ranks, reorder, seed, steps, workload.");
 }
 
 TEST(ScenarioErrors, MisspelledNestedKey) {
@@ -124,6 +124,9 @@ TEST(ScenarioErrors, UnknownNameWithSuggestion) {
       << balancer;
   const std::string model = error_of(replace(kValid, "model: hotspot", "model: hotpsot"));
   EXPECT_NE(model.find("Did you mean 'hotspot'?"), std::string::npos) << model;
+  const std::string forecast = error_of(std::string(kValid) + "forecast: trnd\n");
+  EXPECT_NE(forecast.find("s.yaml:15:11: forecast: unknown value 'trnd'. Did you mean 'trend'?"), std::string::npos)
+      << forecast;
 }
 
 TEST(ScenarioErrors, UnknownBalancerParam) {
@@ -156,6 +159,10 @@ TEST(ScenarioErrors, ContradictoryKeys) {
   EXPECT_NE(phases.find("workload.weights: with evolution.kind phases, each phase gives its own weights"),
             std::string::npos)
       << phases;
+  // The trend forecast extrapolates measured times; a weight model has none to fit.
+  EXPECT_EQ(error_of(std::string(kValid) + "model: weights\nforecast: trend\n"),
+            "s.yaml:16:11: forecast: the trend forecast extrapolates measured times; it needs model: measured (not "
+            "weights)");
   const std::string dim = error_of(replace(kValid, "center: [0.5, 0.5]", "center: [0.5, 0.5, 0.5]"));
   EXPECT_NE(dim.find("workload.weights.center: has 3 entries but the mesh is 2-D"), std::string::npos) << dim;
 }

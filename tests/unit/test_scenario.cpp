@@ -162,6 +162,11 @@ mesh: {generator: grid2d, nx: 4, ny: 4}
 model: counts
 model_error: {noise: 0.3, omit: 0.15}
 )",
+    R"(name: g
+steps: 4
+mesh: {generator: grid2d, nx: 4, ny: 4}
+forecast: trend
+)",
 };
 
 // Key paths documented in a reference table's first column: rows starting "| `key` |".

@@ -78,7 +78,9 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
                                              .invocation = in.invocation,
                                              .weights = in.weights,
                                              .phase_time = in.phase_time,
-                                             .steps_since_last_call = in.steps_since_last_call});
+                                             .steps_since_last_call = in.steps_since_last_call,
+                                             .phase_time_summed = &in.phase_time_summed,
+                                             .step = in.step});
     const std::vector<Load> loads = summed_loads(vectors, ctx.dims);
     const auto local = state.vertices_of(r);
     for (std::size_t i = 0; i < local.size(); ++i) {
@@ -495,7 +497,7 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   // allreduces). Between sites, every flow shares the one wide-area link.
   const auto messages_in = static_cast<double>(std::min<std::int64_t>(tally.arrivals_max, net.nranks()));
   const double data =
-      std::max({net.bulk_transfer_s(tally.node_flows), tally.receiver_bytes_max / net.preset().loopback_bandwidth,
+      std::max({net.bulk_transfer_s(tally.rank_flows), tally.receiver_bytes_max / net.preset().loopback_bandwidth,
                 net.wan_s(tally.cross_site_bytes)}) +
       static_cast<double>(messages_in) * net.receive_overhead_s(tally.receiver_bytes_max / std::max(1.0, messages_in)) +
       net.latency_s(0, std::min(1, net.nranks() - 1));

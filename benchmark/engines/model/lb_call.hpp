@@ -48,6 +48,9 @@ struct ModelLbInputs {
   const std::vector<std::vector<double>>& weights;     // per component, by position
   const std::vector<std::vector<double>>& phase_time;  // per component, by position, since the last call
   int steps_since_last_call = 1;
+  // phase_time summed as it stood after each step since the last call (for the trend
+  // forecast; empty otherwise).
+  const std::vector<std::vector<double>>& phase_time_summed;
   const std::vector<double>& measured_rank_load;  // per rank: compute per step since the last call
   CommCensus before;
 };

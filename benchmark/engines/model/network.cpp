@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <queue>
 
 namespace lbbench {
 
@@ -74,46 +77,240 @@ double NetworkModel::node_bandwidth_Bps() const {
   return preset_.topology == Topology::torus ? 2 * preset_.link_bandwidth : preset_.link_bandwidth;
 }
 
-double NetworkModel::busiest_torus_link_bytes(std::span<const NodeFlow> flows) const {
-  // SimGrid's torus: hosts numbered with the first dimension fastest; a route fixes one
-  // dimension after another, going up when the target is at most half the ring ahead and
-  // down otherwise. Each link between neighbors carries each direction separately.
+int NetworkModel::links_per_site() const {
+  // A torus: each node's link to its next neighbor in every dimension, each direction
+  // apart. Elsewhere: each node's own link, out and in.
+  return preset_.topology == Topology::torus ? layout_.hosts_per_site * static_cast<int>(layout_.torus_shape.size()) * 2
+                                             : layout_.hosts_per_site * 2;
+}
+
+void NetworkModel::append_route(int from_host, int to_host, std::vector<int>& links) const {
+  if (preset_.topology != Topology::torus) {
+    links.push_back(from_host * 2);
+    links.push_back(to_host * 2 + 1);
+    return;
+  }
+  // SimGrid's torus (TorusZone): hosts numbered with the first dimension fastest; a route
+  // fixes one dimension after another. It goes up when the target lies ahead by at most
+  // half the ring without wrapping, or when the source sits past the middle and the target
+  // is within half a ring ahead across the wrap; down otherwise. So a tie goes down from
+  // the lower half, and in a ring of two, 1 reaches 0 going down: both directions use the
+  // link between 0 and 1 that node 0 declares, never node 1's.
   const auto& shape = layout_.torus_shape;
-  const std::size_t dims = shape.size();
-  std::vector<double> link_bytes(static_cast<std::size_t>(layout_.hosts_per_site) * dims * 2, 0.0);
-  for (const NodeFlow& f : flows) {
-    const int site = f.from / layout_.hosts_per_site;
-    if (site != f.to / layout_.hosts_per_site) continue;  // the WAN's, priced apart
-    int host = f.from - site * layout_.hosts_per_site;
-    const int target = f.to - site * layout_.hosts_per_site;
-    int stride = 1;
-    for (std::size_t d = 0; d < dims; stride *= shape[d], ++d) {
-      const int size = shape[d];
-      int at = host / stride % size;
-      const int ahead = ((target / stride % size - at) % size + size) % size;
-      const bool up = ahead <= size / 2;
-      for (int hop = 0; hop < (up ? ahead : size - ahead); ++hop) {
-        link_bytes[(static_cast<std::size_t>(host) * dims + d) * 2 + (up ? 0 : 1)] += f.bytes;
-        const int next = (at + (up ? 1 : size - 1)) % size;
-        host += (next - at) * stride;
-        at = next;
+  const auto dims = static_cast<int>(shape.size());
+  int host = from_host;
+  int stride = 1;
+  for (int d = 0; d < dims; stride *= shape[static_cast<std::size_t>(d)], ++d) {
+    const int size = shape[static_cast<std::size_t>(d)];
+    int at = host / stride % size;
+    const int target = to_host / stride % size;
+    if (at == target) continue;
+    const bool up = (target > at && target <= at + size / 2) || (at > size / 2 && (at + size / 2) % size >= target);
+    const int ahead = ((target - at) % size + size) % size;
+    for (int hop = 0; hop < (up ? ahead : size - ahead); ++hop) {
+      links.push_back((host * dims + d) * 2 + (up ? 0 : 1));
+      const int next = (at + (up ? 1 : size - 1)) % size;
+      host += (next - at) * stride;
+      at = next;
+    }
+  }
+}
+
+namespace {
+
+// SimGrid's SMPI network model weighs each flow's share of a link by the inverse of its
+// penalty: its route's latency plus weight_S over each of its links' bandwidth
+// (network/weight-S, 8,775 under network/model:SMPI), so a flow over more hops gets less.
+constexpr double kSmpiWeightS = 8775;
+
+// Flows that would finish within this fraction of the earliest finish finish with it, so
+// the rates are solved once per group rather than once per flow: the solves are bounded
+// by the spread of the finish times, and the transfer ends at most this fraction early.
+constexpr double kFinishTogether = 0.01;
+
+// Beyond this many flows the busiest link bounds the transfer instead (flow by flow costs
+// about flows x route length x groups).
+constexpr std::size_t kMaxFluidFlows = 200000;
+
+// Flows on shared links: each flow's route as link ids (CSR), and each link's flows.
+struct FluidNetwork {
+  std::vector<double> bytes;
+  std::vector<double> weight;  // 1 / penalty
+  // A rendezvous message flows once its receiver posts the receive, and a rank receives
+  // one message at a time: flows that wait for their receiver's previous one name it
+  // (-1: the flow starts at once).
+  std::vector<std::int64_t> after;
+  std::vector<std::int64_t> route_begin{0};
+  std::vector<int> route;
+  std::vector<double> capacity;  // per link
+  std::vector<std::int64_t> flows_begin;
+  std::vector<int> flows_of_link;
+
+  [[nodiscard]] std::span<const int> route_of(std::size_t f) const {
+    return {route.data() + route_begin[f], static_cast<std::size_t>(route_begin[f + 1] - route_begin[f])};
+  }
+  [[nodiscard]] std::span<const int> flows_on(std::size_t l) const {
+    return {flows_of_link.data() + flows_begin[l], static_cast<std::size_t>(flows_begin[l + 1] - flows_begin[l])};
+  }
+  void index_links() {
+    flows_begin.assign(capacity.size() + 1, 0);
+    for (const int l : route) ++flows_begin[static_cast<std::size_t>(l) + 1];
+    for (std::size_t l = 0; l < capacity.size(); ++l) flows_begin[l + 1] += flows_begin[l];
+    flows_of_link.resize(route.size());
+    std::vector<std::int64_t> fill(flows_begin.begin(), flows_begin.end() - 1);
+    for (std::size_t f = 0; f + 1 < route_begin.size(); ++f) {
+      for (const int l : route_of(f)) {
+        flows_of_link[static_cast<std::size_t>(fill[static_cast<std::size_t>(l)]++)] = static_cast<int>(f);
       }
     }
   }
-  return link_bytes.empty() ? 0.0 : *std::max_element(link_bytes.begin(), link_bytes.end());
+};
+
+// The weighted max-min fair rates of the active flows, by progressive filling: the link
+// with the least capacity per unit of its unfixed flows' weight saturates first and fixes
+// their rates (weight x its level); their use leaves the other links.
+std::vector<double> max_min_rates(const FluidNetwork& n, const std::vector<char>& active) {
+  const std::size_t flows = n.bytes.size();
+  std::vector<double> capacity = n.capacity;
+  std::vector<double> weight_sum(capacity.size(), 0.0);
+  std::vector<int> unfixed(capacity.size(), 0);
+  for (std::size_t f = 0; f < flows; ++f) {
+    if (!active[f]) continue;
+    for (const int l : n.route_of(f)) {
+      weight_sum[static_cast<std::size_t>(l)] += n.weight[f];
+      ++unfixed[static_cast<std::size_t>(l)];
+    }
+  }
+  struct Level {
+    double level;
+    int link;
+    int version;
+    bool operator>(const Level& o) const { return level > o.level; }
+  };
+  std::vector<int> version(capacity.size(), 0);
+  std::priority_queue<Level, std::vector<Level>, std::greater<>> queue;
+  auto push = [&](std::size_t l) {
+    if (unfixed[l] > 0) queue.push({std::max(0.0, capacity[l]) / weight_sum[l], static_cast<int>(l), version[l]});
+  };
+  for (std::size_t l = 0; l < capacity.size(); ++l) push(l);
+  std::vector<double> rate(flows, 0.0);
+  std::vector<char> fixed(flows, 0);
+  while (!queue.empty()) {
+    const Level top = queue.top();
+    queue.pop();
+    const auto l = static_cast<std::size_t>(top.link);
+    if (top.version != version[l] || unfixed[l] == 0) continue;
+    for (const int fi : n.flows_on(l)) {
+      const auto f = static_cast<std::size_t>(fi);
+      if (!active[f] || fixed[f]) continue;
+      fixed[f] = 1;
+      rate[f] = top.level * n.weight[f];
+      for (const int mi : n.route_of(f)) {
+        const auto m = static_cast<std::size_t>(mi);
+        capacity[m] -= rate[f];
+        weight_sum[m] -= n.weight[f];
+        --unfixed[m];
+        ++version[m];
+        if (m != l) push(m);
+      }
+    }
+  }
+  return rate;
 }
 
-double NetworkModel::bulk_transfer_s(std::span<const NodeFlow> flows) const {
-  if (preset_.topology == Topology::torus) return busiest_torus_link_bytes(flows) / preset_.link_bandwidth;
-  std::vector<double> out(static_cast<std::size_t>(nodes()), 0.0);
-  std::vector<double> in(out.size(), 0.0);
-  for (const NodeFlow& f : flows) {
-    out[static_cast<std::size_t>(f.from)] += f.bytes;
-    in[static_cast<std::size_t>(f.to)] += f.bytes;
+// When the last flow has its bytes: the rates are solved, the flows that finish first (and
+// those within kFinishTogether of them) end, and the rest go on at new rates.
+double fluid_transfer_s(const FluidNetwork& n) {
+  std::vector<double> left = n.bytes;
+  std::vector<char> active(left.size(), 0);
+  std::vector<std::int64_t> next(left.size(), -1);  // the flow that waits for this one
+  for (std::size_t f = 0; f < left.size(); ++f) {
+    if (n.after[f] < 0) {
+      active[f] = 1;
+    } else {
+      next[static_cast<std::size_t>(n.after[f])] = static_cast<std::int64_t>(f);
+    }
+  }
+  std::size_t running = left.size();
+  double now = 0;
+  while (running > 0) {
+    const std::vector<double> rate = max_min_rates(n, active);
+    double first = HUGE_VAL;
+    for (std::size_t f = 0; f < left.size(); ++f) {
+      if (active[f] && rate[f] > 0) first = std::min(first, left[f] / rate[f]);
+    }
+    if (!std::isfinite(first)) break;  // no active flow crosses a link
+    for (std::size_t f = 0; f < left.size(); ++f) {
+      if (!active[f]) continue;
+      if (rate[f] > 0 && left[f] / rate[f] <= first * (1 + kFinishTogether)) {
+        active[f] = 0;
+        --running;
+        if (next[f] >= 0) active[static_cast<std::size_t>(next[f])] = 2;  // from the next round of rates on
+      } else {
+        left[f] -= rate[f] * first;
+      }
+    }
+    for (char& a : active) a = a == 2 ? 1 : a;
+    now += first;
+  }
+  return now;
+}
+
+}  // namespace
+
+double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows) const {
+  // Each receiver takes its messages in the order of their senders.
+  std::vector<RankFlow> ordered(flows.begin(), flows.end());
+  std::sort(ordered.begin(), ordered.end(),
+            [](const RankFlow& a, const RankFlow& b) { return std::pair(a.to, a.from) < std::pair(b.to, b.from); });
+  FluidNetwork n;
+  const int per_site = links_per_site();
+  n.capacity.assign(static_cast<std::size_t>(per_site) * static_cast<std::size_t>(preset_.sites),
+                    preset_.link_bandwidth);
+  const double per_hop_penalty = preset_.link_latency + kSmpiWeightS / preset_.link_bandwidth;
+  std::int64_t last_rendezvous = -1;
+  int receiver = -1;
+  for (const RankFlow& f : ordered) {
+    const int from = node_of(f.from);
+    const int to = node_of(f.to);
+    const int site = site_of(f.from);
+    if (site != site_of(f.to) || f.bytes <= 0) continue;  // the WAN's
+    if (f.to != receiver) {
+      receiver = f.to;
+      last_rendezvous = -1;
+    }
+    const auto flow = static_cast<std::int64_t>(n.bytes.size());
+    if (from == to) {
+      // The loopback is no shared link: the flow's own, at the loopback's bandwidth.
+      n.route.push_back(static_cast<int>(n.capacity.size()));
+      n.capacity.push_back(preset_.loopback_bandwidth);
+      n.weight.push_back(1.0 / preset_.loopback_latency);
+    } else {
+      const int base = site * layout_.hosts_per_site;
+      const std::size_t first = n.route.size();
+      append_route(from - base, to - base, n.route);
+      for (std::size_t i = first; i < n.route.size(); ++i) n.route[i] += site * per_site;
+      n.weight.push_back(1.0 / (hops_within_site(from - base, to - base) * per_hop_penalty));
+    }
+    n.route_begin.push_back(static_cast<std::int64_t>(n.route.size()));
+    n.bytes.push_back(f.bytes);
+    const bool rendezvous = f.bytes >= preset_.eager_bytes;
+    n.after.push_back(rendezvous ? last_rendezvous : -1);
+    if (rendezvous) last_rendezvous = flow;
+  }
+  if (n.bytes.empty()) return 0.0;
+  if (n.bytes.size() <= kMaxFluidFlows) {
+    n.index_links();
+    return fluid_transfer_s(n);
+  }
+  // Too many flows to follow: the busiest link's bytes, or the busiest receiver's.
+  std::vector<double> link_bytes(n.capacity.size(), 0.0);
+  for (std::size_t f = 0; f < n.bytes.size(); ++f) {
+    for (const int l : n.route_of(f)) link_bytes[static_cast<std::size_t>(l)] += n.bytes[f];
   }
   double busiest = 0;
-  for (std::size_t n = 0; n < out.size(); ++n) busiest = std::max({busiest, out[n], in[n]});
-  return busiest / preset_.link_bandwidth;
+  for (std::size_t l = 0; l < link_bytes.size(); ++l) busiest = std::max(busiest, link_bytes[l] / n.capacity[l]);
+  return busiest;
 }
 
 double NetworkModel::allreduce_s(double bytes) const {

@@ -13,12 +13,9 @@
 // gather into rank 0 and the scatter out of it (node_bandwidth_Bps: on a torus twice the link's, as measured under
 // SMPI, since SimGrid routes dimension by dimension and a node's traffic leaves mostly by
 // the two directions of its first dimension; elsewhere its one link's); and for a
-// migration, on the busiest link: every node-to-node flow is routed as SimGrid routes it
-// on a torus and the most loaded directed link sets the time (elsewhere each node's link
-// out and in). A step's small halo messages share nothing. SimGrid shares every link's
-// bandwidth max-min fairly among the flows that cross it, so a flow finishes later than
-// the busiest link's bound when it also crosses other loaded links: the model is
-// optimistic there (prefix's migration at 256 bgq ranks: 0.024 s against SMPI's 0.030).
+// migration, flow by flow: every rank-to-rank message is routed as SimGrid routes it and
+// the links are shared max-min fairly, weighted as SMPI weighs flows, the rates solved
+// again as flows finish (bulk_transfer_s). A step's small halo messages share nothing.
 #pragma once
 
 #include <span>
@@ -28,8 +25,9 @@
 
 namespace lbbench {
 
-// Bytes a bulk transfer (a migration) moves from one node to another.
-struct NodeFlow {
+// Bytes a bulk transfer (a migration) moves from one rank to another: one message, one
+// flow on the network.
+struct RankFlow {
   int from = 0;
   int to = 0;
   double bytes = 0;
@@ -60,11 +58,15 @@ class NetworkModel {
   }
   // What one node sends or receives per second to or from the rest of the machine.
   [[nodiscard]] double node_bandwidth_Bps() const;
-  // Seconds until flows between nodes that start together have all arrived, bounded by
-  // the busiest link: on a torus each directed link between neighbors along SimGrid's
-  // dimension-order routes, elsewhere each node's own link out and in (full bisection).
-  // Cross-site flows also cross the wide-area link, which wan_s prices.
-  [[nodiscard]] double bulk_transfer_s(std::span<const NodeFlow> flows) const;
+  // Seconds until flows between ranks of different nodes that start together have all
+  // arrived. Each flow takes its route's links (on a torus each directed link between
+  // neighbors along SimGrid's dimension-order routes, elsewhere its nodes' own links out
+  // and in: full bisection) and the links are shared as SimGrid's SMPI model shares them:
+  // max-min fairly, each flow weighted by the inverse of its route's latency plus
+  // weight_S over each link's bandwidth, the rates solved again whenever flows finish
+  // (fluid_transfer_s). Cross-site flows also cross the wide-area link, which wan_s
+  // prices; flows within a node cross the loopback, which is not shared.
+  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows) const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
   // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
@@ -93,8 +95,10 @@ class NetworkModel {
  private:
   // Links between two distinct nodes of one site.
   [[nodiscard]] int hops_within_site(int host_a, int host_b) const;
-  // The bytes on the busiest directed torus link when these flows take their routes.
-  [[nodiscard]] double busiest_torus_link_bytes(std::span<const NodeFlow> flows) const;
+  // Appends the directed links (ids from 0 to links_per_site() within the site) of the
+  // route between two nodes of one site.
+  void append_route(int from_host, int to_host, std::vector<int>& links) const;
+  [[nodiscard]] int links_per_site() const;
 
   MachinePreset preset_;
   RankLayout layout_;

@@ -139,6 +139,8 @@ class ModelRun {
     std::vector<std::vector<double>> weights;
     std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
     std::vector<std::vector<double>> phase_time(dims, std::vector<double>(n, 0.0));
+    const bool trend = s_.forecast == LoadForecast::trend;
+    std::vector<std::vector<double>> phase_time_summed(trend ? dims : 0, std::vector<double>(n, 0.0));
     std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
     Series series(s_.steps, p_, dims_);
@@ -160,6 +162,9 @@ class ModelRun {
       for (std::size_t k = 0; k < dims; ++k) {
         for (std::size_t v = 0; v < n; ++v) phase_time[k][v] += work[k][v];
       }
+      for (std::size_t k = 0; k < phase_time_summed.size(); ++k) {
+        for (std::size_t v = 0; v < n; ++v) phase_time_summed[k][v] += phase_time[k][v];
+      }
       ++steps_since_call;
       export_step(exported, step, work);
       series.add(step, times, start);
@@ -169,11 +174,12 @@ class ModelRun {
       const double call_start = *std::max_element(start.begin(), start.end());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
-      ModelLbCall call =
-          balance(step, static_cast<int>(events.size()), weights, phase_time, steps_since_call, measured);
+      ModelLbCall call = balance(step, static_cast<int>(events.size()), weights, phase_time, phase_time_summed,
+                                 steps_since_call, measured);
       events.push_back(std::move(call.event));
       std::fill(start.begin(), start.end(), call_start + call.duration_s);
       for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
+      for (auto& t : phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
       std::fill(since_call.begin(), since_call.end(), 0.0);
       steps_since_call = 0;
       weights_ready = false;
@@ -236,7 +242,8 @@ class ModelRun {
   }
 
   ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
-                      const std::vector<std::vector<double>>& phase_time, int steps_since_call,
+                      const std::vector<std::vector<double>>& phase_time,
+                      const std::vector<std::vector<double>>& phase_time_summed, int steps_since_call,
                       const std::vector<double>& measured) {
     const ModelLbContext ctx{.scenario = s_,
                              .net = net_,
@@ -250,6 +257,7 @@ class ModelRun {
                            .weights = weights,
                            .phase_time = phase_time,
                            .steps_since_last_call = steps_since_call,
+                           .phase_time_summed = phase_time_summed,
                            .measured_rank_load = measured,
                            .before = census_of(halo_, net_)};
     ModelLbCall call = model_lb_call(ctx, state_, in, [&] {

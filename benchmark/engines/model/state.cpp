@@ -79,8 +79,9 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const Placem
   tally.sent_from.assign(p, 0);
   tally.kept_at.assign(p, 0);
   std::vector<double> bytes_in(p, 0.0);
-  // What each pair of nodes exchanges (a node's ranks share its links), keyed by from << 32 | to.
-  std::unordered_map<std::uint64_t, double> node_pairs;
+  // What each pair of ranks exchanges (one message, one flow on the network), keyed by
+  // from << 32 | to.
+  std::unordered_map<std::uint64_t, double> rank_pairs;
   std::vector<std::int64_t> begin(p + 1, 0);
   for (std::size_t pos = 0; pos < owner_.size(); ++pos) {
     const auto to = static_cast<std::size_t>(target[pos].value());
@@ -96,12 +97,8 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const Placem
     tally.bytes += b;
     bytes_in[to] += static_cast<double>(b);
     if (!place) continue;
-    const int from_node = place->node_of(owner_[pos]);
-    const int to_node = place->node_of(static_cast<int>(to));
-    if (from_node != to_node) {
-      node_pairs[static_cast<std::uint64_t>(from_node) << 32 | static_cast<std::uint32_t>(to_node)] +=
-          static_cast<double>(b);
-    }
+    rank_pairs[static_cast<std::uint64_t>(owner_[pos]) << 32 | static_cast<std::uint32_t>(to)] +=
+        static_cast<double>(b);
     if (place->site_of(static_cast<int>(to)) != place->site_of(owner_[pos]))
       tally.cross_site_bytes += static_cast<double>(b);
   }
@@ -127,9 +124,9 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const Placem
   refresh_neighbor_owners();
   tally.arrivals_max = *std::max_element(tally.arrived_at.begin(), tally.arrived_at.end());
   tally.receiver_bytes_max = *std::max_element(bytes_in.begin(), bytes_in.end());
-  tally.node_flows.reserve(node_pairs.size());
-  for (const auto& [pair, bytes] : node_pairs) {
-    tally.node_flows.push_back({static_cast<int>(pair >> 32), static_cast<int>(pair & 0xffffffffU), bytes});
+  tally.rank_flows.reserve(rank_pairs.size());
+  for (const auto& [pair, bytes] : rank_pairs) {
+    tally.rank_flows.push_back({static_cast<int>(pair >> 32), static_cast<int>(pair & 0xffffffffU), bytes});
   }
   return tally;
 }

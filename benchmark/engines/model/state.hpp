@@ -21,7 +21,7 @@ struct MigrationTally {
   std::int64_t bytes = 0;                // wire bytes: adjacency, coordinates, weights, payload
   std::int64_t arrivals_max = 0;         // vertices arriving at the busiest receiver
   double receiver_bytes_max = 0;         // bytes arriving at the busiest receiver (by bytes)
-  std::vector<NodeFlow> node_flows;      // bytes from node to node, one entry per pair that moves any
+  std::vector<RankFlow> rank_flows;      // bytes from rank to rank, one entry per pair that moves any
   double cross_site_bytes = 0;           // bytes moving between sites
   std::vector<std::int64_t> arrived_at;  // per rank
   std::vector<std::int64_t> sent_from;   // per rank

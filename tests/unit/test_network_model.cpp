@@ -1,0 +1,81 @@
+// The model engine's migration transfer (engines/model/network.hpp): flows routed as
+// SimGrid routes a torus, links shared max-min fairly, a receiver's rendezvous messages
+// taken one at a time.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engines/model/network.hpp"
+#include "machine/preset.hpp"
+
+namespace lbbench {
+namespace {
+
+const std::string kScenario = std::string(LBBENCH_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+constexpr double kBytes = 4e6;
+
+// 1,024 ranks of BG/Q fill 64 nodes, a 4 x 2 x 2 x 2 x 2 torus: nodes 0 to 3 make a ring
+// of four along the first dimension.
+struct Ring {
+  MachinePreset preset = load_machine_preset("bgq", kScenario);
+  int ranks = 1024;
+
+  [[nodiscard]] NetworkModel network() const { return NetworkModel(preset, ranks); }
+  // The `i`-th rank of node `node`.
+  [[nodiscard]] int rank_on(int node, int i) const {
+    const NetworkModel net = network();
+    for (int r = 0; r < ranks; ++r) {
+      if (net.node_of(r) == node && i-- == 0) return r;
+    }
+    ADD_FAILURE() << "no rank " << i << " on node " << node;
+    return 0;
+  }
+};
+
+TEST(MigrationTransfer, TheTorusIsTheOneAssumedHere) {
+  const Ring ring;
+  EXPECT_EQ(ring.network().layout().torus_shape, (std::vector<int>{4, 2, 2, 2, 2}));
+}
+
+TEST(MigrationTransfer, AFlowAloneHasTheLinksBandwidth) {
+  const Ring ring;
+  const std::vector<RankFlow> one{{ring.rank_on(1, 0), ring.rank_on(0, 0), kBytes}};
+  EXPECT_NEAR(ring.network().bulk_transfer_s(one), kBytes / ring.preset.link_bandwidth, 1e-12);
+}
+
+// SimGrid goes down from node 2 to node 0 (a tie from the lower half of the ring), through
+// the link from 1 to 0 that a flow from node 1 also takes: they share it. Going up, through
+// node 3, they would not.
+TEST(MigrationTransfer, ATieInTheRingGoesDownFromItsLowerHalf) {
+  const Ring ring;
+  const std::vector<RankFlow> flows{{ring.rank_on(2, 0), ring.rank_on(0, 0), kBytes},
+                                    {ring.rank_on(1, 0), ring.rank_on(0, 1), kBytes}};
+  EXPECT_NEAR(ring.network().bulk_transfer_s(flows), 2 * kBytes / ring.preset.link_bandwidth, 1e-12);
+}
+
+// From nodes 1 and 3 to one rank of node 0 the routes share no link (3 reaches 0 across
+// the wrap). Eager messages flow together; rendezvous messages wait for their receiver,
+// which takes one at a time.
+TEST(MigrationTransfer, AReceiverTakesItsRendezvousMessagesOneAtATime) {
+  Ring ring;
+  const std::vector<RankFlow> flows{{ring.rank_on(1, 0), ring.rank_on(0, 0), kBytes},
+                                    {ring.rank_on(3, 0), ring.rank_on(0, 0), kBytes}};
+  ring.preset.eager_bytes = 2 * kBytes;
+  EXPECT_NEAR(ring.network().bulk_transfer_s(flows), kBytes / ring.preset.link_bandwidth, 1e-12);
+  ring.preset.eager_bytes = 0;
+  EXPECT_NEAR(ring.network().bulk_transfer_s(flows), 2 * kBytes / ring.preset.link_bandwidth, 1e-12);
+}
+
+// Two flows through one link with unequal bytes: the rates are solved again when the
+// first finishes, and the link, busy throughout, is done when all its bytes have crossed.
+TEST(MigrationTransfer, FlowsThatShareALinkEndWhenAllItsBytesHaveCrossed) {
+  const Ring ring;
+  // 1 -> 0 (one hop) and 2 -> 0 (two hops, through 1 -> 0), to different ranks.
+  const std::vector<RankFlow> both{{ring.rank_on(1, 0), ring.rank_on(0, 0), kBytes},
+                                   {ring.rank_on(2, 0), ring.rank_on(0, 1), kBytes / 4}};
+  const double t = ring.network().bulk_transfer_s(both);
+  EXPECT_NEAR(t, 1.25 * kBytes / ring.preset.link_bandwidth, 1e-9);
+}
+
+}  // namespace
+}  // namespace lbbench
