@@ -264,6 +264,12 @@ INSTANTIATE_TEST_SUITE_P(
                 MeshFormat::metis,
                 "3 3\n2\n1 3\n2\n",
                 {":1: the header declares m = 3 edges, but the vertex lines list 4 neighbor entries"}},
+        // Found by fuzzing: twice such an m overflowed before the counts were compared.
+        BadFile{"huge.graph",
+                MeshFormat::metis,
+                "2 4888888888888888888\n2\n1\n",
+                {":1: the header declares m = 4888888888888888888 edges, but the vertex lines list 2 neighbor "
+                 "entries"}},
         BadFile{"short.graph",
                 MeshFormat::metis,
                 "4 2\n2\n1 3\n2\n",
