@@ -91,8 +91,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
     out.duration_s = out.event.decision_s + model_lb_overhead_s(ctx.net, ctx.dims, true);
     return out;
   }
-  const ModelState::Placement place{[&](int r) { return ctx.net.node_of(r); },
-                                    [&](int r) { return ctx.net.site_of(r); }};
+  const ModelState::Placement place{[&](int r) { return ctx.net.site_of(r); }};
   const MigrationTally tally = state.migrate(d.target, &place);
   ModelLbCall out;
   out.event = std::move(d.event);

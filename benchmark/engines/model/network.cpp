@@ -245,12 +245,12 @@ double fluid_transfer_s(const FluidNetwork& n) {
       if (rate[f] > 0 && left[f] / rate[f] <= first * (1 + kFinishTogether)) {
         active[f] = 0;
         --running;
-        if (next[f] >= 0) active[static_cast<std::size_t>(next[f])] = 2;  // from the next round of rates on
+        // The next flow has no rate yet (0 in this pass): it starts with the next rates.
+        if (next[f] >= 0) active[static_cast<std::size_t>(next[f])] = 1;
       } else {
         left[f] -= rate[f] * first;
       }
     }
-    for (char& a : active) a = a == 2 ? 1 : a;
     now += first;
   }
   return now;

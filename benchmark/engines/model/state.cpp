@@ -96,10 +96,9 @@ MigrationTally ModelState::migrate(const std::vector<Rank>& target, const Placem
     const std::int64_t b = packed_bytes(static_cast<std::int64_t>(pos));
     tally.bytes += b;
     bytes_in[to] += static_cast<double>(b);
-    if (!place) continue;
     rank_pairs[static_cast<std::uint64_t>(owner_[pos]) << 32 | static_cast<std::uint32_t>(to)] +=
         static_cast<double>(b);
-    if (place->site_of(static_cast<int>(to)) != place->site_of(owner_[pos]))
+    if (place && place->site_of(static_cast<int>(to)) != place->site_of(owner_[pos]))
       tally.cross_site_bytes += static_cast<double>(b);
   }
   for (std::size_t r = 0; r < p; ++r) begin[r + 1] += begin[r];

@@ -54,10 +54,9 @@ class ModelState {
   // Moves each vertex to target[position], as the migration engine orders a rank's
   // vertices afterwards: the ones it kept, in order, then the arrivals, by sending rank
   // and in the sender's order.
-  // `place`, when given, says where ranks are, so that the tally can count the bytes that
-  // leave and reach each node and cross sites.
+  // `place`, when given, says which site each rank is on, so that the tally can count the
+  // bytes that cross sites.
   struct Placement {
-    std::function<int(int)> node_of;
     std::function<int(int)> site_of;
   };
   MigrationTally migrate(const std::vector<Rank>& target, const Placement* place = nullptr);
