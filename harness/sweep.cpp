@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "core/config.hpp"
@@ -44,6 +45,10 @@ std::string flow_yaml(const YAML::Node& value) {
   return out.c_str();
 }
 
+// Whether a whole number read as a double converts to long long without overflow (2^63 is
+// exact as a double, so the bounds are too).
+bool fits_long_long(double v) { return v >= -0x1p63 && v < 0x1p63; }
+
 Json yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Sequence: {
@@ -63,8 +68,8 @@ Json yaml_to_json(const YAML::Node& node) {
         try {
           std::size_t used = 0;
           const double v = std::stod(text, &used);
-          if (used == text.size()) {
-            if (text.find_first_of(".eE") == std::string::npos) return static_cast<long long>(v);
+          if (used == text.size() && std::isfinite(v)) {
+            if (text.find_first_of(".eE") == std::string::npos && fits_long_long(v)) return static_cast<long long>(v);
             return v;
           }
         } catch (const std::exception&) {

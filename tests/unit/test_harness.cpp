@@ -80,6 +80,17 @@ axes:
   EXPECT_EQ(ids.size(), 12u);
 }
 
+TEST(Sweep, AWholeNumberTooLargeForAnIntegerStaysANumberInTheRecord) {
+  TempDir dir;
+  const Sweep s = load_sweep(dir.write(
+      "s.yaml", sweep_text("set: {ranks: 2}\naxes: {workload.weights.peak: [22222222222222222222], name: [inf]}\n")));
+  ASSERT_EQ(s.runs.size(), 1u);
+  ASSERT_TRUE(s.runs[0].axes["workload.weights.peak"].is_number_float());
+  EXPECT_DOUBLE_EQ(s.runs[0].axes["workload.weights.peak"].get<double>(), 2.2222222222222222e19);
+  // JSON has no infinity, so a word the number reader takes for one stays the word.
+  EXPECT_EQ(s.runs[0].axes["name"], "inf");
+}
+
 TEST(Sweep, IdsAreStableAndDependOnlyOnTheRun) {
   TempDir dir;
   const std::string body = sweep_text("set: {ranks: 2}\naxes: {balancer: [none, greedy]}\nrepetitions: 2\n");
