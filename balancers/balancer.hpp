@@ -48,6 +48,7 @@ struct NetworkFacts {
   // and a small allreduce over all ranks, as the simulated engines run them.
   double far_message_s = 0;
   double allreduce_s = 0;
+  double barrier_s = 0;
   // Between sites (several sites only): the wide-area link's latency, and the rate one
   // flow across it gets (its share of a shared link, or the link, bounded by TCP's window
   // over the round trip).
@@ -112,6 +113,10 @@ struct LoadView {
   Load rank_load;          // sum of vertex_load on this rank
   Load total_load;         // over all ranks
   Load max_rank_load;      // over all ranks
+  // Measured, per step since the last call: how much longer the slowest rank's step took
+  // than the slowest rank's compute (the halo exchange's share of a step). 0 where it is not
+  // measured. A cost model adds it to every step it predicts.
+  Load step_exchange;
 };
 
 struct Move {

@@ -141,6 +141,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.period = view.period;
     problem.steps_left = view.steps_left;
     problem.later_calls = view.later_calls;
+    problem.step_exchange_s = view.step_exchange.seconds();
     problem.network = view.machine.network;
     problem.code_time_scale = view.machine.code_time_scale;
     problem.fitted_costs = view.machine.fitted_costs;

@@ -165,6 +165,10 @@ class DistributedBalancer : public Balancer {
   }
   [[nodiscard]] bool needs_graph() const final { return needs_locality(); }
 
+  // The allreduces plan() runs around its protocol's rounds: the quantum's extremes and
+  // shift before, the protocol's four totals after.
+  static constexpr int kPlanCollectives = 6;
+
   // plan()'s own code on one rank, piece by piece, as plan() runs it between its
   // collectives: the rank's smallest positive and largest load (its background among the
   // largest), the quantum's shift its loads need given the extremes over all ranks, its

@@ -63,6 +63,7 @@ struct PricedNetwork {
   double wan_s_per_byte = 0;         // one cross-site flow; 0 with one site
   double wan_shared_s_per_byte = 0;  // all cross-site flows together, where they share one link
   double collective_s = 0;           // a small allreduce: recursive doubling, there and back
+  double barrier_s = 0;              // a barrier over all ranks
   int call_collectives = 0;          // the migration engine's, at every call
 };
 
@@ -80,6 +81,7 @@ PricedNetwork priced_network(const Platform& local, const GlobalProblem& problem
                                           : local.alpha_s;
   const double stages = std::ceil(std::log2(std::max(2, problem.nranks)));
   out.collective_s = n.allreduce_s > 0 ? n.allreduce_s : 2 * ((stages - 1) * local.alpha_s + out.far_latency_s);
+  out.barrier_s = n.barrier_s > 0 ? n.barrier_s : out.collective_s;
   out.call_collectives = n.call_collectives;
   return out;
 }
@@ -139,11 +141,13 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
     ProtocolStats stats;
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
-    // Every rank runs its share at once; each round is an exchange of messages, which
-    // waits for the farthest, and the allreduce that ends it, and some rounds also reduce
-    // values.
-    o.decision_s = code_seconds() / problem.nranks + stats.rounds * (net.far_latency_s + net.collective_s) +
-                   stats.reductions * net.collective_s;
+    // Every rank runs its share at once. Each round is an exchange of messages, which ends
+    // with the later of the farthest message and the barrier that tells every rank that
+    // all were sent (NBX's), then the allreduce that decides whether to go on; some rounds
+    // also reduce values; and plan() reduces around the rounds.
+    const double round_s = std::max(net.far_latency_s, net.barrier_s) + net.collective_s;
+    o.decision_s = code_seconds() / problem.nranks + stats.rounds * round_s + stats.reductions * net.collective_s +
+                   DistributedBalancer::kPlanCollectives * net.collective_s;
     o.protocol_rounds = stats.rounds;
   } else {
     o.assignment = candidate.decide_serially(problem, nullptr);  // `none` moves nothing
@@ -427,7 +431,10 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // With the rest of the run known, candidates compete over all of it; else over the
   // steps until the next call, as in the paper.
   const bool to_the_end = problem.steps_left > 0;
-  const double balanced = perfect_balance_s(problem);
+  // Every predicted step is its slowest rank's compute plus the exchange measured in the
+  // steps before this call (beyond the paper; see auto.hpp).
+  const double exchange = problem.step_exchange_s;
+  const double balanced = perfect_balance_s(problem) + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
   // The cheapest to decide first, so that a dear one that cannot win is seen to be so
   // before it runs: even at kSkipShare of its expected decision, and with every later step
@@ -475,11 +482,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const CallCost cost = call_cost(name, o, problem, net);
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
     const bool none = candidate.kind == BalancerKind::none;
-    const double interval = none ? app_time_none(lmax, horizon)
-                                 : app_time_global(cost.decision_s + cost.migration_s, o.lmax_after, horizon);
-    const double to_end = none ? app_time_none(lmax, problem.steps_left)
+    const double step_after = o.lmax_after + exchange;
+    const double interval = none ? app_time_none(lmax + exchange, horizon)
+                                 : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
+    const double to_end = none ? app_time_none(lmax + exchange, problem.steps_left)
                                : app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s,
-                                                 problem.later_calls, o.lmax_after, problem.steps_left);
+                                                 problem.later_calls, step_after, problem.steps_left);
     Json p{{"interval_s", interval},        {"to_end_s", to_end},
            {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
            {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
@@ -519,8 +527,10 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"network", Json{{"far_latency_s", net.far_latency_s},
                             {"cross_site_s_per_byte", net.wan_s_per_byte},
                             {"collective_s", net.collective_s},
+                            {"barrier_s", net.barrier_s},
                             {"call_collectives", net.call_collectives}}},
            {"lmax_before_s", lmax},
+           {"step_exchange_s", exchange},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
            {"candidates", predictions}};
   return chosen;

@@ -10,14 +10,19 @@
 // runs for diffusive candidates; its convergence_steps and equation-10 time are recorded
 // next to the reference's.
 //
-//   T_none = H x L_max                                            (equation 11)
-//   T_c    = C_LbDecision + alpha + beta x ElementsMoved_max x elementsize + H x L_max,after
+//   T_none = H x (L_max + X)                                      (equation 11)
+//   T_c    = C_LbDecision + alpha + beta x ElementsMoved_max x elementsize + H x (L_max,after + X)
 //
-// H is the number of steps until the next LB call. C_LbDecision is measured: the time of
+// H is the number of steps until the next LB call. X, beyond the paper (whose steps are
+// their compute alone), is the exchange's share of a step as measured before the call: the
+// slowest rank's step less the slowest rank's compute (LoadView::step_exchange). It is the
+// same for every candidate; on two sites joined by a 16 ms link it is nearly all of a step.
+// C_LbDecision is measured: the time of
 // the candidate's serial solve on rank 0 for centralized candidates, plus their gather and
 // scatter, and for distributed ones that time divided by the ranks plus, per protocol
-// round, the farthest message and the allreduce that ends it, as the engine says they cost
-// on its machine (MachineInfo::network). Beyond the paper's alpha, the farthest message
+// round, the later of the farthest message and the barrier that ends the sends, then the
+// allreduce that ends the round, and plan()'s six allreduces around the rounds, as the
+// engine says they cost on its machine (MachineInfo::network). Beyond the paper's alpha, the farthest message
 // crosses the wide-area link where there are several sites, bytes
 // from another site arrive at a cross-site flow's rate, and the migration engine's
 // collectives at every call are a floor under C_DataMvmt (see balancers/README.md).
@@ -27,7 +32,7 @@
 // chosen (`chosen_over` in the record), as the paper's choice of one strategy for a run
 // means:
 //
-//   T_c,end = C_BalAlg + later_calls x C_later + steps_left x L_max,after
+//   T_c,end = C_BalAlg + later_calls x C_later + steps_left x (L_max,after + X)
 //
 // with C_later, a later call, priced as this one: its decision and its migration again.
 // The paper's extrapolation (loads stay as they are) would have later calls move nothing,

@@ -72,4 +72,9 @@ std::optional<double> rank_correlation(std::span<const double> modeled, std::spa
   return cross / std::sqrt(mm * ll);
 }
 
+double step_exchange_s(std::span<const double> compute, std::span<const double> wall) {
+  if (compute.empty() || wall.empty()) return 0.0;
+  return std::max(0.0, *std::max_element(wall.begin(), wall.end()) - *std::max_element(compute.begin(), compute.end()));
+}
+
 }  // namespace lbbench

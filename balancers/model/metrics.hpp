@@ -30,4 +30,10 @@ std::vector<double> average_ranks(std::span<const double> values);
 // length or have fewer than two values.
 std::optional<double> rank_correlation(std::span<const double> modeled, std::span<const double> measured);
 
+// Beyond the paper, whose steps are their slowest rank's compute (L_max): how much longer a
+// step took, from each rank's mean compute and mean step wall over the same steps. The
+// slowest wall less the slowest compute, never below 0: the halo exchange's share of a
+// step (its latency and the bytes' time), which every step pays whoever balances.
+double step_exchange_s(std::span<const double> compute, std::span<const double> wall);
+
 }  // namespace lbbench

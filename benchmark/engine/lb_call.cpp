@@ -82,44 +82,54 @@ PredictedAfter predict_after(const LbContext& ctx, const MigrationPlan& plan, co
   return out;
 }
 
-// The ranks' loads as the call sees them: their total and largest, on every rank, and the
-// metrics, on rank 0.
+// The ranks' loads as the call sees them: their total and largest and the steps' exchange
+// time, on every rank, and the metrics, on rank 0.
 struct RankLoads {
   double total = 0;
   double max = 0;
+  double step_exchange = 0;  // LoadView::step_exchange
   std::optional<LbMetrics> metrics;
 };
 
-// Two doubles per rank, gathered on rank 0: the metrics need every rank's load (the rank
+// The mean of a per-step series over the steps since the last call.
+double mean_since(const std::vector<double>& per_step, int measured_since, int step) {
+  double sum = 0;
+  for (int s = measured_since; s <= step; ++s) sum += per_step[static_cast<std::size_t>(s)];
+  return sum / static_cast<double>(step - measured_since + 1);
+}
+
+// Three doubles per rank, gathered on rank 0: the metrics need every rank's load (the rank
 // correlation sorts them), and nothing else of the graph. Rank 0 then sums them in rank
-// order (as the model engine does) and broadcasts the total and the largest: two
-// collectives where a gather and two reductions were three, each of which costs the
-// wide-area latency several times over on a machine of two sites.
+// order (as the model engine does) and broadcasts the total, the largest and the steps'
+// exchange time: two collectives where a gather and two reductions were three, each of
+// which costs the wide-area latency several times over on a machine of two sites.
 RankLoads gather_rank_loads(const LbContext& ctx, const RankSteps& steps, double model_load, int step,
                             int measured_since) {
-  double measured = 0;
-  for (int s = measured_since; s <= step; ++s) measured += steps.compute[static_cast<std::size_t>(s)];
-  measured /= static_cast<double>(step - measured_since + 1);
-  const std::array<double, 2> mine{model_load, measured};
+  const std::array<double, 3> mine{model_load, mean_since(steps.compute, measured_since, step),
+                                   mean_since(steps.wall, measured_since, step)};
   const int me = comm_rank(ctx.comm);
   const auto nranks = static_cast<std::size_t>(comm_size(ctx.comm));
-  std::vector<double> all(me == 0 ? 2 * nranks : 0);
-  MPI_Gather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, ctx.comm);
+  std::vector<double> all(me == 0 ? mine.size() * nranks : 0);
+  MPI_Gather(mine.data(), mine.size(), MPI_DOUBLE, all.data(), mine.size(), MPI_DOUBLE, 0, ctx.comm);
   RankLoads out;
-  std::array<double, 2> total_and_max{0.0, 0.0};
+  std::array<double, 3> shared{0.0, 0.0, 0.0};
   if (me == 0) {
     std::vector<double> model(nranks);
     std::vector<double> measured_loads(nranks);
+    std::vector<double> walls(nranks);
     for (std::size_t r = 0; r < nranks; ++r) {
-      model[r] = all[2 * r];
-      measured_loads[r] = all[2 * r + 1];
+      model[r] = all[3 * r];
+      measured_loads[r] = all[3 * r + 1];
+      walls[r] = all[3 * r + 2];
     }
-    total_and_max = {std::accumulate(model.begin(), model.end(), 0.0), *std::max_element(model.begin(), model.end())};
+    shared = {std::accumulate(model.begin(), model.end(), 0.0), *std::max_element(model.begin(), model.end()),
+              step_exchange_s(measured_loads, walls)};
     out.metrics = LbMetrics{load_moments(model), load_moments(measured_loads), rank_correlation(model, measured_loads)};
   }
-  MPI_Bcast(total_and_max.data(), 2, MPI_DOUBLE, 0, ctx.comm);
-  out.total = total_and_max[0];
-  out.max = total_and_max[1];
+  MPI_Bcast(shared.data(), shared.size(), MPI_DOUBLE, 0, ctx.comm);
+  out.total = shared[0];
+  out.max = shared[1];
+  out.step_exchange = shared[2];
   return out;
 }
 
@@ -248,7 +258,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .later_calls = lb_points_after(s, step),
                       .rank_load = rank_load,
                       .total_load = Load(rank_loads.total),
-                      .max_rank_load = Load(rank_loads.max)};
+                      .max_rank_load = Load(rank_loads.max),
+                      .step_exchange = Load(rank_loads.step_exchange)};
   const double t0 = ctx.engine.now();
   MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
   const double decision = ctx.engine.now() - t0;

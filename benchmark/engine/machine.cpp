@@ -78,6 +78,7 @@ NetworkFacts network_facts(const NetworkModel& net) {
   const int far = net.nranks() - 1;
   n.far_message_s = net.send_overhead_s(kSmall) + net.transfer_s(0, far, kSmall) + net.receive_overhead_s(kSmall);
   n.allreduce_s = net.allreduce_s(8);
+  n.barrier_s = net.barrier_s();
   n.call_collectives = kMigrationCollectives;
   if (preset.sites > 1) {  // the last rank is on the last site
     n.wan_latency_s = preset.wan_latency;

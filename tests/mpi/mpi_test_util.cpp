@@ -134,7 +134,8 @@ LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const Machi
                   .invocation = invocation,
                   .rank_load = mine,
                   .total_load = Load(allreduce(mine.seconds(), MPI_SUM, comm)),
-                  .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, comm))};
+                  .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, comm)),
+                  .step_exchange = {}};
 }
 
 }  // namespace lbbench::test

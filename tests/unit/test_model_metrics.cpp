@@ -78,5 +78,13 @@ TEST(RankCorrelation, UndefinedForAConstantSeries) {
   EXPECT_FALSE(rank_correlation(std::vector<double>{1, 2}, std::vector<double>{1, 2, 3}));
 }
 
+TEST(StepExchange, TheSlowestStepLessTheSlowestCompute) {
+  // The slowest rank computes 3; the slowest step takes 5, on another rank (which waited).
+  EXPECT_DOUBLE_EQ(step_exchange_s(std::vector<double>{3, 1, 2}, std::vector<double>{4.5, 5, 4.8}), 2.0);
+  // Never below 0 (a step timed a little shorter than its compute), and 0 with no ranks.
+  EXPECT_DOUBLE_EQ(step_exchange_s(std::vector<double>{3}, std::vector<double>{2.9}), 0.0);
+  EXPECT_DOUBLE_EQ(step_exchange_s(std::vector<double>{}, std::vector<double>{}), 0.0);
+}
+
 }  // namespace
 }  // namespace lbbench

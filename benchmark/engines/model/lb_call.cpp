@@ -56,6 +56,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.period = s.balancer.period;
   pr.steps_left = s.steps - in.step - 1;
   pr.later_calls = lb_points_after(s, in.step);
+  pr.step_exchange_s = step_exchange_s(in.measured_rank_load, in.measured_rank_wall);
   pr.network = ctx.machine.network;
   pr.code_time_scale = ctx.machine.code_time_scale;
   pr.fitted_costs = ctx.machine.fitted_costs;
@@ -277,7 +278,8 @@ Decided decide_rank_by_rank(const ModelLbContext& ctx, const DistributedBalancer
                     .invocation = pr.invocation,
                     .rank_load = {},
                     .total_load = {},
-                    .max_rank_load = {}};
+                    .max_rank_load = {},
+                    .step_exchange = {}};
   };
   double slowest_extremes = 0;
   double min_positive = HUGE_VAL;

@@ -52,6 +52,7 @@ struct ModelLbInputs {
   // forecast; empty otherwise).
   const std::vector<std::vector<double>>& phase_time_summed;
   const std::vector<double>& measured_rank_load;  // per rank: compute per step since the last call
+  const std::vector<double>& measured_rank_wall;  // per rank: a whole step, likewise
   CommCensus before;
 };
 

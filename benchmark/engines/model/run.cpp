@@ -142,6 +142,7 @@ class ModelRun {
     const bool trend = s_.forecast == LoadForecast::trend;
     std::vector<std::vector<double>> phase_time_summed(trend ? dims : 0, std::vector<double>(n, 0.0));
     std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
+    std::vector<double> wall_since_call(since_call.size(), 0.0);        // ... and whole steps
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
     Series series(s_.steps, p_, dims_);
     std::vector<LbEvent> events;
@@ -168,19 +169,25 @@ class ModelRun {
       ++steps_since_call;
       export_step(exported, step, work);
       series.add(step, times, start);
-      for (std::size_t r = 0; r < since_call.size(); ++r) since_call[r] += times.compute[r];
+      for (std::size_t r = 0; r < since_call.size(); ++r) {
+        since_call[r] += times.compute[r];
+        wall_since_call[r] += times.end[r] - start[r];
+      }
       start = times.end;
       if (!is_lb_point(s_, step)) continue;
       const double call_start = *std::max_element(start.begin(), start.end());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
+      std::vector<double> measured_wall(wall_since_call);
+      for (double& w : measured_wall) w /= steps_since_call;
       ModelLbCall call = balance(step, static_cast<int>(events.size()), weights, phase_time, phase_time_summed,
-                                 steps_since_call, measured);
+                                 steps_since_call, measured, measured_wall);
       events.push_back(std::move(call.event));
       std::fill(start.begin(), start.end(), call_start + call.duration_s);
       for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
       for (auto& t : phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
       std::fill(since_call.begin(), since_call.end(), 0.0);
+      std::fill(wall_since_call.begin(), wall_since_call.end(), 0.0);
       steps_since_call = 0;
       weights_ready = false;
     }
@@ -244,7 +251,7 @@ class ModelRun {
   ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
                       const std::vector<std::vector<double>>& phase_time,
                       const std::vector<std::vector<double>>& phase_time_summed, int steps_since_call,
-                      const std::vector<double>& measured) {
+                      const std::vector<double>& measured, const std::vector<double>& measured_wall) {
     const ModelLbContext ctx{.scenario = s_,
                              .net = net_,
                              .machine = machine_,
@@ -259,6 +266,7 @@ class ModelRun {
                            .steps_since_last_call = steps_since_call,
                            .phase_time_summed = phase_time_summed,
                            .measured_rank_load = measured,
+                           .measured_rank_wall = measured_wall,
                            .before = census_of(halo_, net_)};
     ModelLbCall call = model_lb_call(ctx, state_, in, [&] {
       halo_ = halo_of(state_, s_.workload);
