@@ -64,6 +64,16 @@ struct NetworkFacts {
   }
 };
 
+// Host CPU seconds the migration engine's own code spends per vertex: packing one that
+// leaves, unpacking (and checking) one that arrives, copying one that stays into the
+// rebuilt local graph. Measured by the engine on this host before the run (0: not
+// measured); a simulator scales them by code_time_scale, as it charges that code.
+struct MigrationCode {
+  double pack_s = 0;
+  double unpack_s = 0;
+  double keep_s = 0;
+};
+
 // What the machine looks like to a balancer: one entry per rank.
 struct MachineInfo {
   RankTable<int> rank_node;      // node of each rank
@@ -77,6 +87,7 @@ struct MachineInfo {
   // Decision and migration costs fitted from recorded runs on this platform (the
   // scenario's machine.costs); null when none were given.
   std::shared_ptr<const FittedCosts> fitted_costs;
+  MigrationCode migration_code;  // measured on rank 0 (and by the model engine)
 
   static MachineInfo uniform(int nranks);
 };

@@ -145,6 +145,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.network = view.machine.network;
     problem.code_time_scale = view.machine.code_time_scale;
     problem.fitted_costs = view.machine.fitted_costs;
+    problem.migration_code = view.machine.migration_code;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);

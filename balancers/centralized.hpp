@@ -49,6 +49,7 @@ struct GlobalProblem {
   int steps_left = 0;                               // steps after this call to the end of the run; 0 when not known
   int later_calls = 0;                              // LB calls after this one
   double step_exchange_s = 0;                       // LoadView::step_exchange
+  MigrationCode migration_code;                     // MachineInfo::migration_code
   NetworkFacts network;                             // MachineInfo::network
   double code_time_scale = 1.0;                     // MachineInfo::code_time_scale
   std::shared_ptr<const FittedCosts> fitted_costs;  // MachineInfo::fitted_costs

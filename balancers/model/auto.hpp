@@ -24,8 +24,11 @@
 // allreduce that ends the round, and plan()'s six allreduces around the rounds, as the
 // engine says they cost on its machine (MachineInfo::network). Beyond the paper's alpha, the farthest message
 // crosses the wide-area link where there are several sites, bytes
-// from another site arrive at a cross-site flow's rate, and the migration engine's
-// collectives at every call are a floor under C_DataMvmt (see balancers/README.md).
+// from another site arrive at a cross-site flow's rate, the migration engine's
+// collectives at every call are a floor under C_DataMvmt, and where anything moves its
+// code is added: the busiest rank's packing and the busiest rank's rebuilding of its
+// graph, from per-vertex times the engine measured on the host (MachineInfo's
+// migration_code; see balancers/README.md).
 //
 // Beyond the paper, the rest of the run: where the engine says how many steps and LB calls
 // are left, every candidate is priced to the end of the run and the cheapest there is

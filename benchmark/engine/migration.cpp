@@ -17,6 +17,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "mpi/code_time.hpp"
@@ -315,6 +316,39 @@ std::int64_t count_wrong_owner_entries(const LocalGraph& g, MPI_Comm comm) {
     }
   }
   return allreduce(wrong, MPI_SUM, comm);
+}
+
+MigrationCode measure_migration_code(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed) {
+  constexpr LocalIndex kSample = 256;
+  const LocalIndex n = g.num_local();
+  if (n == 0) return {};
+  const LocalIndex stride = std::max<LocalIndex>(1, n / kSample);
+  LocalGraph scratch;
+  scratch.dim = g.dim;
+  scratch.ncon = g.ncon;
+  scratch.has_edge_weights = g.has_edge_weights;
+  Bytes packed;
+  MigrationCode c;
+  int count = 0;
+  double t = code_cpu_seconds();
+  for (LocalIndex v = 0; v < n; v += stride, ++count) pack_vertex(g, v, element_bytes, seed, packed);
+  c.pack_s = (code_cpu_seconds() - t) / count;
+  t = code_cpu_seconds();
+  ByteReader in(packed);
+  while (!in.done()) unpack_vertex(in, element_bytes, 0, 0, scratch);
+  c.unpack_s = (code_cpu_seconds() - t) / count;
+  LocalGraph kept = scratch;
+  kept.gid.clear();
+  kept.xadj = {0};
+  kept.adj.clear();
+  kept.adj_owner.clear();
+  kept.adj_weight.clear();
+  kept.coords.clear();
+  kept.vweights.clear();
+  t = code_cpu_seconds();
+  for (LocalIndex v = 0; v < scratch.num_local(); ++v) keep_vertex(scratch, v, kept);
+  c.keep_s = (code_cpu_seconds() - t) / count;
+  return c;
 }
 
 }  // namespace lbbench

@@ -75,6 +75,9 @@ std::int64_t packed_vertex_bytes(std::int64_t degree, const LocalGraph& g, std::
 std::int64_t skip_vertex(ByteReader& in, std::int64_t element_bytes, const LocalGraph& into);
 // Copies a vertex that stays into the rebuilt local graph.
 void keep_vertex(const LocalGraph& g, LocalIndex v, LocalGraph& into);
+// Times the three above on a sample of the graph's vertices, per vertex (MachineInfo's
+// migration_code). Pure host code: it makes no MPI call and charges nothing.
+MigrationCode measure_migration_code(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed);
 
 // Collective: every rank asks the owners its edges name whether they own those vertices.
 // Returns the number of wrong entries over all ranks (0 when the owner tables are right).

@@ -152,6 +152,8 @@ class Replay {
     });
     if (field_->dims() > 1) phase_comm_ = duplicate_comm(comm_);
     place_at_start(graph_, s_.distribution, s_.seed, comm_);
+    // Rank 0's, for the cost models a centralized balancer runs there (before the clock).
+    if (me_ == 0) machine_.info.migration_code = measure_migration_code(graph_, s_.workload.element_bytes, s_.seed);
     std::optional<WanDelay> wan_delay = engine_.wan_delay(s_.machine, machine_.info, comm_);
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
     prediction_exchange_ = std::make_unique<SparseExchange>(comm_);

@@ -33,10 +33,12 @@ SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
 # Fields that describe where and when a record was made, not what happened.
 IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # `auto` times its candidates' reference solves with the host's clock (its decision is
-# meant to see its own cost), so those times, and the predictions built on them, vary
-# from run to run. The choice itself, the loads and the moves are compared exactly.
+# meant to see its own cost), and prices a migration's code from the migration engine's
+# per-vertex times measured on the host, so those times, and the predictions built on
+# them, vary from run to run. The choice itself, the loads and the moves are compared
+# exactly.
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
-              "decision_estimate_s"}
+              "decision_estimate_s", "migration_s", "migration_code_s"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.

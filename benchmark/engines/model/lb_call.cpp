@@ -60,6 +60,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.network = ctx.machine.network;
   pr.code_time_scale = ctx.machine.code_time_scale;
   pr.fitted_costs = ctx.machine.fitted_costs;
+  pr.migration_code = ctx.machine.migration_code;
   const auto n = static_cast<std::size_t>(state.graph().num_local());
   pr.id.reserve(n);
   pr.load.reserve(n);
@@ -448,39 +449,6 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   return out;
 }
 
-MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed) {
-  constexpr LocalIndex kSample = 256;
-  const LocalIndex n = g.num_local();
-  if (n == 0) return {};
-  const LocalIndex stride = std::max<LocalIndex>(1, n / kSample);
-  LocalGraph scratch;
-  scratch.dim = g.dim;
-  scratch.ncon = g.ncon;
-  scratch.has_edge_weights = g.has_edge_weights;
-  Bytes packed;
-  MigrationCpu c;
-  int count = 0;
-  double t = code_cpu_seconds();
-  for (LocalIndex v = 0; v < n; v += stride, ++count) pack_vertex(g, v, element_bytes, seed, packed);
-  c.pack = (code_cpu_seconds() - t) / count;
-  t = code_cpu_seconds();
-  ByteReader in(packed);
-  while (!in.done()) unpack_vertex(in, element_bytes, 0, 0, scratch);
-  c.unpack = (code_cpu_seconds() - t) / count;
-  LocalGraph kept = scratch;
-  kept.gid.clear();
-  kept.xadj = {0};
-  kept.adj.clear();
-  kept.adj_owner.clear();
-  kept.adj_weight.clear();
-  kept.coords.clear();
-  kept.vweights.clear();
-  t = code_cpu_seconds();
-  for (LocalIndex v = 0; v < scratch.num_local(); ++v) keep_vertex(scratch, v, kept);
-  c.keep = (code_cpu_seconds() - t) / count;
-  return c;
-}
-
 double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally) {
   const NetworkModel& net = ctx.net;
   // The migration engine's own code on the busiest ranks: packing what leaves, then
@@ -488,9 +456,10 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   double packing = 0;
   double rebuilding = 0;
   for (std::size_t r = 0; r < tally.sent_from.size(); ++r) {
-    packing = std::max(packing, static_cast<double>(tally.sent_from[r]) * ctx.migration_cpu.pack);
-    rebuilding = std::max(rebuilding, static_cast<double>(tally.kept_at[r]) * ctx.migration_cpu.keep +
-                                          static_cast<double>(tally.arrived_at[r]) * ctx.migration_cpu.unpack);
+    packing = std::max(packing, static_cast<double>(tally.sent_from[r]) * ctx.machine.migration_code.pack_s);
+    rebuilding =
+        std::max(rebuilding, static_cast<double>(tally.kept_at[r]) * ctx.machine.migration_code.keep_s +
+                                 static_cast<double>(tally.arrived_at[r]) * ctx.machine.migration_code.unpack_s);
   }
   const double code = (packing + rebuilding) * ctx.code_scale;
   // Two sparse exchanges (the owner-table notes, then the vertices); the bytes through the

@@ -18,17 +18,6 @@
 
 namespace lbbench {
 
-// Host CPU seconds the migration engine spends per vertex: packing one that leaves,
-// unpacking (and checking) one that arrives, copying one that stays.
-struct MigrationCpu {
-  double pack = 0;
-  double unpack = 0;
-  double keep = 0;
-};
-
-// Times the migration engine's own pack, unpack and keep on a sample of the graph's vertices.
-MigrationCpu measure_migration_cpu(const LocalGraph& g, std::int64_t element_bytes, std::uint64_t seed);
-
 struct ModelLbContext {
   const Scenario& scenario;
   const NetworkModel& net;
@@ -38,7 +27,6 @@ struct ModelLbContext {
   // Machine seconds per host second of the decision's own code; 0 when code is free
   // (--code-charge none).
   double code_scale = 1.0;
-  const MigrationCpu& migration_cpu;
 };
 
 // What the loop knows at the call.

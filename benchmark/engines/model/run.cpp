@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "engine/machine.hpp"
+#include "engine/migration.hpp"
 #include "engine/record_builder.hpp"
 #include "engine/trace_export.hpp"
 #include "engines/model/lb_call.hpp"
@@ -127,7 +128,7 @@ class ModelRun {
     s.balancer.config.check_dims(dims_);
     balancer_ = make_balancer(s.balancer.config);
     halo_ = halo_of(state_, s.workload);
-    migration_cpu_ = measure_migration_cpu(state_.graph(), s.workload.element_bytes, s.seed);
+    machine_.migration_code = measure_migration_code(state_.graph(), s.workload.element_bytes, s.seed);
   }
 
   RunRecord run() {
@@ -257,8 +258,7 @@ class ModelRun {
                              .machine = machine_,
                              .balancer = *balancer_,
                              .dims = dims_,
-                             .code_scale = o_.charge_code ? o_.code_time_scale : 0.0,
-                             .migration_cpu = migration_cpu_};
+                             .code_scale = o_.charge_code ? o_.code_time_scale : 0.0};
     const ModelLbInputs in{.step = step,
                            .invocation = invocation,
                            .weights = weights,
@@ -314,7 +314,6 @@ class ModelRun {
   int dims_;
   std::unique_ptr<Balancer> balancer_;
   Halo halo_;
-  MigrationCpu migration_cpu_;
 };
 
 }  // namespace
