@@ -262,6 +262,44 @@ TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
   EXPECT_EQ(a.decision()["chosen_over"], "the steps until the next call");
 }
 
+TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  hot.element_bytes = 1000;
+  hot.migration_code = MigrationCode{.pack_s = 1e-6, .unpack_s = 3e-6, .keep_s = 2e-7};
+  hot.code_time_scale = 2;
+  (void)a.decide_serially(hot, nullptr);
+  const Json greedy = a.decision()["candidates"]["greedy"];
+  // The busiest packing and the busiest rebuilding, from greedy's own plan, scaled.
+  const Assignment plan =
+      make_balancer(default_balancer_config(find_balancer("greedy", ConfigNode(YAML::Node(), "test")).kind))
+          ->decide_serially(hot, nullptr);
+  std::vector<double> sent(8, 0.0), kept(8, 0.0), arrived(8, 0.0);
+  for (std::size_t i = 0; i < hot.size(); ++i) {
+    const auto from = static_cast<std::size_t>(hot.owner[i].value());
+    const auto to = static_cast<std::size_t>(plan[i].value());
+    if (from == to) {
+      kept[from] += 1;
+    } else {
+      sent[from] += 1;
+      arrived[to] += 1;
+    }
+  }
+  double packing = 0;
+  double rebuilding = 0;
+  for (std::size_t r = 0; r < 8; ++r) {
+    packing = std::max(packing, sent[r] * 1e-6);
+    rebuilding = std::max(rebuilding, kept[r] * 2e-7 + arrived[r] * 3e-6);
+  }
+  ASSERT_GT(packing, 0);
+  EXPECT_NEAR(greedy["migration_code_s"].get<double>(), 2 * (packing + rebuilding), 1e-15);
+  EXPECT_GE(greedy["migration_s"].get<double>(), greedy["migration_code_s"].get<double>());
+  // Not measured: nothing to add.
+  hot.migration_code = {};
+  (void)a.decide_serially(hot, nullptr);
+  EXPECT_EQ(a.decision()["candidates"]["greedy"]["migration_code_s"], 0.0);
+}
+
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
