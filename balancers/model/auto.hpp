@@ -17,18 +17,17 @@
 // their compute alone), is the exchange's share of a step as measured before the call: the
 // slowest rank's step less the slowest rank's compute (LoadView::step_exchange). It is the
 // same for every candidate; on two sites joined by a 16 ms link it is nearly all of a step.
-// C_LbDecision is measured: the time of
-// the candidate's serial solve on rank 0 for centralized candidates, plus their gather and
-// scatter, and for distributed ones that time divided by the ranks plus, per protocol
-// round, the later of the farthest message and the barrier that ends the sends, then the
-// allreduce that ends the round, and plan()'s six allreduces around the rounds, as the
-// engine says they cost on its machine (MachineInfo::network). Beyond the paper's alpha, the farthest message
-// crosses the wide-area link where there are several sites, bytes
-// from another site arrive at a cross-site flow's rate, the migration engine's
-// collectives at every call are a floor under C_DataMvmt, and where anything moves its
-// code is added: the busiest rank's packing and the busiest rank's rebuilding of its
-// graph, from per-vertex times the engine measured on the host (MachineInfo's
-// migration_code; see balancers/README.md).
+// C_LbDecision is measured: the time of the candidate's serial solve on rank 0 for
+// centralized candidates, plus their gather and scatter, and for distributed ones that
+// time divided by the ranks plus, per protocol round, the later of the farthest message
+// and the barrier that ends the sends, then the allreduce that ends the round, and
+// plan()'s six allreduces around the rounds, as the engine says they cost on its machine
+// (MachineInfo::network). Beyond the paper's alpha, the farthest message crosses the
+// wide-area link where there are several sites, bytes from another site arrive at a
+// cross-site flow's rate, the migration engine's collectives at every call are a floor
+// under C_DataMvmt, and where anything moves its code is added: the busiest rank's
+// packing and the busiest rank's rebuilding of its graph, from per-vertex times the engine
+// measured on the host (MachineInfo's migration_code; see balancers/README.md).
 //
 // Beyond the paper, the rest of the run: where the engine says how many steps and LB calls
 // are left, every candidate is priced to the end of the run and the cheapest there is
