@@ -72,6 +72,12 @@ struct MigrationCode {
   double pack_s = 0;
   double unpack_s = 0;
   double keep_s = 0;
+
+  // Host seconds of a migration's code, as the engines charge it: the busiest rank's
+  // packing of what leaves, then the busiest rank's rebuilding of its local graph from
+  // what stays and what arrived. Per rank: vertices sent, kept and arrived.
+  [[nodiscard]] double busiest_s(std::span<const std::int64_t> sent, std::span<const std::int64_t> kept,
+                                 std::span<const std::int64_t> arrived) const;
 };
 
 // What the machine looks like to a balancer: one entry per rank.

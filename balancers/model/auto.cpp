@@ -26,22 +26,41 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The objects a plan sends from, keeps on and brings to each rank.
+struct RankMoves {
+  std::vector<std::int64_t> sent;
+  std::vector<std::int64_t> kept;
+  std::vector<std::int64_t> arrived;
+  bool any = false;
+};
+
+RankMoves rank_moves(const GlobalProblem& problem, const Assignment& a) {
+  const auto ranks = static_cast<std::size_t>(problem.nranks);
+  RankMoves m{std::vector<std::int64_t>(ranks, 0), std::vector<std::int64_t>(ranks, 0),
+              std::vector<std::int64_t>(ranks, 0)};
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const auto from = static_cast<std::size_t>(problem.owner[i].value());
+    const auto to = static_cast<std::size_t>(a[i].value());
+    if (from == to) {
+      ++m.kept[from];
+      continue;
+    }
+    m.any = true;
+    ++m.sent[from];
+    ++m.arrived[to];
+  }
+  return m;
+}
+
 // What one candidate would do now, from its serial reference.
 struct Outcome {
   Assignment assignment;
+  RankMoves moves;
   double decision_s = 0;
   double lmax_after = 0;
   double elements_moved_max = 0;  // most objects arriving on one rank
   int protocol_rounds = 0;
 };
-
-double most_arrivals(const GlobalProblem& problem, const Assignment& a) {
-  std::vector<double> arriving(static_cast<std::size_t>(problem.nranks), 0.0);
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    if (a[i] != problem.owner[i]) arriving[static_cast<std::size_t>(a[i].value())] += 1;
-  }
-  return *std::max_element(arriving.begin(), arriving.end());
-}
 
 double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
@@ -156,7 +175,8 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
       o.decision_s += gather_and_scatter_s(candidate, problem, net);
   }
   o.lmax_after = max_of(rank_times(problem, o.assignment));
-  o.elements_moved_max = most_arrivals(problem, o.assignment);
+  o.moves = rank_moves(problem, o.assignment);
+  o.elements_moved_max = static_cast<double>(*std::max_element(o.moves.arrived.begin(), o.moves.arrived.end()));
   return o;
 }
 
@@ -302,36 +322,12 @@ struct CallCost {
   bool fitted_migration = false;
 };
 
-// Beyond the paper's C_DataMvmt, the migration engine's own code, as the engines charge it:
-// the busiest rank's packing of what leaves, then the busiest rank's rebuilding of its local
-// graph from what stays and what arrived (every rank rebuilds once anything moves). A plan
-// that re-places most vertices (greedy, metis) pays it on every vertex.
-double migration_code_s(const GlobalProblem& problem, const Assignment& a) {
-  const MigrationCode& cost = problem.migration_code;
-  const auto ranks = static_cast<std::size_t>(problem.nranks);
-  std::vector<double> sent(ranks, 0.0);
-  std::vector<double> kept(ranks, 0.0);
-  std::vector<double> arrived(ranks, 0.0);
-  bool moved = false;
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    const auto from = static_cast<std::size_t>(problem.owner[i].value());
-    const auto to = static_cast<std::size_t>(a[i].value());
-    if (from == to) {
-      kept[from] += 1;
-      continue;
-    }
-    moved = true;
-    sent[from] += 1;
-    arrived[to] += 1;
-  }
-  if (!moved) return 0.0;
-  double packing = 0;
-  double rebuilding = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    packing = std::max(packing, sent[r] * cost.pack_s);
-    rebuilding = std::max(rebuilding, kept[r] * cost.keep_s + arrived[r] * cost.unpack_s);
-  }
-  return (packing + rebuilding) * problem.code_time_scale;
+// Beyond the paper's C_DataMvmt, the migration engine's own code, as the engines charge it
+// (MigrationCode::busiest_s; every rank rebuilds once anything moves), scaled as code is.
+// A plan that re-places most vertices (greedy, metis) pays it on every vertex.
+double migration_code_s(const GlobalProblem& problem, const RankMoves& moves) {
+  if (!moves.any) return 0.0;
+  return problem.migration_code.busiest_s(moves.sent, moves.kept, moves.arrived) * problem.code_time_scale;
 }
 
 CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const PricedNetwork& net) {
@@ -340,7 +336,7 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
   const auto element_bytes = static_cast<double>(problem.element_bytes);
   c.decision_s = o.decision_s;
   double idle_migration = net.call_collectives * net.collective_s;
-  c.migration_code_s = migration_code_s(problem, o.assignment);
+  c.migration_code_s = migration_code_s(problem, o.moves);
   c.migration_s = idle_migration + c.migration_code_s +
                   (net.wan_s_per_byte > 0 ? cross_site_movement_s(problem, o.assignment, net)
                                           : data_movement_cost(net.local, o.elements_moved_max, element_bytes));

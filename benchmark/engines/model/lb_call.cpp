@@ -453,15 +453,8 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   const NetworkModel& net = ctx.net;
   // The migration engine's own code on the busiest ranks: packing what leaves, then
   // rebuilding the local graph from what stays and what arrived (the engine charges both).
-  double packing = 0;
-  double rebuilding = 0;
-  for (std::size_t r = 0; r < tally.sent_from.size(); ++r) {
-    packing = std::max(packing, static_cast<double>(tally.sent_from[r]) * ctx.machine.migration_code.pack_s);
-    rebuilding =
-        std::max(rebuilding, static_cast<double>(tally.kept_at[r]) * ctx.machine.migration_code.keep_s +
-                                 static_cast<double>(tally.arrived_at[r]) * ctx.machine.migration_code.unpack_s);
-  }
-  const double code = (packing + rebuilding) * ctx.code_scale;
+  const double code =
+      ctx.machine.migration_code.busiest_s(tally.sent_from, tally.kept_at, tally.arrived_at) * ctx.code_scale;
   // Two sparse exchanges (the owner-table notes, then the vertices); the bytes through the
   // busiest link between nodes (or into the busiest rank, within its node), its arrivals
   // received one message each at most; and the migration engine's checks (about a dozen
