@@ -154,6 +154,29 @@ class ProtocolObserver;  // balancers/protocol.hpp
 // New owner of each object of a GlobalProblem, in the problem's order.
 using Assignment = std::vector<Rank>;
 
+// What every rank knows of a call before anything is gathered: the totals every engine
+// reduces before it calls a balancer, and the machine.
+struct CallOutlook {
+  int nranks = 1;
+  std::int64_t objects = 0;  // the balancer's objects over all ranks
+  double max_rank_load_s = 0;
+  double total_load_s = 0;
+  double step_exchange_s = 0;  // LoadView::step_exchange
+  int period = 0;
+  int steps_left = 0;
+  int later_calls = 0;
+  const MachineInfo* machine = nullptr;
+};
+
+// What a balancer that ran at a call as itself chose and cost there (Balancer::runs_first).
+class Balancer;
+struct RanPlan {
+  const Balancer* balancer = nullptr;
+  Assignment assignment;  // over the call's objects, in (rank, local index) order
+  double decision_s = 0;  // its decision as the engine charged it
+  int protocol_rounds = 0;
+};
+
 class Balancer {
  public:
   virtual ~Balancer() = default;
@@ -172,11 +195,21 @@ class Balancer {
   [[nodiscard]] virtual bool needs_graph() const { return false; }
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
   // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
-  // the one it chose: the balancer that makes a call whose shown loads have this max over
-  // mean (every rank's, background included). Itself by default. Called once per call,
-  // with the same value on every rank; plan() asks it itself, and an engine that decides
-  // without plan() (the model engine) asks it and runs what it returns.
-  [[nodiscard]] virtual const Balancer& acting_for(double /*max_over_mean*/) const { return *this; }
+  // the one it chose: the balancer that makes a call with these totals (the shown loads'
+  // max over mean, background included, tells their shapes apart). Itself by default.
+  // Called once per call, alike on every rank; plan() asks it itself, and an engine that
+  // decides without plan() (the model engine) asks it and runs what it returns.
+  [[nodiscard]] virtual const Balancer& acting_for(const CallOutlook& /*call*/) const { return *this; }
+  // A strategy that weighs others' plans (`auto` at a call that decides) runs these as
+  // themselves before it decides, in this order: a distributed protocol as the protocol it
+  // is, every rank at once, where a serial reference on rank 0 would cost about the ranks
+  // times as much. plan() runs them itself; an engine that decides without plan() (the
+  // model engine) runs each, charges it, and hands what they did to ran_first() before it
+  // runs this one. Alike on every rank, from `call`. Empty by default.
+  [[nodiscard]] virtual std::vector<const Balancer*> runs_first(const CallOutlook& /*call*/) const { return {}; }
+  // What the balancers of runs_first() chose and cost at this call; the next
+  // decide_serially() weighs them instead of running their references.
+  virtual void ran_first(std::vector<RanPlan> /*plans*/) const {}
   // After a call, on rank 0: what a strategy that chooses among others decided and why. It
   // goes into the record's LB entry; null for the rest.
   [[nodiscard]] virtual Json decision() const { return nullptr; }

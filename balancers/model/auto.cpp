@@ -17,6 +17,7 @@
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/protocol.hpp"
 #include "core/error.hpp"
+#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
@@ -151,6 +152,13 @@ double cross_site_movement_s(const GlobalProblem& problem, const Assignment& a, 
   return net.far_latency_s + std::max(busiest, crossing * net.wan_shared_s_per_byte);
 }
 
+// The step and the moves of an outcome's plan.
+void finish(const GlobalProblem& problem, Outcome& o) {
+  o.lmax_after = max_of(rank_times(problem, o.assignment));
+  o.moves = rank_moves(problem, o.assignment);
+  o.elements_moved_max = static_cast<double>(*std::max_element(o.moves.arrived.begin(), o.moves.arrived.end()));
+}
+
 Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
   Outcome o;
   const auto t0 = std::chrono::steady_clock::now();
@@ -174,9 +182,17 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
     if (dynamic_cast<const CentralizedBalancer*>(&candidate))
       o.decision_s += gather_and_scatter_s(candidate, problem, net);
   }
-  o.lmax_after = max_of(rank_times(problem, o.assignment));
-  o.moves = rank_moves(problem, o.assignment);
-  o.elements_moved_max = static_cast<double>(*std::max_element(o.moves.arrived.begin(), o.moves.arrived.end()));
+  finish(problem, o);
+  return o;
+}
+
+// What a candidate that ran as itself at this call did (Balancer::ran_first).
+Outcome outcome_of(RanPlan ran, const GlobalProblem& problem) {
+  Outcome o;
+  o.assignment = std::move(ran.assignment);
+  o.decision_s = ran.decision_s;
+  o.protocol_rounds = ran.protocol_rounds;
+  finish(problem, o);
   return o;
 }
 
@@ -230,6 +246,176 @@ AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
   for (const auto& candidate : params_.candidates) candidates_.push_back(make_balancer(candidate));
 }
 
+namespace {
+
+// The least any distributed candidate's call costs on this network, whatever its protocol
+// does: plan()'s six allreduces and one round.
+double protocol_floor_s(const PricedNetwork& net) {
+  return DistributedBalancer::kPlanCollectives * net.collective_s + std::max(net.far_latency_s, net.barrier_s) +
+         net.collective_s;
+}
+
+// What every rank knows of a call from its view.
+CallOutlook call_outlook(const LoadView& view) {
+  return CallOutlook{.nranks = view.nranks,
+                     .objects = view.graph.global_vertices,
+                     .max_rank_load_s = view.max_rank_load.seconds(),
+                     .total_load_s = view.total_load.seconds(),
+                     .step_exchange_s = view.step_exchange.seconds(),
+                     .period = view.period,
+                     .steps_left = view.steps_left,
+                     .later_calls = view.later_calls,
+                     .machine = &view.machine};
+}
+
+// A call's scalars as a problem with no objects: what prices its network.
+GlobalProblem scalars_of(const CallOutlook& call) {
+  GlobalProblem s;
+  s.nranks = call.nranks;
+  s.period = call.period;
+  s.steps_left = call.steps_left;
+  s.later_calls = call.later_calls;
+  s.step_exchange_s = call.step_exchange_s;
+  if (call.machine) {
+    s.rank_speed = call.machine->rank_speed.values();
+    s.rank_site = call.machine->rank_site.values();
+    s.network = call.machine->network;
+    s.code_time_scale = call.machine->code_time_scale;
+  }
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// What a call's totals alone say, alike on every rank: `none`'s time, and the least any
+// candidate's could be (its decision's floor at every call, every step perfectly balanced).
+struct Outlook {
+  PricedNetwork net;
+  double none_s = 0;
+  double calls = 1;
+  double balanced_steps_s = 0;
+  bool none_competes = false;
+  [[nodiscard]] bool cannot_win(double floor_s) const {
+    return none_competes && calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
+  }
+};
+
+Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
+  const GlobalProblem s = scalars_of(call);
+  Outlook o;
+  o.net = priced_network(platform_of(params, s), s);
+  const bool to_the_end = call.steps_left > 0;
+  const int horizon = params.horizon > 0 ? params.horizon : std::max(1, call.period);
+  const double steps = to_the_end ? call.steps_left : horizon;
+  o.calls = to_the_end ? 1.0 + call.later_calls : 1.0;
+  double speed = 0;
+  for (int r = 0; r < call.nranks; ++r) speed += s.speed(r);
+  o.balanced_steps_s = steps * ((speed > 0 ? call.total_load_s / speed : 0.0) + call.step_exchange_s);
+  o.none_s = steps * (call.max_rank_load_s + call.step_exchange_s);
+  o.none_competes = std::any_of(params.candidates.begin(), params.candidates.end(),
+                                [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
+  return o;
+}
+
+// The least a centralized candidate's call costs: its gather of the objects' ids and loads
+// and its scatter of their owners, with nothing else gathered and nothing solved.
+double gather_floor_s(const CallOutlook& call, const PricedNetwork& net) {
+  const double bytes = 24.0 * static_cast<double>(call.objects);
+  const double remote = call.machine && call.machine->sites > 1 ? 1.0 - 1.0 / call.machine->sites : 0.0;
+  return net.collective_s / 2 + 2 * net.far_latency_s + bytes * net.local.beta_s_per_byte +
+         remote * bytes * net.wan_shared_s_per_byte;
+}
+
+}  // namespace
+
+std::vector<const Balancer*> AutoChooser::runs_first(const CallOutlook& call) const {
+  // Only what every rank knows alike (a decision's measured times live on rank 0): every
+  // distributed candidate runs unless even its protocol's floor cannot win.
+  const Outlook o = outlook_of(params_, call);
+  std::vector<const Balancer*> out;
+  const bool priced = call.machine != nullptr;
+  for (const auto& c : candidates_) {
+    if (dynamic_cast<const DistributedBalancer*>(c.get()) && (!priced || !o.cannot_win(protocol_floor_s(o.net)))) {
+      out.push_back(c.get());
+    }
+  }
+  return out;
+}
+
+Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
+  if (!call.machine) return nullptr;  // no network to price the floors on
+  const Outlook o = outlook_of(params_, call);
+  Json candidates = Json::object();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Balancer* c = candidates_[i].get();
+    if (params_.candidates[i].kind == BalancerKind::none) continue;
+    double floor = 0;
+    if (dynamic_cast<const DistributedBalancer*>(c)) {
+      floor = protocol_floor_s(o.net);
+    } else if (dynamic_cast<const CentralizedBalancer*>(c)) {
+      floor = gather_floor_s(call, o.net);
+    }
+    if (!o.cannot_win(floor)) return nullptr;
+    candidates[std::string(params_.candidates[i].name())] =
+        Json{{"skipped", true}, {"floor_s", floor}, {"bound_s", o.calls * kSkipShare * floor + o.balanced_steps_s}};
+  }
+  if (!o.none_competes) return nullptr;
+  candidates["none"] = Json{{"to_end_s", o.none_s}};
+  return Json{{"chosen", "none"},
+              {"decided_by", "the call's totals: no other candidate's floor can win"},
+              {"lmax_before_s", call.max_rank_load_s},
+              {"candidates", candidates}};
+}
+
+void AutoChooser::ran_first(std::vector<RanPlan> plans) const {
+  ran_.assign(candidates_.size(), std::nullopt);
+  for (RanPlan& plan : plans) {
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (candidates_[i].get() == plan.balancer) ran_[i] = std::move(plan);
+    }
+  }
+}
+
+std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm) {
+  const std::vector<const Balancer*> first = chooser_.runs_first(call_outlook(view));
+  const auto local = static_cast<std::size_t>(view.graph.num_local());
+  const std::size_t k = first.size();
+  // Each local vertex's destination under every candidate, vertex-major, so that one
+  // gather carries them all in the problem's order.
+  std::vector<Rank> destination(local * k, view.rank);
+  std::vector<RanPlan> out(k);
+  for (std::size_t c = 0; c < k; ++c) {
+    const auto it =
+        std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& b) { return b.get() == first[c]; });
+    // What the candidate takes as itself, by the engine's clock: simulated under SMPI.
+    const double t0 = MPI_Wtime();
+    const MigrationPlan plan = (*it)->plan(view, comm);
+    out[c].decision_s = MPI_Wtime() - t0;
+    out[c].balancer = first[c];
+    out[c].protocol_rounds = plan.protocol ? plan.protocol->rounds : 0;
+    for (const Move& m : plan.moves) destination[static_cast<std::size_t>(m.vertex) * k + c] = m.to;
+  }
+  const int me = comm_rank(comm);
+  const int nranks = comm_size(comm);
+  const int mine = static_cast<int>(local * k);
+  std::vector<int> counts(static_cast<std::size_t>(nranks), 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<int> displs(counts.size(), 0);
+  std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
+  std::vector<Rank> all(me == 0 ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
+  MPI_Gatherv(destination.data(), mine, mpi_type<Rank>(), all.data(), counts.data(), displs.data(), mpi_type<Rank>(), 0,
+              comm);
+  if (me != 0) return {};
+  const std::size_t objects = k > 0 ? all.size() / k : 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    out[c].assignment.resize(objects);
+    for (std::size_t i = 0; i < objects; ++i) out[c].assignment[i] = all[i * k + c];
+  }
+  return out;
+}
+
 bool AutoChooser::needs_vectors() const {
   return std::any_of(candidates_.begin(), candidates_.end(), [](const auto& c) { return c->needs_vectors(); });
 }
@@ -245,11 +431,14 @@ const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) cons
   return nearest;
 }
 
-const Balancer& AutoBalancer::acting_for(double max_over_mean) const {
+const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
   // The last call's decision, if it was one, is known on every rank by now.
   if (redecided_ && chosen_) decided_.push_back({decided_at_, *chosen_});
   ++calls_;
+  const double mean = call.nranks > 0 ? call.total_load_s / call.nranks : 0.0;
+  const double max_over_mean = mean > 0 ? call.max_rank_load_s / mean : 1.0;
   this_call_ = max_over_mean;
+  floor_decision_ = nullptr;
   if (const Decided* before = remembered(max_over_mean)) {
     redecided_ = false;
     decided_at_ = before->max_over_mean;
@@ -258,6 +447,15 @@ const Balancer& AutoBalancer::acting_for(double max_over_mean) const {
   }
   redecided_ = true;
   decided_at_ = max_over_mean;
+  // Where the totals alone rule every other candidate out, `none` is chosen on every rank
+  // alike, with nothing gathered or run.
+  floor_decision_ = chooser_.ruled_out_by_floors(call);
+  if (!floor_decision_.is_null()) {
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (params_.candidates[i].kind == BalancerKind::none) chosen_ = i;
+    }
+    return *candidates_[*chosen_];
+  }
   // The chooser's solve() puts its choice in chosen_ (under MPI only rank 0 runs it, and
   // plan() broadcasts it); the next call remembers it.
   chosen_.reset();
@@ -270,13 +468,12 @@ void AutoBalancer::prepare(MPI_Comm comm) {
 }
 
 MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
-  const double mean = view.nranks > 0 ? view.total_load.seconds() / view.nranks : 0.0;
-  const double max_over_mean = mean > 0 ? view.max_rank_load.seconds() / mean : 1.0;
-  const Balancer& acting = acting_for(max_over_mean);
+  const Balancer& acting = acting_for(call_outlook(view));
   MigrationPlan out;
   if (&acting != &chooser_) {
     out = candidates_[*chosen_]->plan(view, comm);
   } else {
+    chooser_.ran_first(run_first(view, comm));
     out = chooser_.plan(view, comm);
     auto choice = static_cast<std::uint64_t>(chosen_.value_or(0));
     MPI_Bcast(&choice, 1, MPI_UINT64_T, 0, comm);
@@ -287,16 +484,26 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {
+  // Without a machine the outlook rules nothing out: the problem's network is priced where
+  // the chooser runs.
   const std::vector<double> now = rank_times(problem, problem.owner);
-  const double mean =
-      now.empty() ? 0.0 : std::accumulate(now.begin(), now.end(), 0.0) / static_cast<double>(now.size());
-  const Balancer& acting = acting_for(mean > 0 ? *std::max_element(now.begin(), now.end()) / mean : 1.0);
-  return acting.decide_serially(problem, observer);
+  const CallOutlook call{.nranks = problem.nranks,
+                         .objects = static_cast<std::int64_t>(problem.size()),
+                         .max_rank_load_s = max_of(now),
+                         .total_load_s = std::accumulate(now.begin(), now.end(), 0.0),
+                         .step_exchange_s = problem.step_exchange_s,
+                         .period = problem.period,
+                         .steps_left = problem.steps_left,
+                         .later_calls = problem.later_calls,
+                         .machine = nullptr};
+  return acting_for(call).decide_serially(problem, observer);
 }
 
 Json AutoBalancer::decision() const {
   if (!chosen_) return nullptr;
-  Json out = redecided_ ? chooser_.decision() : Json{{"chosen", params_.candidates[*chosen_].name()}};
+  Json out = !redecided_                  ? Json{{"chosen", params_.candidates[*chosen_].name()}}
+             : !floor_decision_.is_null() ? floor_decision_
+                                          : chooser_.decision();
   out["redecided"] = redecided_;
   out["max_over_mean"] = this_call_;
   out["max_over_mean_at_decision"] = decided_at_;
@@ -470,7 +677,14 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // before it runs: even at kSkipShare of its expected decision, and with every later step
   // perfectly balanced, it would take longer than the best candidate so far.
   std::vector<double> estimate(candidates_.size());
-  for (std::size_t i = 0; i < candidates_.size(); ++i) estimate[i] = decision_estimate_s(i, problem);
+  ran_.resize(candidates_.size());
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    estimate[i] = ran_[i] ? ran_[i]->decision_s : decision_estimate_s(i, problem);
+    // A protocol costs at least its floor, known before it ran.
+    if (!ran_[i] && dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) {
+      estimate[i] = std::max(estimate[i], protocol_floor_s(net));
+    }
+  }
   // Where nothing is known yet, the distributed candidates (whose decision is a rank's
   // share) before the centralized ones.
   auto centralized = [&](std::size_t i) {
@@ -498,7 +712,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       }
     }
     const double bound = calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced;
-    if (best && bound >= best_time) {
+    // One that ran as itself already paid for its decision: weighing it is free.
+    if (best && !ran_[i] && bound >= best_time) {
       predictions[name] = Json{{"skipped", true},
                                {"bound_s", bound},
                                {"decision_estimate_s", estimate[i]},
@@ -508,7 +723,9 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       second_time = std::min(second_time, bound);
       continue;
     }
-    const Outcome o = run_reference(*candidates_[i], problem, net);
+    const bool ran_as_itself = ran_[i].has_value();
+    const Outcome o =
+        ran_as_itself ? outcome_of(*std::move(ran_[i]), problem) : run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
     const bool none = candidate.kind == BalancerKind::none;
@@ -527,7 +744,10 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     if (cost.fitted_decision || cost.fitted_migration) {
       p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
     }
-    if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) p["protocol_rounds"] = o.protocol_rounds;
+    if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) {
+      p["protocol_rounds"] = o.protocol_rounds;
+      p["ran_as_itself"] = ran_as_itself;
+    }
     if (const auto* diffusion = std::get_if<DiffusionParams>(&candidate.params)) {
       p["paper"] = paper_diffusion(problem, *diffusion, platform, horizon, cost.decision_s);
     }
@@ -544,6 +764,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     }
   }
   chosen_ = best;
+  ran_.clear();  // this call's; the next decision runs them again
   last_decision_ =
       Json{{"chosen", params_.candidates[*best].name()},
            // How much slower the runner-up is predicted to be, relative: a small margin is

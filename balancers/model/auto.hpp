@@ -18,16 +18,20 @@
 // slowest rank's step less the slowest rank's compute (LoadView::step_exchange). It is the
 // same for every candidate; on two sites joined by a 16 ms link it is nearly all of a step.
 // C_LbDecision is measured: the time of the candidate's serial solve on rank 0 for
-// centralized candidates, plus their gather and scatter, and for distributed ones that
-// time divided by the ranks plus, per protocol round, the later of the farthest message
-// and the barrier that ends the sends, then the allreduce that ends the round, and
+// centralized candidates, plus their gather and scatter. Distributed candidates run as the
+// protocols they are before the gather, every rank at once (Balancer::runs_first), and
+// their C_LbDecision is what that took: the engines charge it as they charge the
+// candidate alone. Where a distributed candidate did not run so (solve() called on its
+// own, as unit tests and benchmarks do), its serial reference runs on rank 0 and is priced
+// as that time divided by the ranks plus, per protocol round, the later of the farthest
+// message and the barrier that ends the sends, then the allreduce that ends the round, and
 // plan()'s six allreduces around the rounds, as the engine says they cost on its machine
-// (MachineInfo::network). Beyond the paper's alpha, the farthest message crosses the
-// wide-area link where there are several sites, bytes from another site arrive at a
-// cross-site flow's rate, the migration engine's collectives at every call are a floor
-// under C_DataMvmt, and where anything moves its code is added: the busiest rank's
-// packing and the busiest rank's rebuilding of its graph, from per-vertex times the engine
-// measured on the host (MachineInfo's migration_code; see balancers/README.md).
+// (MachineInfo::network). Run serially, a protocol costs rank 0 about the ranks times its
+// parallel time: diffusion's came to most of auto's first decision at 32 ranks. Beyond the paper's alpha, the farthest
+// message crosses the wide-area link where there are several sites, bytes from another site arrive at a cross-site
+// flow's rate, the migration engine's collectives at every call are a floor under C_DataMvmt, and where anything moves
+// its code is added: the busiest rank's packing and the busiest rank's rebuilding of its graph, from per-vertex times
+// the engine measured on the host (MachineInfo's migration_code; see balancers/README.md).
 //
 // Beyond the paper, the rest of the run: where the engine says how many steps and LB calls
 // are left, every candidate is priced to the end of the run and the cheapest there is
@@ -68,6 +72,16 @@
 // cheapest first by their expected decision (the platform's fit, or their own last
 // decision), and one whose expected decision alone, with perfectly balanced steps, cannot
 // beat the best so far is skipped (AutoChooser::kSkipShare).
+//
+// Before anything is gathered or run, every rank knows the call's totals (the loads' max
+// and sum, the measured exchange, the steps and calls left) and the machine. From them
+// alone each candidate has a floor: a distributed one's is plan()'s six allreduces and one
+// protocol round, a centralized one's the gather and scatter of the objects' ids, loads
+// and owners. A candidate whose floor at every call, with every later step perfectly
+// balanced, cannot beat `none` is not run (a distributed one not as itself, nor as its
+// reference). Where that rules out every candidate but `none`, `none` is chosen on every
+// rank alike with nothing gathered, broadcast or run (`decided_by` in the record): on two
+// sites joined by a 16 ms link a gather alone cost more than balancing could save.
 #pragma once
 
 #include <memory>
@@ -92,6 +106,15 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override;
   [[nodiscard]] Json decision() const override { return last_decision_; }
+  // The distributed candidates, run as their protocols before the gather (see auto.hpp).
+  // Those whose expected decision could pay for itself (see auto.hpp).
+  [[nodiscard]] std::vector<const Balancer*> runs_first(const CallOutlook& call) const override;
+  void ran_first(std::vector<RanPlan> plans) const override;
+  // The decision for `none`, if the call's totals alone show that no other candidate can
+  // win: each one's floor (a protocol's collectives and one round; a gather and a scatter
+  // of the objects' ids, loads and owners) at every call, with perfectly balanced steps,
+  // would take longer. Null otherwise.
+  [[nodiscard]] Json ruled_out_by_floors(const CallOutlook& call) const;
 
   // A candidate is skipped when kSkipShare of its expected decision, at every call left,
   // plus perfectly balanced steps already exceed the best prediction so far. Half: a
@@ -112,6 +135,9 @@ class AutoChooser final : public CentralizedBalancer {
   const std::vector<std::unique_ptr<Balancer>>& candidates_;
   std::optional<std::size_t>& chosen_;
   mutable std::vector<double> decision_per_object_;  // per candidate, from its last decision
+  // Per candidate, what it did at this call when it ran as itself (ran_first); the next
+  // solve() weighs it and then forgets it.
+  mutable std::vector<std::optional<RanPlan>> ran_;
   mutable Json last_decision_;
 };
 
@@ -125,7 +151,7 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override { return chooser_.needs_vectors(); }
-  [[nodiscard]] const Balancer& acting_for(double max_over_mean) const override;
+  [[nodiscard]] const Balancer& acting_for(const CallOutlook& call) const override;
   [[nodiscard]] Json decision() const override;
   // What its choice promised: a call that chose (or kept) `none` moves nothing anywhere,
   // whether it decided or reused the last decision.
@@ -147,8 +173,12 @@ class AutoBalancer final : public Balancer {
   mutable double this_call_ = 0;          // max over mean of the present call
   mutable double decided_at_ = 0;         // ... of the decision the present call follows
   mutable bool redecided_ = false;
+  mutable Json floor_decision_;  // the present call's, where the totals alone decided
   mutable int calls_ = 0;
 
+  // Runs every distributed candidate's plan() as itself and hands rank 0 what each chose
+  // (one gather of their destinations) and what it took there.
+  [[nodiscard]] std::vector<RanPlan> run_first(const LoadView& view, MPI_Comm comm);
   // The decision made for the loads' shape nearest this one, if within `redecide`.
   [[nodiscard]] const Decided* remembered(double max_over_mean) const;
 };

@@ -300,6 +300,83 @@ TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
   EXPECT_EQ(a.decision()["candidates"]["greedy"]["migration_code_s"], 0.0);
 }
 
+// A call's totals as every rank knows them, on machine `m`.
+CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
+  const std::vector<double> t = rank_times(p, p.owner);
+  return CallOutlook{.nranks = p.nranks,
+                     .objects = static_cast<std::int64_t>(p.size()),
+                     .max_rank_load_s = *std::max_element(t.begin(), t.end()),
+                     .total_load_s = std::accumulate(t.begin(), t.end(), 0.0),
+                     .step_exchange_s = p.step_exchange_s,
+                     .period = p.period,
+                     .steps_left = p.steps_left,
+                     .later_calls = p.later_calls,
+                     .machine = &m};
+}
+
+MachineInfo machine_with_collectives_of(int ranks, double seconds) {
+  MachineInfo m = MachineInfo::uniform(ranks);
+  m.network.far_message_s = m.network.allreduce_s = m.network.barrier_s = seconds;
+  return m;
+}
+
+TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  hot.steps_left = 30;
+  hot.later_calls = 2;
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  hot.network = m.network;
+  const CallOutlook call = outlook_of(hot, m);
+  const Balancer& chooser = a.acting_for(call);
+  const std::vector<const Balancer*> first = chooser.runs_first(call);
+  ASSERT_EQ(first.size(), 1U);
+  const Assignment tree_plan = first[0]->decide_serially(hot, nullptr);
+  // Tree as itself took 1 s: at every call that is more than `none` loses in all 30 steps.
+  chooser.ran_first({RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1.0, .protocol_rounds = 7}});
+  (void)chooser.decide_serially(hot, nullptr);
+  Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["candidates"]["tree"]["ran_as_itself"], true);
+  EXPECT_EQ(d["candidates"]["tree"]["decision_s"], 1.0);
+  EXPECT_EQ(d["candidates"]["tree"]["protocol_rounds"], 7);
+  // Quick as itself, tree wins, with the plan it made.
+  const Balancer& again = a.acting_for(call);
+  again.ran_first({RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1e-4, .protocol_rounds = 7}});
+  EXPECT_EQ(again.decide_serially(hot, nullptr), tree_plan);
+  EXPECT_EQ(a.decision()["chosen"], "tree");
+  // What it did is weighed once: the next decision without it runs tree's reference.
+  (void)a.acting_for(call).decide_serially(hot, nullptr);
+  EXPECT_EQ(a.decision()["candidates"]["tree"]["ran_as_itself"], false);
+}
+
+TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
+  // 17% over the mean on rank 0, for 30 more steps and 2 more calls.
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 2;
+  const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
+  const Balancer& deciding = a.acting_for(outlook_of(mild, fast));
+  EXPECT_FALSE(deciding.promised_nothing_moves());
+  EXPECT_EQ(deciding.runs_first(outlook_of(mild, fast)).size(), 1U);
+  // Collectives of 50 ms: tree's floor (plan()'s six, one round) and greedy's (a gather and
+  // a scatter) at each of 3 calls cost more than balancing could save.
+  const MachineInfo slow = machine_with_collectives_of(8, 0.05);
+  const Balancer& acting = a.acting_for(outlook_of(mild, slow));
+  EXPECT_TRUE(acting.promised_nothing_moves());
+  EXPECT_TRUE(acting.runs_first(outlook_of(mild, slow)).empty());
+  const Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["redecided"], true);
+  EXPECT_TRUE(d.contains("decided_by"));
+  EXPECT_NEAR(d["candidates"]["tree"]["floor_s"].get<double>(), 8 * 0.05, 1e-12);
+  EXPECT_GT(d["candidates"]["greedy"]["floor_s"].get<double>(), 0.125);
+  // Over 3,000 steps the imbalance costs more than the floors: auto decides again.
+  mild.steps_left = 3000;
+  EXPECT_FALSE(a.acting_for(outlook_of(mild, slow)).promised_nothing_moves());
+}
+
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });

@@ -414,8 +414,31 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   e.model_imbalance_before = imbalance(lmax, avg);
 
   // A strategy that chooses among others may hand this call to the one it chose.
-  const Balancer& acting = ctx.balancer.acting_for(avg > 0 ? lmax / avg : 1.0);
+  const CallOutlook call{.nranks = p,
+                         .objects = static_cast<std::int64_t>(pr.size()),
+                         .max_rank_load_s = lmax,
+                         .total_load_s = total,
+                         .step_exchange_s = pr.step_exchange_s,
+                         .period = pr.period,
+                         .steps_left = pr.steps_left,
+                         .later_calls = pr.later_calls,
+                         .machine = &ctx.machine};
+  const Balancer& acting = ctx.balancer.acting_for(call);
+  // Balancers it runs as themselves first (auto's distributed candidates), each charged as
+  // it would be alone.
+  double ran_first_s = 0;
+  std::vector<RanPlan> first;
+  for (const Balancer* b : acting.runs_first(call)) {
+    Decided f = decide(ctx, *b, state, pr);
+    ran_first_s += f.decision_s;
+    first.push_back(RanPlan{.balancer = b,
+                            .assignment = std::move(f.assignment),
+                            .decision_s = f.decision_s,
+                            .protocol_rounds = f.protocol ? f.protocol->rounds : 0});
+  }
+  if (!first.empty()) acting.ran_first(std::move(first));
   Decided d = decide(ctx, acting, state, pr);
+  d.decision_s += ran_first_s;
   e.decision_s = d.decision_s;
   e.protocol = d.protocol;
   e.prediction = ctx.balancer.decision();
