@@ -78,6 +78,35 @@ TEST_P(EveryBalancer, PlansAreValidDeterministicConserveLoadAndDoNoHarmOnAnEasyI
 INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancer, testing::ValuesIn(registered_names()),
                          [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
 
+// `auto` runs its distributed candidates' plan() at a decision, every rank at once, and a
+// chosen protocol's plan is the one it made there: the same as the protocol's alone.
+TEST(Auto, RunsItsDistributedCandidatesAsThemselvesAndAppliesTheChosenOnesOwnPlan) {
+  const int me = comm_rank(kWorld);
+  const int p = comm_size(kWorld);
+  const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
+  const std::vector<Load> loads(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  const MachineInfo machine = MachineInfo::uniform(p);
+  const LoadView view = test::load_view(g, loads, machine, 1, 0, kWorld);
+  const auto chooser = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
+  const auto tree = test::balancer_from_yaml("tree", "{}");
+  const MigrationPlan chosen = chooser->plan(view, kWorld);
+  const MigrationPlan alone = tree->plan(view, kWorld);
+  // On one rank there is nothing to balance: the call's totals alone choose `none`.
+  if (me == 0 && p > 1) {
+    EXPECT_EQ(chosen.decision["candidates"]["tree"]["ran_as_itself"], true);
+    EXPECT_EQ(chosen.decision["chosen"], "tree");
+  }
+  if (me == 0 && p == 1) {
+    EXPECT_EQ(chosen.decision["chosen"], "none");
+    EXPECT_TRUE(chosen.decision.contains("decided_by"));
+  }
+  ASSERT_EQ(chosen.moves.size(), alone.moves.size());
+  for (std::size_t i = 0; i < alone.moves.size(); ++i) {
+    EXPECT_EQ(chosen.moves[i].vertex, alone.moves[i].vertex);
+    EXPECT_EQ(chosen.moves[i].to, alone.moves[i].to);
+  }
+}
+
 // Every Zoltan method with every approach that applies, and Scotch.
 class ZoltanVariants : public testing::TestWithParam<std::string> {};
 
