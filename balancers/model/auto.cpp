@@ -365,7 +365,14 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
   candidates["none"] = Json{{"to_end_s", o.none_s}};
   return Json{{"chosen", "none"},
               {"decided_by", "the call's totals: no other candidate's floor can win"},
+              {"chosen_over", call.steps_left > 0 ? "the rest of the run" : "the steps until the next call"},
+              {"steps_left", call.steps_left},
+              {"later_calls", call.later_calls},
+              {"network", Json{{"far_latency_s", o.net.far_latency_s},
+                               {"collective_s", o.net.collective_s},
+                               {"barrier_s", o.net.barrier_s}}},
               {"lmax_before_s", call.max_rank_load_s},
+              {"step_exchange_s", call.step_exchange_s},
               {"candidates", candidates}};
 }
 

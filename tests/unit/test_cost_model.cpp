@@ -370,6 +370,7 @@ TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
   EXPECT_EQ(d["chosen"], "none");
   EXPECT_EQ(d["redecided"], true);
   EXPECT_TRUE(d.contains("decided_by"));
+  EXPECT_TRUE(d.contains("step_exchange_s"));  // the record's run prediction adds it to none's steps
   EXPECT_NEAR(d["candidates"]["tree"]["floor_s"].get<double>(), 8 * 0.05, 1e-12);
   EXPECT_GT(d["candidates"]["greedy"]["floor_s"].get<double>(), 0.125);
   // Over 3,000 steps the imbalance costs more than the floors: auto decides again.
