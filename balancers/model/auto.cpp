@@ -285,10 +285,6 @@ GlobalProblem scalars_of(const CallOutlook& call) {
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 // What a call's totals alone say, alike on every rank: `none`'s time, and the least any
 // candidate's could be (its decision's floor at every call, every step perfectly balanced).
 struct Outlook {
