@@ -11,6 +11,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "engine/call_ledger.hpp"
 #include "engine/distribution.hpp"
 #include "engine/lb_call.hpp"
 #include "engine/machine.hpp"
@@ -85,9 +86,10 @@ class Replay {
       }
       if (!lb_call) continue;
       const int since = events.empty() ? 0 : events.back().step + 1;
-      events.push_back(run_lb_call(lb_context(events), graph_, *loop_, step, static_cast<int>(events.size()), since));
+      events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
     }
     const double elapsed = engine_.now() - t_start - exporting;
+    ledger_->settle(events, field_->dims(), *prediction_exchange_, comm_);
     if (exported) collectively(comm_, [&] { exported->close(); });
     const CommCensus final = loop_->census(machine_.info);
     // Keeps do_work's reads observable, so no compiler can drop them.
@@ -168,25 +170,21 @@ class Replay {
     initial_census_ = loop_->census(machine_.info);
     // An LB call that moves nothing keeps this digest; measured here, before the run's
     // clock starts, so that such a call adds no collective of its own.
-    initial_digest_ = placement_digest(graph_, comm_);
+    ledger_ = std::make_unique<CallLedger>(placement_digest(graph_, comm_), initial_census_,
+                                           loop_->census_share(machine_.info));
   }
 
-  // The context of the next LB call, after `events`: the distribution as the last call
-  // left it (or as the run began).
-  [[nodiscard]] LbContext lb_context(const std::vector<LbEvent>& events) const {
-    return LbContext{
-        .scenario = s_,
-        .engine = engine_,
-        .machine = machine_.info,
-        .field = *field_,
-        .balancer = *balancer_,
-        .migrator = *migrator_,
-        .prediction_exchange = *prediction_exchange_,
-        .comm = comm_,
-        .balancer_comm = lb_comm_,
-        .verify = o_.verify,
-        .owners_digest = events.empty() ? initial_digest_ : events.back().owners_digest.value_or(initial_digest_),
-        .census = events.empty() ? initial_census_ : events.back().after};
+  [[nodiscard]] LbContext lb_context() const {
+    return LbContext{.scenario = s_,
+                     .engine = engine_,
+                     .machine = machine_.info,
+                     .field = *field_,
+                     .balancer = *balancer_,
+                     .migrator = *migrator_,
+                     .comm = comm_,
+                     .balancer_comm = lb_comm_,
+                     .verify = o_.verify,
+                     .ledger = *ledger_};
   }
 
   [[nodiscard]] Provenance provenance(const std::string& start_time) const {
@@ -216,11 +214,11 @@ class Replay {
   std::unique_ptr<WorkloadField> field_;
   std::unique_ptr<Balancer> balancer_;
   std::unique_ptr<Migrator> migrator_;
-  std::unique_ptr<SparseExchange> prediction_exchange_;
+  std::unique_ptr<SparseExchange> prediction_exchange_;  // the plans' scores, when the run ends
+  std::unique_ptr<CallLedger> ledger_;
   std::unique_ptr<ComputePhase> work_;
   std::unique_ptr<StepLoop> loop_;
   CommCensus initial_census_;
-  std::uint64_t initial_digest_ = 0;  // the placement's as the run began
 };
 
 }  // namespace

@@ -131,20 +131,27 @@ double StepLoop::run_message_driven(int step, double start, double watchdog_seco
   return computing;
 }
 
-CommCensus StepLoop::census(const MachineInfo& machine) const {
+CensusShare StepLoop::census_share(const MachineInfo& machine) const {
   const int my_site = machine.rank_site[static_cast<std::size_t>(me_)];
   const std::int64_t cross =
       exchange_->messages_to([&](int peer) { return machine.rank_site[static_cast<std::size_t>(peer)] != my_site; });
+  return {exchange_->remote_edges(), exchange_->remote_edge_bytes(), exchange_->messages_per_step(), cross};
+}
+
+CommCensus StepLoop::census(const MachineInfo& machine) const {
   // One reduction for the four sums: on a wide-area machine each collective costs the
   // WAN's latency several times over.
-  std::array<std::int64_t, 4> sums{exchange_->remote_edges(), exchange_->remote_edge_bytes(),
-                                   exchange_->messages_per_step(), cross};
+  CensusShare sums = census_share(machine);
   MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_INT64_T, MPI_SUM, comms_.run);
+  return census_of(sums);
+}
+
+CommCensus census_of(const CensusShare& summed) {
   CommCensus c;
-  c.edge_cut = sums[0] / 2;
-  c.edge_cut_bytes = sums[1] / 2;
-  c.messages_per_step = sums[2];
-  c.cross_site_messages_per_step = sums[3];
+  c.edge_cut = summed[0] / 2;  // each cut edge has an end on two ranks
+  c.edge_cut_bytes = summed[1] / 2;
+  c.messages_per_step = summed[2];
+  c.cross_site_messages_per_step = summed[3];
   return c;
 }
 

@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -23,6 +25,12 @@
 namespace lbbench {
 
 class Engine;
+
+// One rank's share of a CommCensus, summed over ranks: the ends of its cut edges, their
+// bytes, its messages per step and those between sites.
+using CensusShare = std::array<std::int64_t, 4>;
+// The census of the shares summed over all ranks.
+CommCensus census_of(const CensusShare& summed);
 
 // This rank's times, per step.
 struct RankSteps {
@@ -78,6 +86,8 @@ class StepLoop {
   // The communication the current distribution causes per step, over all ranks.
   // Collective.
   [[nodiscard]] CommCensus census(const MachineInfo& machine) const;
+  // This rank's share of it (no communication).
+  [[nodiscard]] CensusShare census_share(const MachineInfo& machine) const;
 
  private:
   // The step's weights and its posted messages.

@@ -131,6 +131,42 @@ TEST(Replay, ACallThatPromisedNothingMovesKeepsTheDistributionAndItsDigest) {
   }
 }
 
+// What the record says of a call beyond its loads' totals is reduced when the run ends
+// (engine/call_ledger.hpp), so each call's shares must land on that call: the census a call
+// leaves is the next call's before, and the last one's is the run's final; the metrics
+// gathered at the end are of the loads whose totals the call reduced at once. The hot spot
+// drifts, so the calls' loads differ.
+TEST(Replay, EachCallsTotalsReducedAtTheEndLandOnThatCall) {
+  std::string yaml = kBase;
+  yaml.replace(yaml.find("  edge_bytes"), 0, "  evolution: {kind: drift, velocity: [0.08, 0.05]}\n");
+  Scenario s = scenario_from(yaml);
+  s.steps = 13;
+  const RunOutcome out = run(s);
+  if (comm_rank(kWorld) != 0) return;
+  const std::vector<LbEvent>& lb = out.record.lb;
+  ASSERT_EQ(lb.size(), 4u);  // after steps 2, 5, 8 and 11
+  std::int64_t migrations = 0;
+  for (std::size_t i = 0; i < lb.size(); ++i) {
+    ASSERT_TRUE(lb[i].metrics.has_value()) << "call " << i;
+    EXPECT_NEAR(lb[i].metrics->model.max_over_avg - 1.0, lb[i].model_imbalance_before, 1e-9) << "call " << i;
+    if (i + 1 < lb.size()) EXPECT_EQ(lb[i].after, lb[i + 1].before) << "call " << i;
+    ASSERT_TRUE(lb[i].owners_digest.has_value());
+    if (comm_size(kWorld) > 1) {
+      EXPECT_GT(lb[i].model_imbalance_before, 0.0) << "call " << i;
+      EXPECT_LT(lb[i].model_imbalance_predicted_after, lb[i].model_imbalance_before) << "call " << i;
+    }
+    migrations += lb[i].migrations;
+  }
+  EXPECT_EQ(lb.front().before.edge_cut, out.record.edge_cut_initial);
+  EXPECT_EQ(lb.back().after.edge_cut, out.record.edge_cut);
+  EXPECT_EQ(lb.back().after.messages_per_step, out.record.messages_per_step);
+  EXPECT_EQ(migrations, out.record.migrations);
+  if (comm_size(kWorld) > 1) {
+    EXPECT_GT(lb[1].migrations, 0) << "the hot spot moved on after the first call";
+    EXPECT_NE(lb[0].metrics->model.max, lb[1].metrics->model.max) << "the calls' loads differ";
+  }
+}
+
 class Variants : public testing::TestWithParam<std::string> {};
 
 TEST_P(Variants, RunToTheEndWithCorrectOwnerTables) {

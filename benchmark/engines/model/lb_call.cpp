@@ -491,17 +491,9 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   return code + kMigrationBarriers * net.barrier_s() + data + kMigrationAllreduces * net.allreduce_s(32);
 }
 
-double model_lb_overhead_s(const NetworkModel& net, int dims, bool kept) {
-  const int vector_objective = dims > 1 ? 1 : 0;
-  // The loads' gather and the broadcast of their total and largest (taken as a
-  // reduction), the vector objective, and the decision time. The census before a call is
-  // the last one after (only a migration changes it), so no call measures it.
-  if (kept) return net.small_gather_s() + (1 + vector_objective + 1) * net.allreduce_s(32);
-  // The loads' gather and broadcast (1), the census after (1), the prediction's exchange
-  // and reduction (and the vector objective's), the call's totals (2: the moved counts
-  // with the placement digest; the busiest receiver with the decision and migration
-  // times).
-  return net.small_gather_s() + (1 + 1 + 1 + 2 + vector_objective) * net.allreduce_s(32) + net.barrier_s();
+double model_lb_overhead_s(const NetworkModel& net) {
+  // The loads' sum and maxima, four doubles in one allreduce.
+  return net.allreduce_s(32);
 }
 
 }  // namespace lbbench

@@ -63,11 +63,10 @@ struct ModelDecision {
 };
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
-// The collectives of an LB call around its decision and migration (the loads' gather and
-// broadcast, the census after, the plan's prediction, the call's totals, the migration's
-// barrier); `kept`: of a call whose balancer promised that nothing moves, which the
-// engines run without what measures the migration's effect (engine/lb_call.cpp).
-double model_lb_overhead_s(const NetworkModel& net, int dims, bool kept);
+// The one collective the engines add to an LB call, around its decision and migration:
+// the loads' totals (engine/lb_call.cpp). What the record needs besides is reduced when
+// the run ends (engine/call_ledger.hpp), after the clock has stopped.
+double model_lb_overhead_s(const NetworkModel& net);
 
 template <class CensusAfter>
 ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,
@@ -77,7 +76,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
     ModelLbCall out;
     out.event = std::move(d.event);
     record_kept_distribution(out.event, state.owners_digest());
-    out.duration_s = out.event.decision_s + model_lb_overhead_s(ctx.net, ctx.dims, true);
+    out.duration_s = out.event.decision_s + model_lb_overhead_s(ctx.net);
     return out;
   }
   const ModelState::Placement place{[&](int r) { return ctx.net.site_of(r); }};
@@ -90,7 +89,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   out.event.elements_moved_max = tally.arrivals_max;
   out.event.owners_digest = state.owners_digest();
   out.event.migration_s = model_migration_s(ctx, tally);
-  out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net, ctx.dims, false);
+  out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net);
   return out;
 }
 
