@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "balancers/factory.hpp"
@@ -650,6 +651,32 @@ const FittedCost* fitted_decision(const GlobalProblem& problem, const std::strin
   return problem.fitted_costs ? problem.fitted_costs->decision_of(name) : nullptr;
 }
 
+// A candidate weighed at a decision: its predicted time, what its calls cost (decision
+// and migration, at this call and the later ones) and the vertices its plan moves.
+struct Weighed {
+  std::size_t candidate = 0;
+  double time = 0;
+  double calls_s = 0;
+  double moved = 0;
+  Assignment assignment;
+};
+
+// The near-tie rule (beyond the paper): among the candidates predicted within `within`
+// (relative) of the fastest, the one whose calls cost least, then the one that moves
+// least, then the one listed first. A prediction is no better than the model's error
+// (about 10% per candidate on the accuracy sweeps); where two candidates are closer than
+// that, the cheaper decision and the fewer migrations are what a wrong guess costs least.
+const Weighed& near_tie_pick(const std::vector<Weighed>& weighed, double fastest, double within) {
+  const Weighed* pick = nullptr;
+  for (const Weighed& w : weighed) {
+    if (w.time > fastest * (1.0 + within)) continue;
+    if (!pick || std::tie(w.calls_s, w.moved, w.candidate) < std::tie(pick->calls_s, pick->moved, pick->candidate)) {
+      pick = &w;
+    }
+  }
+  return *pick;
+}
+
 }  // namespace
 
 double AutoChooser::decision_estimate_s(std::size_t candidate, const GlobalProblem& problem) const {
@@ -702,7 +729,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   std::optional<std::size_t> best;
   double best_time = 0;
   double second_time = std::numeric_limits<double>::infinity();
-  Assignment chosen;
+  std::vector<Weighed> weighed;
   for (const std::size_t i : order) {
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
@@ -761,17 +788,20 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       if (best) second_time = std::min(second_time, best_time);
       best = i;
       best_time = time;
-      chosen = o.assignment;
     } else {
       second_time = std::min(second_time, time);
     }
+    const double calls_cost =
+        none ? 0.0 : cost.decision_s + cost.migration_s + (to_the_end ? problem.later_calls * cost.later_call_s : 0.0);
+    weighed.push_back({i, time, calls_cost, o.elements_moved_max, o.assignment});
   }
-  chosen_ = best;
+  const Weighed& pick = near_tie_pick(weighed, best_time, params_.near_tie);
+  chosen_ = pick.candidate;
   ran_.clear();  // this call's; the next decision runs them again
   last_decision_ =
-      Json{{"chosen", params_.candidates[*best].name()},
-           // How much slower the runner-up is predicted to be, relative: a small margin is
-           // within the model's own error.
+      Json{{"chosen", params_.candidates[pick.candidate].name()},
+           // How much slower the runner-up is predicted to be than the fastest, relative: a
+           // small margin is within the model's own error.
            {"margin", std::isfinite(second_time) && best_time > 0 ? (second_time - best_time) / best_time : 0.0},
            {"chosen_over", to_the_end ? "the rest of the run" : "the steps until the next call"},
            {"horizon_steps", horizon},
@@ -788,7 +818,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"step_exchange_s", exchange},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
            {"candidates", predictions}};
-  return chosen;
+  if (pick.candidate != *best) {
+    last_decision_["near_tie"] = Json{{"fastest", params_.candidates[*best].name()},
+                                      {"slower_by", best_time > 0 ? (pick.time - best_time) / best_time : 0.0},
+                                      {"within", params_.near_tie}};
+  }
+  return pick.assignment;
 }
 
 }  // namespace lbbench

@@ -28,6 +28,9 @@ struct AutoParams {
   // every shape decided on; the choice made for the nearest shape runs as itself at the
   // other calls. 0: decide at every call.
   double redecide = 0.1;
+  // Candidates predicted within this much (relative) of the fastest are near-ties, and the
+  // one whose calls cost least is chosen (see auto.hpp). 0: the fastest predicted.
+  double near_tie = 0.05;
 
   static const std::vector<std::string> kDefaultCandidates;
 

@@ -350,6 +350,49 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
   EXPECT_EQ(a.decision()["candidates"]["tree"]["ran_as_itself"], false);
 }
 
+// Tree as itself is made to take just long enough that it is predicted 1% faster than
+// `none` over the rest of the run: within the near-tie margin (5% by default) `none`,
+// whose calls cost nothing, is chosen, and the record names the fastest; with a margin of
+// 0, tree is. 10% faster is no near-tie.
+TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargin) {
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
+  hot.steps_left = 30;
+  hot.later_calls = 2;
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  hot.network = m.network;
+  const CallOutlook call = outlook_of(hot, m);
+  // tree's predicted time to the end if it decided in `decision_s`, and the decision's record.
+  auto decide = [&](const AutoBalancer& a, double decision_s) {
+    const Balancer& chooser = a.acting_for(call);
+    const std::vector<const Balancer*> first = chooser.runs_first(call);
+    const Assignment plan = first.at(0)->decide_serially(hot, nullptr);
+    chooser.ran_first({RanPlan{.balancer = first[0], .assignment = plan, .decision_s = decision_s}});
+    (void)chooser.decide_serially(hot, nullptr);
+    return a.decision();
+  };
+  const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, near_tie: 0}");
+  const Json quick = decide(strict, 0.0);
+  ASSERT_EQ(quick["chosen"], "tree");
+  const double none_s = quick["candidates"]["none"]["to_end_s"].get<double>();
+  const double tree_quick_s = quick["candidates"]["tree"]["to_end_s"].get<double>();
+  // Each of the 3 calls pays the decision once more.
+  const double one_percent_faster = (0.99 * none_s - tree_quick_s) / 3;
+  const double ten_percent_faster = (0.90 * none_s - tree_quick_s) / 3;
+  ASSERT_GT(ten_percent_faster, 0.0);
+  EXPECT_EQ(decide(strict, one_percent_faster)["chosen"], "tree");
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const Json tie = decide(a, one_percent_faster);
+  EXPECT_NEAR(tie["candidates"]["tree"]["to_end_s"].get<double>(), 0.99 * none_s, 1e-9);
+  EXPECT_EQ(tie["chosen"], "none");
+  ASSERT_TRUE(tie.contains("near_tie")) << tie.dump();
+  EXPECT_EQ(tie["near_tie"]["fastest"], "tree");
+  EXPECT_NEAR(tie["near_tie"]["slower_by"].get<double>(), 1 / 0.99 - 1, 1e-6);
+  EXPECT_TRUE(a.promised_nothing_moves());
+  const Json clear = decide(a, ten_percent_faster);
+  EXPECT_EQ(clear["chosen"], "tree");
+  EXPECT_FALSE(clear.contains("near_tie"));
+}
+
 TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
   // 17% over the mean on rank 0, for 30 more steps and 2 more calls.
