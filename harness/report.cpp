@@ -160,6 +160,11 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
     if (chosen == fastest) ++c.correct;
     const auto at = measured.find(chosen);
     if (at != measured.end() && at->second <= (1 + ReportCase::kNearBest) * measured[fastest]) ++c.near_best;
+    const auto instead = p.fastest_predicted ? measured.find(*p.fastest_predicted) : measured.end();
+    if (at != measured.end() && instead != measured.end()) {
+      ++c.tie_rule_picks;
+      if (at->second <= instead->second) ++c.tie_rule_no_slower;
+    }
   }
   // With repetitions, the case's pick is the one the model made most often.
   for (const auto& [name, n] : picks) {
@@ -235,6 +240,21 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
 }
 
 std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
+
+// How the picks of `auto`'s near-tie rule fared, where it made any.
+std::string tie_rule_line(const std::vector<ReportCase>& cases) {
+  int picks = 0;
+  int no_slower = 0;
+  for (const auto& c : cases) {
+    picks += c.tie_rule_picks;
+    no_slower += c.tie_rule_no_slower;
+  }
+  if (!picks) return "";
+  return fmt::format(
+      "\n`auto`'s near-tie rule chose another candidate than the one predicted fastest in {} picks; {} of them "
+      "measured no slower than that one.\n",
+      picks, no_slower);
+}
 
 std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
   std::string out = fmt::format(
@@ -381,6 +401,7 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
     out += selection_table(report.selection);
+    out += tie_rule_line(report.cases);
     out +=
         "\nFollowing the model (the measured time of the balancer it chose) against always using one "
         "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"

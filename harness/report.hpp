@@ -61,6 +61,10 @@ struct ReportCase {
   [[nodiscard]] bool near_tie() const { return runner_up_gap && *runner_up_gap <= kNearTie; }
   // auto's own measured median over that of the balancer it picked most often.
   std::optional<double> auto_over_pick;
+  // Picks `auto`'s near-tie rule made instead of the candidate predicted fastest, and how
+  // many of them measured no slower than that one.
+  int tie_rule_picks = 0;
+  int tie_rule_no_slower = 0;
 };
 
 // The model's picks over a class of cases, with 95% bootstrap intervals over the cases.

@@ -120,6 +120,7 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
     p.total_s.emplace_back(name, before + rest);
   }
   p.chosen = d["chosen"].get<std::string>();
+  if (d.contains("near_tie")) p.fastest_predicted = d["near_tie"]["fastest"].get<std::string>();
   p.at_step = first->step;
   return p;
 }

@@ -234,7 +234,9 @@ Json to_json(const RunPrediction& p) {
     candidates[name] = Json{{"total_s", total}};
     if (p.at_least.contains(name)) candidates[name]["at_least"] = true;
   }
-  return Json{{"chosen", p.chosen}, {"at_step", p.at_step}, {"later_calls", p.later_calls}, {"candidates", candidates}};
+  Json j{{"chosen", p.chosen}, {"at_step", p.at_step}, {"later_calls", p.later_calls}, {"candidates", candidates}};
+  if (p.fastest_predicted) j["fastest_predicted"] = *p.fastest_predicted;
+  return j;
 }
 
 RunPrediction prediction_from(const Fields& f) {
@@ -242,6 +244,7 @@ RunPrediction prediction_from(const Fields& f) {
   p.chosen = f.need<std::string>("chosen");
   p.at_step = f.get<int>("at_step", 0);
   p.later_calls = f.get<int>("later_calls", 0);
+  if (f.has("fastest_predicted")) p.fastest_predicted = f.need<std::string>("fastest_predicted");
   const Json candidates = f.raw("candidates");
   if (candidates.is_object()) {
     for (const auto& [name, c] : candidates.items()) {

@@ -114,6 +114,8 @@ struct RunPrediction {
   // Candidates `auto` skipped as unable to win: their total_s is a lower bound, not a
   // prediction.
   std::set<std::string> at_least;
+  // Where `auto`'s near-tie rule chose another candidate: the one predicted fastest.
+  std::optional<std::string> fastest_predicted;
 };
 
 // A replayed recorded run (an lbdatafile mesh): what the trace held, and how its ranks

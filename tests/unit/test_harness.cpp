@@ -425,6 +425,30 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   EXPECT_NE(md.find("the second 20.0% slower"), std::string::npos) << md;
 }
 
+// Two picks that `auto`'s near-tie rule made (the record names the candidate predicted
+// fastest): none instead of tree, measured faster than tree; greedy instead of tree,
+// measured slower. The report counts them apart, and the field reads back.
+TEST(Report, CountsThePicksOfTheNearTieRuleAndHowTheyFared) {
+  auto pick = [](const char* chosen, const char* id) {
+    Json r = run_record("auto", 5, id);
+    r["prediction"] = {{"chosen", chosen},
+                       {"fastest_predicted", "tree"},
+                       {"candidates", {{"none", {{"total_s", 5.1}}}, {"tree", {{"total_s", 5.0}}}}}};
+    return r;
+  };
+  const Report report = build_report({run_record("none", 5, "n"), run_record("greedy", 6, "g"),
+                                      run_record("tree", 5.5, "t"), pick("none", "a1"), pick("greedy", "a2")},
+                                     ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 1u);
+  EXPECT_EQ(report.cases[0].tie_rule_picks, 2);
+  EXPECT_EQ(report.cases[0].tie_rule_no_slower, 1);
+  const std::string md = report_markdown(report, ReportOptions{});
+  EXPECT_NE(md.find("near-tie rule chose another candidate than the one predicted fastest in 2 picks; 1 of them"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(run_record_from_json(pick("none", "a3")).prediction->fastest_predicted, "tree");
+}
+
 TEST(CostFits, RecoversTheCoefficientsOfExactTimes) {
   // 1 ms + 20 ns per vertex + 5 ns per edge + 30 µs per rank, on varied sizes.
   std::vector<CostSample> samples;
