@@ -29,8 +29,9 @@ struct AutoParams {
   // other calls. 0: decide at every call.
   double redecide = 0.1;
   // Candidates predicted within this much (relative) of the fastest are near-ties, and the
-  // one whose calls cost least is chosen (see auto.hpp). 0: the fastest predicted.
-  double near_tie = 0.05;
+  // one whose calls cost least is chosen. 0 (the default, for what it measured: see
+  // balancers/README.md): the fastest predicted.
+  double near_tie = 0;
 
   static const std::vector<std::string> kDefaultCandidates;
 

@@ -75,7 +75,7 @@ void sum_then_maxima(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
 
 // One reduction, of a user operation, where a sum and a maximum would be two: every
 // collective costs the wide-area latency several times over on a machine of two sites.
-// It is the only collective the harness adds to a call; the metrics, which need every
+// It is the only collective the replay adds to a call; the metrics, which need every
 // rank's load, are gathered when the run ends (CallLedger).
 CallTotals reduce_call_totals(const std::array<double, 3>& loads, MPI_Comm comm) {
   std::array<double, 4> v{loads[0], loads[0], loads[1], loads[2]};

@@ -351,9 +351,9 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
 }
 
 // Tree as itself is made to take just long enough that it is predicted 1% faster than
-// `none` over the rest of the run: within the near-tie margin (5% by default) `none`,
-// whose calls cost nothing, is chosen, and the record names the fastest; with a margin of
-// 0, tree is. 10% faster is no near-tie.
+// `none` over the rest of the run: within a near-tie margin of 5% `none`, whose calls cost
+// nothing, is chosen, and the record names the fastest; by default (no margin), tree is.
+// 10% faster is no near-tie.
 TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargin) {
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
   hot.steps_left = 30;
@@ -370,7 +370,7 @@ TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargi
     (void)chooser.decide_serially(hot, nullptr);
     return a.decision();
   };
-  const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, near_tie: 0}");
+  const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
   const Json quick = decide(strict, 0.0);
   ASSERT_EQ(quick["chosen"], "tree");
   const double none_s = quick["candidates"]["none"]["to_end_s"].get<double>();
@@ -380,7 +380,7 @@ TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargi
   const double ten_percent_faster = (0.90 * none_s - tree_quick_s) / 3;
   ASSERT_GT(ten_percent_faster, 0.0);
   EXPECT_EQ(decide(strict, one_percent_faster)["chosen"], "tree");
-  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, near_tie: 0.05}");
   const Json tie = decide(a, one_percent_faster);
   EXPECT_NEAR(tie["candidates"]["tree"]["to_end_s"].get<double>(), 0.99 * none_s, 1e-9);
   EXPECT_EQ(tie["chosen"], "none");
