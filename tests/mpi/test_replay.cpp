@@ -149,7 +149,9 @@ TEST(Replay, EachCallsTotalsReducedAtTheEndLandOnThatCall) {
   for (std::size_t i = 0; i < lb.size(); ++i) {
     ASSERT_TRUE(lb[i].metrics.has_value()) << "call " << i;
     EXPECT_NEAR(lb[i].metrics->model.max_over_avg - 1.0, lb[i].model_imbalance_before, 1e-9) << "call " << i;
-    if (i + 1 < lb.size()) EXPECT_EQ(lb[i].after, lb[i + 1].before) << "call " << i;
+    if (i + 1 < lb.size()) {
+      EXPECT_EQ(lb[i].after, lb[i + 1].before) << "call " << i;
+    }
     ASSERT_TRUE(lb[i].owners_digest.has_value());
     if (comm_size(kWorld) > 1) {
       EXPECT_GT(lb[i].model_imbalance_before, 0.0) << "call " << i;
