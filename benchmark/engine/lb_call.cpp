@@ -63,30 +63,17 @@ struct CallTotals {
   double step_exchange = 0;
 };
 
-// Sums the first of each four doubles and takes the maxima of the other three.
-void sum_then_maxima(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
-  const auto* a = static_cast<const double*>(in);
-  auto* b = static_cast<double*>(inout);
-  for (int i = 0; i < *len; ++i, a += 4, b += 4) {
-    b[0] += a[0];
-    for (int k = 1; k < 4; ++k) b[k] = std::max(a[k], b[k]);
-  }
+// The loads' sum, then the maxima of the model load, the mean compute and the mean wall.
+void add_then_max(std::array<double, 4>& into, const std::array<double, 4>& from) {
+  into[0] += from[0];
+  for (std::size_t k = 1; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
 }
 
-// One reduction, of a user operation, where a sum and a maximum would be two: every
-// collective costs the wide-area latency several times over on a machine of two sites.
-// It is the only collective the replay adds to a call; the metrics, which need every
-// rank's load, are gathered when the run ends (CallLedger).
+// The only collective the replay adds to a call; the metrics, which need every rank's
+// load, are gathered when the run ends (CallLedger).
 CallTotals reduce_call_totals(const std::array<double, 3>& loads, MPI_Comm comm) {
-  std::array<double, 4> v{loads[0], loads[0], loads[1], loads[2]};
-  MPI_Datatype four = MPI_DATATYPE_NULL;
-  MPI_Type_contiguous(4, MPI_DOUBLE, &four);
-  MPI_Type_commit(&four);
-  MPI_Op op = MPI_OP_NULL;
-  MPI_Op_create(&sum_then_maxima, 1, &op);
-  MPI_Allreduce(MPI_IN_PLACE, v.data(), 1, four, op, comm);
-  MPI_Op_free(&op);
-  MPI_Type_free(&four);
+  const auto v =
+      allreduce_combined<std::array<double, 4>, add_then_max>({loads[0], loads[0], loads[1], loads[2]}, comm);
   return {v[0], v[1], std::max(0.0, v[3] - v[2])};
 }
 

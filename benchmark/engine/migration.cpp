@@ -15,7 +15,6 @@
 #include <cstring>
 #include <optional>
 #include <tuple>
-#include <type_traits>
 #include <unordered_map>
 
 #include "core/clock.hpp"
@@ -30,6 +29,14 @@ struct Migrator::Census {
   std::int64_t edges = 0;
   std::uint64_t id_sum = 0;  // sum of mix64(id) mod 2^64: a lost or doubled id changes it
   double weight = 0.0;
+  // Field by field (the id checksum modulo 2^64, as unsigned sums do), so that the census
+  // is one reduction where it was four: the migration takes it twice at every call.
+  static void add(Census& into, const Census& from) {
+    into.vertices += from.vertices;
+    into.edges += from.edges;
+    into.id_sum += from.id_sum;
+    into.weight += from.weight;
+  }
 };
 
 Migrator::Migrator(MPI_Comm comm, std::int64_t element_bytes, std::uint64_t seed)
@@ -46,40 +53,7 @@ Migrator::Census Migrator::census(const LocalGraph& g, const WeightSum& weight_s
   local.edges = g.num_local_edges();
   for (auto id : g.gid) local.id_sum += mix64(static_cast<std::uint64_t>(id.value()));
   local.weight = weight_sum ? weight_sum(g) : 0.0;
-  return summed_over_ranks(local);
-}
-
-namespace {
-
-// Adds censuses field by field (the id checksum modulo 2^64, as unsigned sums do).
-template <class C>
-void add_censuses(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
-  const auto* a = static_cast<const C*>(in);
-  auto* b = static_cast<C*>(inout);
-  for (int i = 0; i < *len; ++i) {
-    b[i].vertices += a[i].vertices;
-    b[i].edges += a[i].edges;
-    b[i].id_sum += a[i].id_sum;
-    b[i].weight += a[i].weight;
-  }
-}
-
-}  // namespace
-
-// The four sums in one reduction of a user operation, where they were four: on a machine
-// of two sites each collective costs the wide-area latency several times over, and the
-// migration takes the census twice at every call.
-Migrator::Census Migrator::summed_over_ranks(Census local) const {
-  static_assert(std::is_trivially_copyable_v<Census>);
-  MPI_Datatype whole = MPI_DATATYPE_NULL;
-  MPI_Type_contiguous(static_cast<int>(sizeof(Census)), MPI_BYTE, &whole);
-  MPI_Type_commit(&whole);
-  MPI_Op op = MPI_OP_NULL;
-  MPI_Op_create(&add_censuses<Census>, 1, &op);
-  MPI_Allreduce(MPI_IN_PLACE, &local, 1, whole, op, comm_);
-  MPI_Op_free(&op);
-  MPI_Type_free(&whole);
-  return local;
+  return allreduce_combined<Census, &Census::add>(local, comm_);
 }
 
 void Migrator::check_plan(const LocalGraph& g, const MigrationPlan& plan) const {

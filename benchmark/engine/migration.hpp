@@ -44,7 +44,6 @@ class Migrator {
  private:
   struct Census;
   [[nodiscard]] Census census(const LocalGraph& g, const WeightSum& weight_sum) const;
-  [[nodiscard]] Census summed_over_ranks(Census local) const;
   void check_plan(const LocalGraph& g, const MigrationPlan& plan) const;
   void tell_neighbors(LocalGraph& g, const std::vector<Rank>& target);
   MigrationStats pack_moving(const LocalGraph& g, const std::vector<Rank>& target,
