@@ -12,8 +12,6 @@ namespace lbbench {
 
 namespace {
 
-double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
-
 double sum_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
 // Each call's maxima over ranks, in one buffer of a fixed stride per call: the load the

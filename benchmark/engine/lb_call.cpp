@@ -22,8 +22,6 @@ namespace lbbench {
 
 namespace {
 
-double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
-
 // This rank's load per component, over its vertices except those the plan moves away
 // (whose loads are added to `given`, per target rank).
 std::vector<double> rank_components(const std::vector<Load>& vectors, int dims, const MigrationPlan& plan, int me,

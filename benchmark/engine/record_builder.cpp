@@ -11,8 +11,6 @@ namespace lbbench {
 
 namespace {
 
-double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
-
 // The per-step series with what follows from them.
 struct Totals : StepTotals {
   std::vector<double> imbalance;  // per step

@@ -74,6 +74,9 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& totals, std::vect
 // the placement keeps `owners_digest`. Both engines record such a call alike.
 void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest);
 
+// max/avg - 1 (0 when the average is 0): the record's imbalance, of loads or of times.
+inline double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
+
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
 // Whether any step of the run is an LB point.

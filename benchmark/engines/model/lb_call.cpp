@@ -18,8 +18,6 @@ namespace lbbench {
 
 namespace {
 
-double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1.0 : 0.0; }
-
 // The modeled loads of every rank's vertices, in (rank, local index) order, as the MPI
 // engines' ranks compute them, and the problem a serial decision works on.
 struct ModeledProblem {
