@@ -320,13 +320,19 @@ MachineInfo machine_with_collectives_of(int ranks, double seconds) {
   return m;
 }
 
-TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
-  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+// A hot spot on the first of 8 ranks, with 30 steps and 2 calls left, on machine `m`.
+GlobalProblem hot_spot_for_30_more_steps(const MachineInfo& m) {
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
   hot.steps_left = 30;
   hot.later_calls = 2;
-  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
   hot.network = m.network;
+  return hot;
+}
+
+TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
   const CallOutlook call = outlook_of(hot, m);
   const Balancer& chooser = a.acting_for(call);
   const std::vector<const Balancer*> first = chooser.runs_first(call);
@@ -355,11 +361,8 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
 // nothing, is chosen, and the record names the fastest; by default (no margin), tree is.
 // 10% faster is no near-tie.
 TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargin) {
-  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-3 : 1e-4; });
-  hot.steps_left = 30;
-  hot.later_calls = 2;
   const MachineInfo m = machine_with_collectives_of(8, 1e-6);
-  hot.network = m.network;
+  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
   const CallOutlook call = outlook_of(hot, m);
   // tree's predicted time to the end if it decided in `decision_s`, and the decision's record.
   auto decide = [&](const AutoBalancer& a, double decision_s) {
