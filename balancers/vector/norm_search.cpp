@@ -7,6 +7,13 @@
 #include <limits>
 #include <numeric>
 
+// Function multi-versioning for the hot kernel (see batch_dispatch).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LBBENCH_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LBBENCH_VECTOR_CLONES
+#endif
+
 namespace lbbench {
 
 namespace {
@@ -74,46 +81,79 @@ double NormCost::operator()(const double* load, std::span<const double> x, doubl
 
 namespace {
 
-// out[i] += term((loads[i] + xk) · inv[i] [· s]) for every i: one component of a batch.
-template <int P, bool Scaled>
-void add_component(const double* loads, const double* inv, int n, double xk, double s, double* out) {
-  for (int i = 0; i < n; ++i) {
-    double t = (loads[i] + xk) * inv[i];
-    if constexpr (Scaled) t *= s;
-    if constexpr (P == 1) out[i] += t;
-    if constexpr (P == 2) out[i] += t * t;
-    if constexpr (P == 3) out[i] += t * t * t;
-    if constexpr (P == 4) {
-      const double u = t * t;
-      out[i] += u * u;
-    }
-  }
-}
+// What a cost adds for one component, as operator() computes it.
+enum class Term { p1, p2, p3, p4, maximum, increase };
 
-template <int P>
-void add_component(bool scaled, const double* loads, const double* inv, int n, double xk, double s, double* out) {
-  if (scaled) {
-    add_component<P, true>(loads, inv, n, xk, s, out);
+template <Term T, bool Scaled>
+[[gnu::always_inline]] inline double accumulate(double acc, double load, double xk, double inv, double s) {
+  if constexpr (T == Term::increase) {
+    // Scale 1 where there is none, as operator() multiplies by: a product with 1 is exact.
+    const double u = load * inv * s, dx = xk * inv * s;
+    return acc + dx * (2 * u + dx);
   } else {
-    add_component<P, false>(loads, inv, n, xk, s, out);
+    double t = (load + xk) * inv;
+    if constexpr (Scaled) t *= s;
+    if constexpr (T == Term::maximum) return std::max(acc, t);
+    if constexpr (T == Term::p1) return acc + t;
+    if constexpr (T == Term::p2) return acc + t * t;
+    if constexpr (T == Term::p3) return acc + t * t * t;
+    const double u = t * t;
+    return acc + u * u;
   }
 }
 
-// The increase's term, as operator() computes it (scale 1 where there is none: a product
-// with 1 is exact).
-void add_increase(const double* loads, const double* inv, int n, double xk, double s, double* out) {
+// out[i] = the cost of point i, its components summed in order in a register. D is the
+// dimension where the compiler knows it (0: dims), so the components unroll and the
+// loop over points vectorizes.
+template <Term T, bool Scaled, int D>
+[[gnu::always_inline]] inline void batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
+                                               const double* x, const double* scale, int dims, double* out) {
+  const int d = D > 0 ? D : dims;
   for (int i = 0; i < n; ++i) {
-    const double u = loads[i] * inv[i] * s, dx = xk * inv[i] * s;
-    out[i] += dx * (2 * u + dx);
+    double acc = 0;  // operator() starts its sum (or maximum) at 0 too
+    for (int k = 0; k < d; ++k) {
+      acc = accumulate<T, Scaled>(acc, loads[static_cast<std::size_t>(k) * stride + static_cast<std::size_t>(i)], x[k],
+                                  inv[i], Scaled ? scale[k] : 1.0);
+    }
+    out[i] = acc;
   }
 }
 
-// p infinite: the largest term.
-void add_maximum(bool scaled, const double* loads, const double* inv, int n, double xk, double s, double* out) {
-  for (int i = 0; i < n; ++i) {
-    double t = (loads[i] + xk) * inv[i];
-    if (scaled) t *= s;
-    out[i] = std::max(out[i], t);
+template <Term T, bool Scaled>
+[[gnu::always_inline]] inline void batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
+                                               const double* x, const double* scale, int dims, double* out) {
+  switch (dims) {
+    case 2: batch_costs<T, Scaled, 2>(loads, stride, inv, n, x, scale, dims, out); break;
+    case 3: batch_costs<T, Scaled, 3>(loads, stride, inv, n, x, scale, dims, out); break;
+    case 4: batch_costs<T, Scaled, 4>(loads, stride, inv, n, x, scale, dims, out); break;
+    default: batch_costs<T, Scaled, 0>(loads, stride, inv, n, x, scale, dims, out); break;
+  }
+}
+
+template <Term T>
+[[gnu::always_inline]] inline void batch_costs(bool scaled, const double* loads, std::size_t stride, const double* inv,
+                                               int n, const double* x, const double* scale, int dims, double* out) {
+  if (scaled) {
+    batch_costs<T, true>(loads, stride, inv, n, x, scale, dims, out);
+  } else {
+    batch_costs<T, false>(loads, stride, inv, n, x, scale, dims, out);
+  }
+}
+
+// The one place that picks the kernel. On x86-64 it is compiled twice, for AVX2 and for
+// the baseline, and the loader picks what the processor has: AVX2 costs four points at
+// once where SSE2 costs two. Neither target contracts into FMA, so both give operator()'s
+// bits (the exactness test against the exhaustive scan checks it).
+LBBENCH_VECTOR_CLONES void batch_dispatch(Term term, bool scaled, const double* loads, std::size_t stride,
+                                          const double* inv, int n, const double* x, const double* scale, int dims,
+                                          double* out) {
+  switch (term) {
+    case Term::p1: batch_costs<Term::p1>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::p2: batch_costs<Term::p2>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::p3: batch_costs<Term::p3>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::p4: batch_costs<Term::p4>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::maximum: batch_costs<Term::maximum>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::increase: batch_costs<Term::increase>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
   }
 }
 
@@ -122,26 +162,11 @@ void add_maximum(bool scaled, const double* loads, const double* inv, int n, dou
 bool NormCost::batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
                      double* out) const {
   if (integer_p_ == 0 && !infinite_) return false;
-  // operator() starts its sum (or maximum) at 0 too, so the first term meets 0 in both.
-  std::fill(out, out + n, 0.0);
-  const bool scaled = !scale_.empty();
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    const double* l = loads + k * stride;
-    if (increase_) {
-      add_increase(l, inv, n, x[k], scale(k), out);
-      continue;
-    }
-    if (infinite_) {
-      add_maximum(scaled, l, inv, n, x[k], scale(k), out);
-      continue;
-    }
-    switch (integer_p_) {
-      case 1: add_component<1>(scaled, l, inv, n, x[k], scale(k), out); break;
-      case 2: add_component<2>(scaled, l, inv, n, x[k], scale(k), out); break;
-      case 3: add_component<3>(scaled, l, inv, n, x[k], scale(k), out); break;
-      default: add_component<4>(scaled, l, inv, n, x[k], scale(k), out); break;
-    }
-  }
+  static constexpr std::array kByP{Term::p1, Term::p2, Term::p3, Term::p4};
+  const Term term =
+      increase_ ? Term::increase : (infinite_ ? Term::maximum : kByP[static_cast<std::size_t>(integer_p_ - 1)]);
+  batch_dispatch(term, !scale_.empty(), loads, stride, inv, n, x.data(), scale_.data(), static_cast<int>(x.size()),
+                 out);
   return true;
 }
 
@@ -340,16 +365,20 @@ bool set(double& to, double value) {
   return changed;
 }
 
-// The smallest and largest of values[begin, end), in loops a compiler vectorizes (unlike
-// std::minmax_element, which must find the first position).
+// The smallest and largest of values[begin, end). As `omp simd` reductions, which may
+// take them in any order (exact for a minimum), so they vectorize; a plain loop waits
+// out each comparison's latency in turn, and std::minmax_element must also find the
+// first position.
 double smallest(const double* values, std::size_t begin, std::size_t end) {
   double low = values[begin];
+#pragma omp simd reduction(min : low)
   for (std::size_t i = begin + 1; i < end; ++i) low = values[i] < low ? values[i] : low;
   return low;
 }
 
 double largest(const double* values, std::size_t begin, std::size_t end) {
   double high = values[begin];
+#pragma omp simd reduction(max : high)
   for (std::size_t i = begin + 1; i < end; ++i) high = values[i] > high ? values[i] : high;
   return high;
 }
@@ -364,16 +393,14 @@ bool NormSearchTree::refresh_leaf(int node) {
   bool changed = false;
   if (expanded_) {
     // The rotated point's squared norm is its scaled load's (add() sums it the same way).
-    double least = std::numeric_limits<double>::infinity();
-    for (std::size_t i = b; i < e; ++i) {
-      double norm2 = 0;
-      for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
-        const double y = point_y_[k * stride + i];
-        norm2 += y * y;
-      }
-      least = std::min(least, norm2);
+    // Component by component over the leaf's points, so the loop vectorizes.
+    std::vector<double>& norm2 = leaf_costs_;
+    norm2.assign(e - b, 0.0);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
+      const double* y = point_y_.data() + k * stride;
+      for (std::size_t i = b; i < e; ++i) norm2[i - b] += y[i] * y[i];
     }
-    changed |= set(least_norm2_[static_cast<std::size_t>(node)], least);
+    changed |= set(least_norm2_[static_cast<std::size_t>(node)], smallest(norm2.data(), 0, e - b));
   }
   for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
     changed |= set(lo_[at + k], smallest(point_load_.data() + k * stride, b, e));
@@ -461,22 +488,39 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
   }
 }
 
-// Every rank of a leaf against (best_value, best): one batch where the cost has one, else
-// rank by rank.
+namespace {
+
+// How many of the n values are at most bar, in a loop that vectorizes.
+int count_at_most(const double* values, int n, double bar) {
+  int count = 0;
+#pragma omp simd reduction(+ : count)
+  for (int i = 0; i < n; ++i) count += values[i] <= bar ? 1 : 0;
+  return count;
+}
+
+}  // namespace
+
+// Every rank of a leaf against (best_value, best): the costs in one batch where the cost
+// has one, else rank by rank. Most leaves hold no rank that can win, and a count of the
+// costs that reach the bar says so in a loop that vectorizes; only a leaf with one is
+// compared rank by rank. Comparing rank by rank always read every rank's id and branched
+// on each (a sixth of the whole search at d = 4).
 void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best) {
   const int count = leaf.end - leaf.begin;
   leaf_costs_.resize(static_cast<std::size_t>(count));
-  const bool batched = cost_.batch(point_load_.data() + leaf.begin, order_.size(), point_inv_.data() + leaf.begin,
-                                   count, x, leaf_costs_.data());
-  for (int i = 0; i < count; ++i) {
-    const int r = order_[static_cast<std::size_t>(leaf.begin + i)];
-    const double v = batched ? leaf_costs_[static_cast<std::size_t>(i)] : cost_of(r, x);
-    if (v < best_value || (v == best_value && r < best)) {
-      best_value = v;
-      best = r;
-    }
+  double* costs = leaf_costs_.data();
+  const int* ranks = order_.data() + leaf.begin;
+  if (!cost_.batch(point_load_.data() + leaf.begin, order_.size(), point_inv_.data() + leaf.begin, count, x, costs)) {
+    for (int i = 0; i < count; ++i) costs[i] = cost_of(ranks[i], x);
   }
   evaluations_ += count;
+  if (count_at_most(costs, count, best_value) == 0) return;
+  for (int i = 0; i < count; ++i) {
+    if (costs[i] < best_value || (costs[i] == best_value && ranks[i] < best)) {
+      best_value = costs[i];
+      best = ranks[i];
+    }
+  }
 }
 
 int NormSearchTree::best_rank(std::span<const double> x) {
