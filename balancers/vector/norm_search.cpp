@@ -206,6 +206,7 @@ NormSearchTree::NormSearchTree(int dims, NormCost cost, std::vector<double> load
   rotated_ = cost_.is_squared_euclidean() && dims_ >= 2;
   leaf_size_ = inv_speed_.size() >= kWideLeavesFrom ? kWideLeafSize : kLeafSize;
   expanded_ = rotated_ && inv_speed_.size() >= kExpandedFrom;
+  if (!inv_speed_.empty()) least_inv_ = *std::min_element(inv_speed_.begin(), inv_speed_.end());
   if (rotated_) {
     basis_ = helmert_basis(dims_);
     y_.resize(loads_.size());
@@ -280,7 +281,38 @@ void NormSearchTree::rebuild() {
     nodes_[0] = Node{.begin = 0, .end = static_cast<int>(order_.size())};
     build(0);
   }
+  if (rotated_) order_slabs();
   updates_since_build_ = 0;
+}
+
+// The leaves by where their points start along the diagonal, the lowest first.
+void NormSearchTree::order_slabs() {
+  slabs_.clear();
+  for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
+    if (nodes_[static_cast<std::size_t>(id)].left < 0) slabs_.push_back(id);
+  }
+  std::sort(slabs_.begin(), slabs_.end(), [&](int a, int b) { return slab_before(a, b); });
+  slab_at_.assign(nodes_.size(), -1);
+  for (std::size_t i = 0; i < slabs_.size(); ++i) slab_at_[static_cast<std::size_t>(slabs_[i])] = static_cast<int>(i);
+}
+
+bool NormSearchTree::slab_before(int a, int b) const {
+  const double sa = diagonal_low(a), sb = diagonal_low(b);
+  return sa < sb || (sa == sb && a < b);
+}
+
+// A leaf whose start along the diagonal moved takes its place in the order again, by
+// swaps with its neighbours: a point moves by one object, so it passes few of them.
+void NormSearchTree::reorder_slab(int leaf) {
+  auto at = static_cast<std::size_t>(slab_at_[static_cast<std::size_t>(leaf)]);
+  auto swap_with = [&](std::size_t other) {
+    std::swap(slabs_[at], slabs_[other]);
+    slab_at_[static_cast<std::size_t>(slabs_[at])] = static_cast<int>(at);
+    slab_at_[static_cast<std::size_t>(slabs_[other])] = static_cast<int>(other);
+    at = other;
+  };
+  while (at + 1 < slabs_.size() && slab_before(slabs_[at + 1], leaf)) swap_with(at + 1);
+  while (at > 0 && slab_before(leaf, slabs_[at - 1])) swap_with(at - 1);
 }
 
 void NormSearchTree::add_nodes(int count) {
@@ -483,28 +515,19 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
   // Unchanged bounds at a node leave every ancestor's unchanged too. A lone leaf's
   // bounds are never read: the search scans it without them.
   if (!moved_a_bound || nodes_.size() == 1 || !refresh_leaf(leaf)) return;
+  if (rotated_) {  // the slab search reads the leaves alone
+    reorder_slab(leaf);
+    return;
+  }
   for (int node = nodes_[static_cast<std::size_t>(leaf)].parent; node >= 0 && refresh_inner(node);
        node = nodes_[static_cast<std::size_t>(node)].parent) {
   }
 }
 
-namespace {
-
-// How many of the n values are at most bar, in a loop that vectorizes.
-int count_at_most(const double* values, int n, double bar) {
-  int count = 0;
-#pragma omp simd reduction(+ : count)
-  for (int i = 0; i < n; ++i) count += values[i] <= bar ? 1 : 0;
-  return count;
-}
-
-}  // namespace
-
 // Every rank of a leaf against (best_value, best): the costs in one batch where the cost
-// has one, else rank by rank. Most leaves hold no rank that can win, and a count of the
-// costs that reach the bar says so in a loop that vectorizes; only a leaf with one is
-// compared rank by rank. Comparing rank by rank always read every rank's id and branched
-// on each (a sixth of the whole search at d = 4).
+// has one, else rank by rank. Most leaves hold no rank that can win, and their smallest
+// cost says so in a loop that vectorizes; only a leaf with one is compared rank by rank. Comparing rank by rank always
+// read every rank's id and branched on each (a sixth of the whole search at d = 4).
 void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best) {
   const int count = leaf.end - leaf.begin;
   leaf_costs_.resize(static_cast<std::size_t>(count));
@@ -514,7 +537,7 @@ void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, doub
     for (int i = 0; i < count; ++i) costs[i] = cost_of(ranks[i], x);
   }
   evaluations_ += count;
-  if (count_at_most(costs, count, best_value) == 0) return;
+  if (smallest(costs, 0, static_cast<std::size_t>(count)) > best_value) return;
   for (int i = 0; i < count; ++i) {
     if (costs[i] < best_value || (costs[i] == best_value && ranks[i] < best)) {
       best_value = costs[i];
@@ -531,17 +554,21 @@ int NormSearchTree::best_rank(std::span<const double> x) {
     scan_leaf(nodes_[0], x, best_value, best);
     return best;
   }
-  if (!rotated_) return search<0>(x);
+  if (!rotated_) return search(x);
   rotate(x.data(), -1.0, query_.data());  // the query point is -x
   switch (dims_) {
-    case 2: return search<2>(x);
-    case 3: return search<3>(x);
-    case 4: return search<4>(x);
-    default: return search<0>(x);
+    case 2: return search_slabs<2>(x);
+    case 3: return search_slabs<3>(x);
+    case 4: return search_slabs<4>(x);
+    default: return search_slabs<0>(x);
   }
 }
 
-template <int D>
+void NormSearchTree::remember_winner(int best) {
+  if (best < static_cast<int>(leaf_of_.size())) last_leaf_ = leaf_of_[static_cast<std::size_t>(best)];
+}
+
+// The tree, depth first, the more promising child first, pruned by the lower corners.
 int NormSearchTree::search(std::span<const double> x) {
   int best = std::numeric_limits<int>::max();
   double best_value = std::numeric_limits<double>::infinity();
@@ -551,18 +578,8 @@ int NormSearchTree::search(std::span<const double> x) {
   auto hopeless = [&](int node, double b) {
     return b > best_value || (b == best_value && nodes[node].min_rank > best);
   };
-  double x_norm2 = 0;
-  if (expanded_) {
-    for (int k = 0; k < dims_; ++k) {
-      const double xk = x[static_cast<std::size_t>(k)] * cost_.scale(static_cast<std::size_t>(k));
-      x_norm2 += xk * xk;
-    }
-  }
-  // The cheap bounds order the search; the corner, exact to the bit, settles ties.
-  auto quick_bound = [&](int node) { return rotated_ ? box_bound<D>(node) : corner_bound(node, x); };
-  // Depth first, the more promising child first. The tree halves down to leaves of at
-  // least 16 ranks, so it is at most 27 deep for any int rank count, and the stack holds
-  // at most one more entry than that.
+  // The tree halves down to leaves of at least 16 ranks, so it is at most 27 deep for any
+  // int rank count, and the stack holds at most one more entry than that.
   struct Entry {
     int node;
     double bound;
@@ -570,31 +587,65 @@ int NormSearchTree::search(std::span<const double> x) {
   std::array<Entry, 64> stack;
   int top = 0;
   // Warm start: the last winner's leaf holds ranks much like it, so it usually sets a bar
-  // close to the best at once and the walk prunes more (about a sixth fewer ranks costed
-  // at 10,000 ranks).
+  // close to the best at once and the walk prunes more.
   const int warm = last_leaf_;
   if (warm >= 0) scan_leaf(nodes[warm], x, best_value, best);
-  stack[top++] = {0, quick_bound(0)};
+  stack[top++] = {0, corner_bound(0, x)};
   while (top > 0) {
     const Entry e = stack[--top];
-    if (e.bound > best_value) continue;
-    // The expanded square's bound only where the box did not prune: it is needed less
-    // often than the box, and costs as much.
-    if (expanded_ && lifted_bound(e.node, x, x_norm2) > best_value) continue;
-    // Only a near tie needs the corner; the box bound's margin is 1e-9.
-    const bool near_tie = e.bound >= best_value * (1 - 1e-8);
-    if (hopeless(e.node, rotated_ && near_tie ? std::max(e.bound, corner_bound(e.node, x)) : e.bound)) continue;
+    if (hopeless(e.node, e.bound)) continue;
     const Node& n = nodes[e.node];
     if (n.left < 0) {
       if (e.node != warm) scan_leaf(n, x, best_value, best);
       continue;
     }
-    const double bl = quick_bound(n.left), br = quick_bound(n.right);
+    const double bl = corner_bound(n.left, x), br = corner_bound(n.right, x);
     const bool left_first = bl < br || (bl == br && nodes[n.left].min_rank < nodes[n.right].min_rank);
     stack[top++] = left_first ? Entry{n.right, br} : Entry{n.left, bl};
     stack[top++] = left_first ? Entry{n.left, bl} : Entry{n.right, br};
   }
-  if (best < static_cast<int>(leaf_of_.size())) last_leaf_ = leaf_of_[static_cast<std::size_t>(best)];
+  remember_winner(best);
+  return best;
+}
+
+// p = 2: the leaves in the order they start along the diagonal. The rotated query lies
+// below every point there, so a leaf's box bound is at least its distance along the
+// diagonal, squared, and so is every later leaf's: the first leaf too far out ends the
+// search. Before it, a leaf is scanned unless its box, its expanded square or (on a near
+// tie) its corner rules it out. Walking a tree of diagonal slabs instead cost about half
+// the search's time in branches mispredicted at each node (see norm_search.hpp).
+template <int D>
+int NormSearchTree::search_slabs(std::span<const double> x) {
+  int best = std::numeric_limits<int>::max();
+  double best_value = std::numeric_limits<double>::infinity();
+  double x_norm2 = 0;
+  if (expanded_) {
+    for (int k = 0; k < dims_; ++k) {
+      const double xk = x[static_cast<std::size_t>(k)] * cost_.scale(static_cast<std::size_t>(k));
+      x_norm2 += xk * xk;
+    }
+  }
+  const int warm = last_leaf_;
+  if (warm >= 0) scan_leaf(nodes_[static_cast<std::size_t>(warm)], x, best_value, best);
+  const double along = query_[0];
+  for (const int leaf : slabs_) {
+    // box_bound's first term, at the smallest 1/speed of all: no more than its bound, or
+    // any later leaf's (rounding is monotone).
+    const double gap = std::max(diagonal_low(leaf) - along, 0.0);
+    if (gap * gap * least_inv_ * least_inv_ * (1 - 1e-9) > best_value) break;
+    const double bound = box_bound<D>(leaf);
+    if (bound > best_value) continue;
+    // The expanded square's bound only where the box did not prune: it is needed less
+    // often than the box, and costs as much.
+    if (expanded_ && lifted_bound(leaf, x, x_norm2) > best_value) continue;
+    // Only a near tie needs the corner, exact to the bit; the box bound's margin is 1e-9.
+    const bool near_tie = bound >= best_value * (1 - 1e-8);
+    const double settled = near_tie ? std::max(bound, corner_bound(leaf, x)) : bound;
+    const Node& n = nodes_[static_cast<std::size_t>(leaf)];
+    if (settled > best_value || (settled == best_value && n.min_rank > best)) continue;
+    if (leaf != warm) scan_leaf(n, x, best_value, best);
+  }
+  remember_winner(best);
   return best;
 }
 

@@ -103,9 +103,16 @@ class NormSearchTree {
     double min_inv = 0;  // the smallest 1/speed below
   };
 
-  template <int D>
   [[nodiscard]] int search(std::span<const double> x);
+  template <int D>
+  [[nodiscard]] int search_slabs(std::span<const double> x);
+  void remember_winner(int best);
   void rebuild();
+  void order_slabs();
+  [[nodiscard]] bool slab_before(int a, int b) const;
+  void reorder_slab(int leaf);
+  // Where a leaf's points start along the diagonal: the low end of its rotated box's first axis.
+  [[nodiscard]] double diagonal_low(int leaf) const { return box_[static_cast<std::size_t>(leaf) * 2 * dims_]; }
   void rotate(const double* v, double sign, double* out) const;
   void rotate_point(int rank);
   void add_nodes(int count);
@@ -151,6 +158,11 @@ class NormSearchTree {
   std::vector<double> box_;
   std::vector<double> query_;
   std::vector<double> leaf_costs_;
+  // p = 2: the leaves by diagonal_low, the lowest first; per node, its place there (-1 for
+  // an inner node); and the smallest 1/speed of all ranks.
+  std::vector<int> slabs_;
+  std::vector<int> slab_at_;
+  double least_inv_ = 0;
   int last_leaf_ = -1;  // where the last search's winner is
   std::int64_t updates_since_build_ = 0;
   std::int64_t evaluations_ = 0;
