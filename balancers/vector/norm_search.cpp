@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -417,23 +418,26 @@ double largest(const double* values, std::size_t begin, std::size_t end) {
 
 }  // namespace
 
+// The smallest squared norm of the rotated points at positions [b, e): the scaled loads'
+// (add() sums them the same way). Component by component, so the loop vectorizes.
+double NormSearchTree::least_norm2(std::size_t b, std::size_t e) {
+  const std::size_t stride = order_.size();
+  std::vector<double>& norm2 = leaf_costs_;
+  norm2.assign(e - b, 0.0);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
+    const double* y = point_y_.data() + k * stride;
+    for (std::size_t i = b; i < e; ++i) norm2[i - b] += y[i] * y[i];
+  }
+  return smallest(norm2.data(), 0, e - b);
+}
+
 bool NormSearchTree::refresh_leaf(int node) {
   const Node& n = nodes_[static_cast<std::size_t>(node)];
   const std::size_t stride = order_.size();
   const auto at = static_cast<std::size_t>(node) * dims_;
   const auto b = static_cast<std::size_t>(n.begin), e = static_cast<std::size_t>(n.end);
   bool changed = false;
-  if (expanded_) {
-    // The rotated point's squared norm is its scaled load's (add() sums it the same way).
-    // Component by component over the leaf's points, so the loop vectorizes.
-    std::vector<double>& norm2 = leaf_costs_;
-    norm2.assign(e - b, 0.0);
-    for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
-      const double* y = point_y_.data() + k * stride;
-      for (std::size_t i = b; i < e; ++i) norm2[i - b] += y[i] * y[i];
-    }
-    changed |= set(least_norm2_[static_cast<std::size_t>(node)], smallest(norm2.data(), 0, e - b));
-  }
+  if (expanded_) changed |= set(least_norm2_[static_cast<std::size_t>(node)], least_norm2(b, e));
   for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
     changed |= set(lo_[at + k], smallest(point_load_.data() + k * stride, b, e));
     if (rotated_) {
@@ -487,34 +491,53 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
   const auto i = static_cast<std::size_t>(position_[ru]);
   const int leaf = leaf_of_[ru];
   const auto at = static_cast<std::size_t>(leaf) * dims_;
-  // The leaf's bounds stay exact unless the point left them or held one of them.
-  bool moved_a_bound = false;
-  if (expanded_) {
-    // The squared norms summed as refresh_leaf sums them, so that equality is exact.
-    double was = 0, now = 0;
+  const Node& n = nodes_[static_cast<std::size_t>(leaf)];
+  const auto b = static_cast<std::size_t>(n.begin), e = static_cast<std::size_t>(n.end);
+  // A lone leaf's bounds are never read: the search scans it without them.
+  if (nodes_.size() == 1) {
     for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
-      const double old_y = point_y_[k * stride + i], new_y = y_[ru * dims_ + k];
-      was += old_y * old_y;
-      now += new_y * new_y;
+      point_load_[k * stride + i] = point[k];
+      if (rotated_) point_y_[k * stride + i] = y_[ru * dims_ + k];
     }
-    const double held = least_norm2_[static_cast<std::size_t>(leaf)];
-    moved_a_bound = now < held || was == held;
+    return;
   }
+  // The squared norms summed as least_norm2 sums them, so that equality is exact.
+  double norm2_was = 0, norm2_now = 0;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(dims_) && expanded_; ++k) {
+    const double old_y = point_y_[k * stride + i], new_y = y_[ru * dims_ + k];
+    norm2_was += old_y * old_y;
+    norm2_now += new_y * new_y;
+  }
+  // Each bound stays exact unless the point left it, which sets it to the point, or held
+  // it and moved inwards, which takes one pass over the leaf's points for that bound alone.
+  bool changed = false;
+  auto keep = [&](double& bound, double was, double now, auto further, auto recompute) {
+    if (further(now, bound)) {
+      bound = now;
+      changed = true;
+    } else if (was == bound && further(was, now)) {
+      changed |= set(bound, recompute());
+    }
+  };
+  const std::less<> below;
+  const std::greater<> above;
   for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
-    double& load = point_load_[k * stride + i];
-    moved_a_bound |= point[k] < lo_[at + k] || load == lo_[at + k];
-    load = point[k];
-    if (rotated_) {
-      double& y = point_y_[k * stride + i];
-      const double now = y_[ru * dims_ + k];
-      const double* box = box_.data() + 2 * at;
-      moved_a_bound |= now < box[k] || now > box[dims_ + k] || y == box[k] || y == box[dims_ + k];
-      y = now;
-    }
+    double* loads = point_load_.data() + k * stride;
+    const double was = loads[i];
+    loads[i] = point[k];
+    keep(lo_[at + k], was, point[k], below, [&] { return smallest(loads, b, e); });
+    if (!rotated_) continue;
+    double* y = point_y_.data() + k * stride;
+    const double y_was = y[i];
+    y[i] = y_[ru * dims_ + k];
+    double* box = box_.data() + 2 * at;
+    keep(box[k], y_was, y[i], below, [&] { return smallest(y, b, e); });
+    keep(box[dims_ + k], y_was, y[i], above, [&] { return largest(y, b, e); });
   }
-  // Unchanged bounds at a node leave every ancestor's unchanged too. A lone leaf's
-  // bounds are never read: the search scans it without them.
-  if (!moved_a_bound || nodes_.size() == 1 || !refresh_leaf(leaf)) return;
+  if (expanded_) {
+    keep(least_norm2_[static_cast<std::size_t>(leaf)], norm2_was, norm2_now, below, [&] { return least_norm2(b, e); });
+  }
+  if (!changed) return;
   if (rotated_) {  // the slab search reads the leaves alone
     reorder_slab(leaf);
     return;
