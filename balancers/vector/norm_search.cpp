@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 // Function multi-versioning for the hot kernel (see batch_dispatch).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -103,13 +104,16 @@ template <Term T, bool Scaled>
   }
 }
 
-// out[i] = the cost of point i, its components summed in order in a register. D is the
-// dimension where the compiler knows it (0: dims), so the components unroll and the
-// loop over points vectorizes.
+// out[i] = the cost of point i, its components summed in order in a register; returns
+// the least of them. D is the dimension where the compiler knows it (0: dims), so the
+// components unroll and the loop over points vectorizes, the least an `omp simd`
+// reduction alongside.
 template <Term T, bool Scaled, int D>
-[[gnu::always_inline]] inline void batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
-                                               const double* x, const double* scale, int dims, double* out) {
+[[gnu::always_inline]] inline double batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
+                                                 const double* x, const double* scale, int dims, double* out) {
   const int d = D > 0 ? D : dims;
+  double least = std::numeric_limits<double>::infinity();
+#pragma omp simd reduction(min : least)
   for (int i = 0; i < n; ++i) {
     double acc = 0;  // operator() starts its sum (or maximum) at 0 too
     for (int k = 0; k < d; ++k) {
@@ -117,58 +121,58 @@ template <Term T, bool Scaled, int D>
                                   inv[i], Scaled ? scale[k] : 1.0);
     }
     out[i] = acc;
+    least = acc < least ? acc : least;
   }
+  return least;
 }
 
 template <Term T, bool Scaled>
-[[gnu::always_inline]] inline void batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
-                                               const double* x, const double* scale, int dims, double* out) {
+[[gnu::always_inline]] inline double batch_costs(const double* loads, std::size_t stride, const double* inv, int n,
+                                                 const double* x, const double* scale, int dims, double* out) {
   switch (dims) {
-    case 2: batch_costs<T, Scaled, 2>(loads, stride, inv, n, x, scale, dims, out); break;
-    case 3: batch_costs<T, Scaled, 3>(loads, stride, inv, n, x, scale, dims, out); break;
-    case 4: batch_costs<T, Scaled, 4>(loads, stride, inv, n, x, scale, dims, out); break;
-    default: batch_costs<T, Scaled, 0>(loads, stride, inv, n, x, scale, dims, out); break;
+    case 2: return batch_costs<T, Scaled, 2>(loads, stride, inv, n, x, scale, dims, out);
+    case 3: return batch_costs<T, Scaled, 3>(loads, stride, inv, n, x, scale, dims, out);
+    case 4: return batch_costs<T, Scaled, 4>(loads, stride, inv, n, x, scale, dims, out);
+    default: return batch_costs<T, Scaled, 0>(loads, stride, inv, n, x, scale, dims, out);
   }
 }
 
 template <Term T>
-[[gnu::always_inline]] inline void batch_costs(bool scaled, const double* loads, std::size_t stride, const double* inv,
-                                               int n, const double* x, const double* scale, int dims, double* out) {
-  if (scaled) {
-    batch_costs<T, true>(loads, stride, inv, n, x, scale, dims, out);
-  } else {
-    batch_costs<T, false>(loads, stride, inv, n, x, scale, dims, out);
-  }
+[[gnu::always_inline]] inline double batch_costs(bool scaled, const double* loads, std::size_t stride,
+                                                 const double* inv, int n, const double* x, const double* scale,
+                                                 int dims, double* out) {
+  return scaled ? batch_costs<T, true>(loads, stride, inv, n, x, scale, dims, out)
+                : batch_costs<T, false>(loads, stride, inv, n, x, scale, dims, out);
 }
 
 // The one place that picks the kernel. On x86-64 it is compiled twice, for AVX2 and for
 // the baseline, and the loader picks what the processor has: AVX2 costs four points at
 // once where SSE2 costs two. Neither target contracts into FMA, so both give operator()'s
 // bits (the exactness test against the exhaustive scan checks it).
-LBBENCH_VECTOR_CLONES void batch_dispatch(Term term, bool scaled, const double* loads, std::size_t stride,
-                                          const double* inv, int n, const double* x, const double* scale, int dims,
-                                          double* out) {
+LBBENCH_VECTOR_CLONES double batch_dispatch(Term term, bool scaled, const double* loads, std::size_t stride,
+                                            const double* inv, int n, const double* x, const double* scale, int dims,
+                                            double* out) {
   switch (term) {
-    case Term::p1: batch_costs<Term::p1>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
-    case Term::p2: batch_costs<Term::p2>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
-    case Term::p3: batch_costs<Term::p3>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
-    case Term::p4: batch_costs<Term::p4>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
-    case Term::maximum: batch_costs<Term::maximum>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
-    case Term::increase: batch_costs<Term::increase>(scaled, loads, stride, inv, n, x, scale, dims, out); break;
+    case Term::p1: return batch_costs<Term::p1>(scaled, loads, stride, inv, n, x, scale, dims, out);
+    case Term::p2: return batch_costs<Term::p2>(scaled, loads, stride, inv, n, x, scale, dims, out);
+    case Term::p3: return batch_costs<Term::p3>(scaled, loads, stride, inv, n, x, scale, dims, out);
+    case Term::p4: return batch_costs<Term::p4>(scaled, loads, stride, inv, n, x, scale, dims, out);
+    case Term::maximum: return batch_costs<Term::maximum>(scaled, loads, stride, inv, n, x, scale, dims, out);
+    case Term::increase: return batch_costs<Term::increase>(scaled, loads, stride, inv, n, x, scale, dims, out);
   }
+  return 0;  // not reached: every term has its case
 }
 
 }  // namespace
 
-bool NormCost::batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
-                     double* out) const {
-  if (integer_p_ == 0 && !infinite_) return false;
+std::optional<double> NormCost::batch(const double* loads, std::size_t stride, const double* inv, int n,
+                                      std::span<const double> x, double* out) const {
+  if (integer_p_ == 0 && !infinite_) return std::nullopt;
   static constexpr std::array kByP{Term::p1, Term::p2, Term::p3, Term::p4};
   const Term term =
       increase_ ? Term::increase : (infinite_ ? Term::maximum : kByP[static_cast<std::size_t>(integer_p_ - 1)]);
-  batch_dispatch(term, !scale_.empty(), loads, stride, inv, n, x.data(), scale_.data(), static_cast<int>(x.size()),
-                 out);
-  return true;
+  return batch_dispatch(term, !scale_.empty(), loads, stride, inv, n, x.data(), scale_.data(),
+                        static_cast<int>(x.size()), out);
 }
 
 int best_rank_exhaustive(const NormCost& cost, std::span<const double> loads, std::span<const double> inv_speed,
@@ -547,25 +551,31 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
   }
 }
 
-// Every rank of a leaf against (best_value, best): the costs in one batch where the cost
-// has one, else rank by rank. Most leaves hold no rank that can win, and their smallest
-// cost says so in a loop that vectorizes; only a leaf with one is compared rank by rank. Comparing rank by rank always
-// read every rank's id and branched on each (a sixth of the whole search at d = 4).
+// Every rank of a leaf against (best_value, best): the costs in one batch, which also
+// gives their least, where the cost has one, else rank by rank. Most leaves hold no rank
+// that can win, and the least cost says so; in a leaf that does, the lowest rank with
+// that cost is the only one that can. Comparing each cost with the bar as it came read
+// every rank's id and branched on each (a sixth of the whole search at d = 4).
 void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best) {
   const int count = leaf.end - leaf.begin;
   leaf_costs_.resize(static_cast<std::size_t>(count));
   double* costs = leaf_costs_.data();
   const int* ranks = order_.data() + leaf.begin;
-  if (!cost_.batch(point_load_.data() + leaf.begin, order_.size(), point_inv_.data() + leaf.begin, count, x, costs)) {
+  std::optional<double> least =
+      cost_.batch(point_load_.data() + leaf.begin, order_.size(), point_inv_.data() + leaf.begin, count, x, costs);
+  if (!least) {
     for (int i = 0; i < count; ++i) costs[i] = cost_of(ranks[i], x);
+    least = smallest(costs, 0, static_cast<std::size_t>(count));
   }
   evaluations_ += count;
-  if (smallest(costs, 0, static_cast<std::size_t>(count)) > best_value) return;
+  if (*least > best_value) return;
+  int lowest = std::numeric_limits<int>::max();
   for (int i = 0; i < count; ++i) {
-    if (costs[i] < best_value || (costs[i] == best_value && ranks[i] < best)) {
-      best_value = costs[i];
-      best = ranks[i];
-    }
+    if (costs[i] == *least) lowest = std::min(lowest, ranks[i]);
+  }
+  if (*least < best_value || lowest < best) {
+    best_value = *least;
+    best = lowest;
   }
 }
 

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -56,11 +57,11 @@ class NormCost {
   [[nodiscard]] double scale(std::size_t k) const { return scale_.empty() ? 1.0 : scale_[k]; }
   // The costs of n points at once, their loads laid out by component (component k of
   // point i at loads[k * stride + i]): per point the same operations in the same order as
-  // operator(), so the same bits, in loops a compiler can vectorize. Returns false and
-  // writes nothing where only operator() computes the cost (a p other than 1..4 and ∞,
-  // which needs std::pow).
-  bool batch(const double* loads, std::size_t stride, const double* inv, int n, std::span<const double> x,
-             double* out) const;
+  // operator(), so the same bits, in loops a compiler can vectorize. Returns the least of
+  // them, or nothing (and writes nothing) where only operator() computes the cost (a p
+  // other than 1..4 and ∞, which needs std::pow).
+  std::optional<double> batch(const double* loads, std::size_t stride, const double* inv, int n,
+                              std::span<const double> x, double* out) const;
 
  private:
   [[nodiscard]] double term(double t) const;
