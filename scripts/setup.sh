@@ -19,7 +19,7 @@ packages=(
   libtrilinos-zoltan-dev libscotch-dev libptscotch-dev
   libmetis-dev libyaml-cpp-dev libbenchmark-dev libgtest-dev libgmock-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libxxhash-dev libssl-dev libeigen3-dev libbrotli-dev
+  libxxhash-dev libssl-dev libeigen3-dev libbrotli-dev libboost-dev
   libsimgrid-dev
   python3 python3-matplotlib python3-numpy python3-yaml time
   slurm-wlm
