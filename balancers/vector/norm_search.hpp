@@ -7,29 +7,33 @@
 // simpler: the query point -x lies in the negative orthant and every load in the
 // positive one, so the nearest point of any box to -x is the box's lower corner. A
 // subtree therefore needs only the component-wise minimum of its points (and the
-// smallest 1/speed) to bound every rank in it from below. Those minima are recomputed
-// on the path to the root after each update, so they stay exact while points move
-// without the tree's membership changing; the tree is rebuilt from the current points
-// once every rank has moved about once, to keep its subtrees spatially tight.
+// smallest 1/speed) to bound every rank in it from below. A placement recomputes only
+// the minima its point held and moved away from, on the path to the root, so they stay
+// exact while points move without the tree's membership changing; the tree is rebuilt
+// from the current points once every rank has moved about once, to keep its subtrees
+// spatially tight.
 //
 // For p = 2 the corner alone bounds poorly: balanced ranks lie along the plane where
 // their components sum to the same value, and an axis-aligned box around such points
 // has its lower corner far below all of them. The Euclidean norm does not change under
-// rotation, so each subtree also keeps its bounding box in a rotated frame whose first
+// rotation, so each leaf also keeps its bounding box in a rotated frame whose first
 // axis is the diagonal (a Helmert basis); the distance from the rotated query to that box
-// is a tight bound. A second bound comes from expanding the square: a rank's cost is
-// ||u||² + 2 u·x + ||x||² (u its scaled load), so a subtree's smallest ||u||² plus twice
-// its lower corner's dot product with x bounds every rank in it; it is tighter where a
-// subtree's points spread across the diagonal (at 10,000 ranks, a third fewer ranks
-// costed at d = 2 and d = 4), and it is used from 4,096 ranks on.
+// is a tight bound. The tree splits only on the diagonal, so its leaves are slabs of the
+// distance that dominates the cost, and the search needs no tree: it takes the leaves in
+// the order they start along the diagonal (kept by a few swaps after each placement) and
+// stops at the first that starts too far out for any of it, or any later leaf, to win.
+// A second bound comes from expanding the square: a rank's cost is ||u||² + 2 u·x + ||x||²
+// (u its scaled load), so a leaf's smallest ||u||² plus twice its lower corner's dot
+// product with x bounds every rank in it; it is tighter where a leaf's points spread
+// across the diagonal, and it is used from 4,096 ranks on.
 // Both are computed differently from the cost itself, so they are used with a relative
 // margin of 1e-9 that rounding cannot exceed; exact ties are left to the corner.
 //
 // The leaves hold up to 32 ranks each (64 from 8,192 ranks on), laid out component by
 // component, so a leaf's costs are one loop the compiler vectorizes (NormCost::batch, the
-// same bits as the cost of each rank alone). In the rotated frame the tree splits only on the diagonal, into slabs
-// of the distance that dominates the cost. At 10,000 ranks a search costs 92 ranks per
-// object over a whole run at d = 2 and 271 at d = 4 (140 and 399 with the box alone).
+// same bits as the cost of each rank alone), which also gives their least. At 10,000
+// ranks a search costs 148 ranks per object over a whole run at d = 2 and 361 at d = 4
+// (the vector benchmark's costed/object; the tree walk cost 151 and 370).
 #pragma once
 
 #include <cstdint>

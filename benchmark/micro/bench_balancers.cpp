@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <type_traits>
 
 #include "balancers/diffusive/diffusion.hpp"
 #include "balancers/global/greedy.hpp"
@@ -197,6 +198,12 @@ void BM_Vector(benchmark::State& state, B balancer) {
   benchmark::DoNotOptimize(greedy.data());
   const double greedy_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   state.counters["x_greedy"] = solving / static_cast<double>(state.iterations()) / greedy_s;
+  if constexpr (std::is_same_v<B, NormBalancer>) {
+    // How many ranks the exact search costed per object, against the scan's all of them.
+    std::int64_t costed = 0;
+    benchmark::DoNotOptimize(balancer.solve_counting(p, &costed).data());
+    state.counters["costed/object"] = static_cast<double>(costed) / static_cast<double>(p.id.size());
+  }
 }
 
 void vector_sizes(benchmark::internal::Benchmark* b) {
