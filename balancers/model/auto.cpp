@@ -651,6 +651,14 @@ const FittedCost* fitted_decision(const GlobalProblem& problem, const std::strin
   return problem.fitted_costs ? problem.fitted_costs->decision_of(name) : nullptr;
 }
 
+// Where a skipped candidate's expected decision came from, for the record.
+const char* estimated_from(bool sampled, bool at_floor, const GlobalProblem& problem, const std::string& name) {
+  if (sampled) return "a sample";
+  if (at_floor) return "the protocol's floor";
+  if (fitted_decision(problem, name)) return "the platform's fit";
+  return "its last decision";
+}
+
 // A candidate weighed at a decision: its predicted time, what its calls cost (decision
 // and migration, at this call and the later ones) and the vertices its plan moves.
 struct Weighed {
@@ -707,12 +715,15 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // before it runs: even at kSkipShare of its expected decision, and with every later step
   // perfectly balanced, it would take longer than the best candidate so far.
   std::vector<double> estimate(candidates_.size());
+  std::vector<bool> at_floor(candidates_.size(), false);
   ran_.resize(candidates_.size());
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     estimate[i] = ran_[i] ? ran_[i]->decision_s : decision_estimate_s(i, problem);
     // A protocol costs at least its floor, known before it ran.
     if (!ran_[i] && dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) {
-      estimate[i] = std::max(estimate[i], protocol_floor_s(net));
+      const double floor = protocol_floor_s(net);
+      at_floor[i] = floor > estimate[i];
+      estimate[i] = std::max(estimate[i], floor);
     }
   }
   // Where nothing is known yet, the distributed candidates (whose decision is a rank's
@@ -747,9 +758,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       predictions[name] = Json{{"skipped", true},
                                {"bound_s", bound},
                                {"decision_estimate_s", estimate[i]},
-                               {"estimated_from", sampled                          ? "a sample"
-                                                  : fitted_decision(problem, name) ? "the platform's fit"
-                                                                                   : "its last decision"}};
+                               {"estimated_from", estimated_from(sampled, at_floor[i], problem, name)}};
       second_time = std::min(second_time, bound);
       continue;
     }

@@ -522,6 +522,7 @@ TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
   const Json& greedy = d["candidates"]["greedy"];
   EXPECT_EQ(greedy["skipped"], true);
   EXPECT_DOUBLE_EQ(greedy["decision_estimate_s"].get<double>(), 10.0);
+  EXPECT_EQ(greedy["estimated_from"], "the platform's fit");
   EXPECT_GE(greedy["bound_s"].get<double>(), d["candidates"][d["chosen"].get<std::string>()]["to_end_s"].get<double>());
   EXPECT_FALSE(d["candidates"]["tree"].contains("skipped"));
   // A cheap fit: greedy runs, and wins the hot spot.
@@ -542,6 +543,21 @@ TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
   EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
   EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "a sample");
   EXPECT_GT(d["candidates"]["greedy"]["decision_estimate_s"].get<double>(), 0.0);
+}
+
+// A protocol never run is expected to cost at least its floor (six allreduces and a
+// round); where that floor alone loses to a cheaper candidate, the record says so.
+TEST(Auto, NamesTheProtocolsFloorWhereItRuledADistributedCandidateOut) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 2.0e-3, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1e-2 : 1e-4; });
+  hot.steps_left = 40;
+  hot.later_calls = 3;
+  (void)a.decide_serially(hot, nullptr);
+  const Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "greedy");
+  const Json& tree = d["candidates"]["tree"];
+  EXPECT_EQ(tree["skipped"], true);
+  EXPECT_EQ(tree["estimated_from"], "the protocol's floor");
 }
 
 TEST(Auto, NamesABadCandidate) {
