@@ -126,6 +126,7 @@ class NormSearchTree {
   // Recompute a node's bounds from its points' loads (a leaf) or its children; false
   // when nothing changed, so its ancestors need nothing either.
   bool refresh_leaf(int node);
+  // The smallest squared norm of the rotated points at positions [begin, end) of order_.
   [[nodiscard]] double least_norm2(std::size_t begin, std::size_t end);
   bool refresh_inner(int node);
   // Lower bounds on the cost of every rank below a node: from its lower corner (exact to
