@@ -215,7 +215,6 @@ NormSearchTree::NormSearchTree(int dims, NormCost cost, std::vector<double> load
   rotated_ = cost_.is_squared_euclidean() && dims_ >= 2;
   leaf_size_ = inv_speed_.size() >= kWideLeavesFrom ? kWideLeafSize : kLeafSize;
   expanded_ = rotated_ && inv_speed_.size() >= kExpandedFrom;
-  if (!inv_speed_.empty()) least_inv_ = *std::min_element(inv_speed_.begin(), inv_speed_.end());
   if (rotated_) {
     basis_ = helmert_basis(dims_);
     y_.resize(loads_.size());
@@ -442,23 +441,21 @@ double NormSearchTree::least_norm2(std::size_t b, std::size_t e) {
   return smallest(norm2.data(), 0, e - b);
 }
 
-bool NormSearchTree::refresh_leaf(int node) {
+void NormSearchTree::refresh_leaf(int node) {
   const Node& n = nodes_[static_cast<std::size_t>(node)];
   const std::size_t stride = order_.size();
   const auto at = static_cast<std::size_t>(node) * dims_;
   const auto b = static_cast<std::size_t>(n.begin), e = static_cast<std::size_t>(n.end);
-  bool changed = false;
-  if (expanded_) changed |= set(least_norm2_[static_cast<std::size_t>(node)], least_norm2(b, e));
+  if (expanded_) least_norm2_[static_cast<std::size_t>(node)] = least_norm2(b, e);
   for (std::size_t k = 0; k < static_cast<std::size_t>(dims_); ++k) {
-    changed |= set(lo_[at + k], smallest(point_load_.data() + k * stride, b, e));
+    lo_[at + k] = smallest(point_load_.data() + k * stride, b, e);
     if (rotated_) {
       const double* y = point_y_.data() + k * stride;
       double* box = box_.data() + 2 * at;
-      changed |= set(box[k], smallest(y, b, e));
-      changed |= set(box[dims_ + k], largest(y, b, e));
+      box[k] = smallest(y, b, e);
+      box[dims_ + k] = largest(y, b, e);
     }
   }
-  return changed;
 }
 
 bool NormSearchTree::refresh_inner(int node) {
@@ -668,11 +665,12 @@ int NormSearchTree::search_slabs(std::span<const double> x) {
   const int warm = last_leaf_;
   if (warm >= 0) scan_leaf(nodes_[static_cast<std::size_t>(warm)], x, best_value, best);
   const double along = query_[0];
+  const double least_inv = nodes_[0].min_inv;
   for (const int leaf : slabs_) {
-    // box_bound's first term, at the smallest 1/speed of all: no more than its bound, or
-    // any later leaf's (rounding is monotone).
+    // box_bound's first term, at the smallest 1/speed of all (the root's): no more than
+    // its bound, or any later leaf's (rounding is monotone).
     const double gap = std::max(diagonal_low(leaf) - along, 0.0);
-    if (gap * gap * least_inv_ * least_inv_ * (1 - 1e-9) > best_value) break;
+    if (gap * gap * least_inv * least_inv * (1 - 1e-9) > best_value) break;
     const double bound = box_bound<D>(leaf);
     if (bound > best_value) continue;
     // The expanded square's bound only where the box did not prune: it is needed less

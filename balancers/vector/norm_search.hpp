@@ -123,11 +123,12 @@ class NormSearchTree {
   void add_nodes(int count);
   void build(int id);
   void lay_out(int begin, int end);
-  // Recompute a node's bounds from its points' loads (a leaf) or its children; false
-  // when nothing changed, so its ancestors need nothing either.
-  bool refresh_leaf(int node);
+  // Recompute a leaf's bounds from its points' loads (at a build).
+  void refresh_leaf(int node);
   // The smallest squared norm of the rotated points at positions [begin, end) of order_.
   [[nodiscard]] double least_norm2(std::size_t begin, std::size_t end);
+  // Recompute an inner node's bounds from its children; false when nothing changed, so
+  // its ancestors need nothing either.
   bool refresh_inner(int node);
   // Lower bounds on the cost of every rank below a node: from its lower corner (exact to
   // the bit), and from its rotated box (p = 2; needs query_ rotated first).
@@ -165,11 +166,10 @@ class NormSearchTree {
   std::vector<double> box_;
   std::vector<double> query_;
   std::vector<double> leaf_costs_;
-  // p = 2: the leaves by diagonal_low, the lowest first; per node, its place there (-1 for
-  // an inner node); and the smallest 1/speed of all ranks.
+  // p = 2: the leaves by diagonal_low, the lowest first; and per node, its place there
+  // (-1 for an inner node).
   std::vector<int> slabs_;
   std::vector<int> slab_at_;
-  double least_inv_ = 0;
   int last_leaf_ = -1;  // where the last search's winner is
   std::int64_t updates_since_build_ = 0;
   std::int64_t evaluations_ = 0;
