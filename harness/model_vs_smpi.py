@@ -5,11 +5,12 @@ both engines, and a table of where they agree.
     harness/model_vs_smpi.py [--scenarios scenarios/scale.yaml ...] [--ranks 256 1024 4096]
                              [--balancers none tree ...] [--machine bgq] [--host-ghz G]
                              [--set KEY=VALUE ...] [--timeout 3600] [--out results/model-vs-smpi]
-                             [--redo-model] [--table-only]
+                             [--repetitions N] [--redo-model] [--table-only]
 
 Each run appends its record to OUT/runs.jsonl and a row to OUT/runs.csv (the engine, the
-wall time and peak RSS from /usr/bin/time, or why it did not finish). Rows already in the
-CSV are skipped, so the comparison grows over several sittings (settings given with --set
+wall time and peak RSS from /usr/bin/time, or why it did not finish). Each (scenario, ranks,
+balancer, engine) is run until the CSV has --repetitions rows of it (1 by default), so the
+comparison grows over several sittings (settings given with --set
 apply to every run: give each set of them its own --out); --redo-model drops the
 model engine's rows and records first (they take seconds), to compare a changed model with
 the SMPI runs already made. Both engines get the same --host-ghz, so they charge the
@@ -17,14 +18,16 @@ balancers' code alike; without it, it is measured once and kept in OUT/host_ghz.
 
 OUT/model-vs-smpi.md has, per scenario and rank count, each balancer's migrations and
 placement (equal or not), the largest difference of the imbalance after an LB call, the
-total, decision and migration times on both engines, and whether the two engines order the
-balancers alike by total time. The criteria it checks: identical migrations and owners,
+total, decision and migration times on both engines (with several runs, each engine's median,
+and the range of the decision times), and whether the two engines order the balancers alike
+by total time. The criteria it checks: identical migrations and owners,
 imbalance after each call within 1 percentage point, total time within 10%, the same
 ordering, and decision times within 20%.
 """
 import argparse
 import csv
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -101,14 +104,22 @@ def drop_model_runs(out):
         records.write_text("".join(line + "\n" for line in kept))
 
 
-def latest_records(records):
-    """The last record of each (scenario, ranks, balancer, engine)."""
+def all_records(records):
+    """Every record of each (scenario, ranks, balancer, engine), in the order they were made."""
     found = {}
     if records.exists():
         for line in records.read_text().splitlines():
             r = json.loads(line)
-            found[(r["scenario"], r["ranks"], r["balancer"], r["engine"])] = r
+            found.setdefault((r["scenario"], r["ranks"], r["balancer"], r["engine"]), []).append(r)
     return found
+
+
+def decision_s(record):
+    return sum(c["decision_s"] for c in record["lb"])
+
+
+def median_total(runs):
+    return statistics.median(r["total_time_s"] for r in runs)
 
 
 def relative(a, b):
@@ -116,29 +127,36 @@ def relative(a, b):
 
 
 def compare(smpi, model):
-    """Where one balancer's two runs agree: a dict of the table's cells."""
-    calls = list(zip(smpi["lb"], model["lb"]))
-    same_moves = len(smpi["lb"]) == len(model["lb"]) and all(
-        a["migrations"] == b["migrations"] and a.get("elements_moved_max") == b.get("elements_moved_max")
-        for a, b in calls)
-    same_owners = all(a.get("owners_digest") is not None and a.get("owners_digest") == b.get("owners_digest")
-                      for a, b in calls)
-    imbalance_pp = max((abs(a["imbalance_after"] - b["imbalance_after"]) * 100 for a, b in calls), default=0.0)
-    decision = [sum(c["decision_s"] for c in r["lb"]) for r in (smpi, model)]
-    migration = [sum(c["migration_s"] for c in r["lb"]) for r in (smpi, model)]
-    return {"migrations": smpi["migrations"], "same_moves": same_moves, "same_owners": same_owners,
-            "imbalance_pp": imbalance_pp, "total": (smpi["total_time_s"], model["total_time_s"]),
-            "decision": decision, "migration": migration}
+    """Where one balancer's runs on the two engines agree: a dict of the table's cells. The
+    placements are deterministic, so every run is held to the first SMPI one; the times are
+    each engine's medians."""
+    first = smpi[0]
+
+    def same_calls(r, key):
+        return len(r["lb"]) == len(first["lb"]) and all(
+            a.get(key) is not None and a.get(key) == b.get(key) for a, b in zip(first["lb"], r["lb"]))
+
+    others = smpi[1:] + model
+    same_moves = all(same_calls(r, "migrations") and same_calls(r, "elements_moved_max") for r in others)
+    same_owners = all(same_calls(r, "owners_digest") for r in smpi + model)
+    imbalance_pp = max((abs(a["imbalance_after"] - b["imbalance_after"]) * 100
+                        for r in others for a, b in zip(first["lb"], r["lb"])), default=0.0)
+    decisions = [[decision_s(r) for r in runs] for runs in (smpi, model)]
+    migration = [statistics.median(sum(c["migration_s"] for c in r["lb"]) for r in runs) for runs in (smpi, model)]
+    return {"migrations": first["migrations"], "same_moves": same_moves, "same_owners": same_owners,
+            "imbalance_pp": imbalance_pp, "total": (median_total(smpi), median_total(model)),
+            "decision": [statistics.median(d) for d in decisions], "decision_range": decisions,
+            "migration": migration, "runs": (len(smpi), len(model))}
 
 
 def ordering(found, scenario, ranks, balancers, engine):
-    runs = [(found[(scenario, ranks, b, engine)]["total_time_s"], b) for b in balancers]
+    runs = [(median_total(found[(scenario, ranks, b, engine)]), b) for b in balancers]
     return [b for _, b in sorted(runs)]
 
 
 def swapped_pairs(found, scenario, ranks, balancers):
     """The pairs the two engines order differently, each with how far apart SMPI puts them."""
-    total = {e: {b: found[(scenario, ranks, b, e)]["total_time_s"] for b in balancers} for e in ENGINES}
+    total = {e: {b: median_total(found[(scenario, ranks, b, e)]) for b in balancers} for e in ENGINES}
     pairs = []
     for i, a in enumerate(balancers):
         for b in balancers[i + 1:]:
@@ -149,8 +167,18 @@ def swapped_pairs(found, scenario, ranks, balancers):
     return sorted(pairs)
 
 
+def decision_cell(c, engine):
+    """An engine's decision time: the median, and the range where it ran more than once."""
+    runs = c["decision_range"][engine]
+    text = f"{c['decision'][engine]:.4f}"
+    return text + (f" ({min(runs):.4f}–{max(runs):.4f})" if len(runs) > 1 else "")
+
+
 def markdown(found, rows):
-    walls = {(r["scenario"], int(r["ranks"]), r["balancer"], r["engine"]): r for r in rows}
+    walls = {}
+    for r in rows:
+        if r["status"] == "ok":
+            walls.setdefault((r["scenario"], int(r["ranks"]), r["balancer"], r["engine"]), []).append(float(r["wall_s"]))
     cases = sorted({(s, r) for (s, r, _, _) in found}, key=lambda c: (c[0], c[1]))
     lines = []
     checks = {"moves and owners identical": [0, 0], f"imbalance after within {IMBALANCE_PP:g} pp": [0, 0],
@@ -171,8 +199,8 @@ def markdown(found, rows):
         lines += [f"### {scenario}, {ranks} ranks", "",
                   "| balancer | migrations | moves | owners | Δ imbalance after (pp) | total smpi (s) | total model (s) "
                   "| Δ total | decision smpi (s) | decision model (s) | Δ decision | migration smpi / model (s) "
-                  "| wall smpi / model (s) |",
-                  "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| wall smpi / model (s) | runs |",
+                  "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for b in both:
             c = compare(found[(scenario, ranks, b, "smpi")], found[(scenario, ranks, b, "model")])
             d_total = relative(c["total"][1], c["total"][0])
@@ -185,14 +213,14 @@ def markdown(found, rows):
                 if ranks >= DECISION_GOAL_RANKS:
                     tick(f"decision within {DECISION_REL:.0%}, {DECISION_GOAL_RANKS:,} ranks and more",
                          abs(d_decision) <= DECISION_REL)
-            wall = [walls.get((scenario, ranks, b, e), {}).get("wall_s", "") for e in ENGINES]
-            wall_text = " / ".join(f"{float(w):.1f}" if w else "?" for w in wall)
+            wall = [walls.get((scenario, ranks, b, e)) for e in ENGINES]
+            wall_text = " / ".join(f"{statistics.median(w):.1f}" if w else "?" for w in wall)
             lines.append(
                 f"| {b} | {c['migrations']} | {'same' if c['same_moves'] else 'differ'} | "
                 f"{'same' if c['same_owners'] else 'differ'} | {c['imbalance_pp']:.2f} | {c['total'][0]:.4f} | "
-                f"{c['total'][1]:.4f} | {d_total:+.1%} | {c['decision'][0]:.4f} | {c['decision'][1]:.4f} | "
+                f"{c['total'][1]:.4f} | {d_total:+.1%} | {decision_cell(c, 0)} | {decision_cell(c, 1)} | "
                 + (f"{d_decision:+.1%}" if b != "none" else "") +
-                f" | {c['migration'][0]:.4f} / {c['migration'][1]:.4f} | {wall_text} |")
+                f" | {c['migration'][0]:.4f} / {c['migration'][1]:.4f} | {wall_text} | {c['runs'][0]} / {c['runs'][1]} |")
         order = [ordering(found, scenario, ranks, both, e) for e in ENGINES]
         tick("same ordering by total", order[0] == order[1])
         swapped = swapped_pairs(found, scenario, ranks, both)
@@ -224,6 +252,8 @@ def main():
     ap.add_argument("--host-ghz", type=float)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--repetitions", type=int, default=1,
+                    help="runs of each (scenario, ranks, balancer, engine); the table takes medians")
     ap.add_argument("--out", default=str(HERE / "results" / "model-vs-smpi"))
     ap.add_argument("--redo-model", action="store_true")
     ap.add_argument("--table-only", action="store_true")
@@ -236,20 +266,27 @@ def main():
     rows = read_rows(table)
     if not args.table_only:
         args.host_ghz = args.host_ghz or measure_host_ghz(args, out)
-        done = {(r["scenario"], int(r["ranks"]), r["balancer"], r["engine"]) for r in rows}
-        for ranks in args.ranks:
-            for scenario in map(Path, args.scenarios):
-                for balancer in args.balancers:
-                    for engine in ENGINES:
-                        if (scenario.stem, ranks, balancer, engine) in done:
-                            continue
-                        print(f"{scenario.stem:<12} {ranks:>6} ranks  {balancer:<10} {engine:<5}", end=" ",
-                              file=sys.stderr, flush=True)
-                        row = run_one(args, scenario, ranks, balancer, engine, records)
-                        print(row["status"], row.get("wall_s", ""), file=sys.stderr, flush=True)
-                        rows.append({k: str(v) for k, v in row.items()})
-                        write_rows(table, rows)
-    text = markdown(latest_records(records), rows)
+        made = {}
+        for r in rows:
+            key = (r["scenario"], int(r["ranks"]), r["balancer"], r["engine"])
+            made[key] = made.get(key, 0) + 1
+        # A repetition goes through every case before the next starts, so that a case's runs
+        # are minutes apart and a slow spell of the host falls on one run of each, not on all
+        # runs of one.
+        for repetition in range(args.repetitions):
+            for ranks in args.ranks:
+                for scenario in map(Path, args.scenarios):
+                    for balancer in args.balancers:
+                        for engine in ENGINES:
+                            if made.get((scenario.stem, ranks, balancer, engine), 0) > repetition:
+                                continue
+                            print(f"{scenario.stem:<12} {ranks:>6} ranks  {balancer:<10} {engine:<5}", end=" ",
+                                  file=sys.stderr, flush=True)
+                            row = run_one(args, scenario, ranks, balancer, engine, records)
+                            print(row["status"], row.get("wall_s", ""), file=sys.stderr, flush=True)
+                            rows.append({k: str(v) for k, v in row.items()})
+                            write_rows(table, rows)
+    text = markdown(all_records(records), rows)
     (out / "model-vs-smpi.md").write_text(text + "\n")
     print(text)
 
