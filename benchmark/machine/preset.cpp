@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "core/blocks.hpp"
 #include "core/config.hpp"
@@ -288,6 +289,14 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
       fmt::format("--cfg=smpi/host-speed:{:.6g}f", host_ghz * 1e9 * p.flops_per_cycle),
       "--log=root.thres:warning",
   };
+}
+
+std::string simulator_glibc_tunables(const std::string& user_tunables) {
+  constexpr std::string_view kCount = "glibc.malloc.tcache_count";
+  const bool chosen = user_tunables.find(kCount) != std::string::npos;
+  if (chosen) return user_tunables;
+  const std::string ours = fmt::format("{}=65535", kCount);
+  return user_tunables.empty() ? ours : user_tunables + ":" + ours;
 }
 
 std::optional<std::string> guard_page_setting(int ranks, long long max_map_count,

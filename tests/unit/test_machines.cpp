@@ -130,5 +130,12 @@ TEST(MachinePresets, StackGuardPagesGoOnlyPastTheKernelsMappingLimit) {
             std::nullopt);
 }
 
+TEST(MachinePresets, TheSimulatorKeepsFreedSmallBlocksPerSizeUnlessTheUserChoseHowMany) {
+  EXPECT_EQ(simulator_glibc_tunables(""), "glibc.malloc.tcache_count=65535");
+  // The user's other settings stay, and theirs come first.
+  EXPECT_EQ(simulator_glibc_tunables("glibc.malloc.check=3"), "glibc.malloc.check=3:glibc.malloc.tcache_count=65535");
+  EXPECT_EQ(simulator_glibc_tunables("glibc.malloc.tcache_count=7"), "glibc.malloc.tcache_count=7");
+}
+
 }  // namespace
 }  // namespace lbbench

@@ -148,6 +148,9 @@ int launch_smpi(const LaunchRequest& launch) {
   if (!launch.lbdatafile_out.empty()) args.insert(args.end(), {"--lbdatafile-out", launch.lbdatafile_out});
   if (launch.verify) args.emplace_back("--verify");
   args.insert(args.end(), {"--watchdog", fmt::format("{}", launch.watchdog_seconds)});
+  // Read by the simulating process's C library at its start, so set here for smpirun.
+  const char* user_tunables = std::getenv("GLIBC_TUNABLES");
+  ::setenv("GLIBC_TUNABLES", simulator_glibc_tunables(user_tunables ? user_tunables : "").c_str(), 1);
   try {
     return run_in_foreground(args);
   } catch (const InputError&) {
