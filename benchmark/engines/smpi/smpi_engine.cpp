@@ -95,6 +95,8 @@ class SmpiEngine final : public Engine {
  public:
   explicit SmpiEngine(const EngineSettings& settings) : settings_(settings) {
     charge_code_explicitly(settings.charge_code);
+    // The shared heap's other setting, the per-size cache's depth, has no mallopt: the
+    // launcher gives it as GLIBC_TUNABLES (simulator_glibc_tunables, machine/preset.hpp).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
     // No fastbins: the simulated ranks share one heap, and glibc consolidates every
