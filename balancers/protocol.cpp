@@ -200,7 +200,7 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
     }
     ++stats.rounds;
     if (nsum > 0 || nmax > 0) ++stats.reductions;
-    if (observer) observer->round_done(nsum > 0 || nmax > 0);
+    if (observer) observer->round_done(static_cast<int>(nsum > 0) + static_cast<int>(nmax > 0));
     for (auto& in : next) {
       in.sum = sum;
       in.max = max;

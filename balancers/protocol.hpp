@@ -143,8 +143,9 @@ class ProtocolObserver {
   // Rank `rank` handled its inbox in `cpu_s` seconds of its own code (the shorter of two
   // runs, as the MPI driver charges it under a simulator) and sent `sent`.
   virtual void stepped(int rank, double cpu_s, const std::vector<Message>& sent) = 0;
-  // Every rank has stepped. `reduced`: the round also reduced values over all ranks.
-  virtual void round_done(bool reduced) = 0;
+  // Every rank has stepped. `reductions`: how many allreduces the round added to its
+  // control one (one for sums, one for maxima; 0 to 2).
+  virtual void round_done(int reductions) = 0;
 };
 
 // Runs every rank's protocol in one process.

@@ -327,7 +327,7 @@ class CountingObserver final : public ProtocolObserver {
     ++steps;
     negative = negative || seconds < 0;
   }
-  void round_done(bool /*reduced*/) override { ++rounds; }
+  void round_done(int /*reductions*/) override { ++rounds; }
   std::int64_t steps = 0;
   std::int64_t rounds = 0;
   bool negative = false;

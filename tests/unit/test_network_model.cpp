@@ -1,6 +1,6 @@
 // The model engine's migration transfer (engines/model/network.hpp): flows routed as
-// SimGrid routes a torus, links shared max-min fairly, a receiver's rendezvous messages
-// taken one at a time.
+// SimGrid routes a torus, links shared max-min fairly (with SimGrid's cross-traffic), a
+// receiver's rendezvous messages taken one at a time.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -75,6 +75,18 @@ TEST(MigrationTransfer, FlowsThatShareALinkEndWhenAllItsBytesHaveCrossed) {
                                    {ring.rank_on(2, 0), ring.rank_on(0, 1), kBytes / 4}};
   const double t = ring.network().bulk_transfer_s(both);
   EXPECT_NEAR(t, 1.25 * kBytes / ring.preset.link_bandwidth, 1e-9);
+}
+
+// A flow from node 2 to node 0 (down, two hops) sends its acknowledgements back up
+// through the link from 0 to 1, at 5% of its rate, where a one-hop flow from node 0 to
+// node 1 runs. That link's level is shared by weight (the two-hop flow has half the
+// one-hop flow's): the one-hop flow gets 1/1.025 of the link, the two-hop flow half that,
+// so it has half its bytes when the other ends, and the rest at the link's bandwidth.
+TEST(MigrationTransfer, AFlowSlowsWhereItsAcknowledgementsCrossAFullLink) {
+  const Ring ring;
+  const std::vector<RankFlow> flows{{ring.rank_on(2, 0), ring.rank_on(0, 0), kBytes},
+                                    {ring.rank_on(0, 1), ring.rank_on(1, 0), kBytes}};
+  EXPECT_NEAR(ring.network().bulk_transfer_s(flows), 1.525 * kBytes / ring.preset.link_bandwidth, 1e-9);
 }
 
 }  // namespace

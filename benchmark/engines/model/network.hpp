@@ -18,6 +18,7 @@
 // again as flows finish (bulk_transfer_s). A step's small halo messages share nothing.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -66,7 +67,12 @@ class NetworkModel {
   // weight_S over each link's bandwidth, the rates solved again whenever flows finish
   // (fluid_transfer_s). Cross-site flows also cross the wide-area link, which wan_s
   // prices; flows within a node cross the loopback, which is not shared.
-  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows) const;
+  // Over `fluid_limit` flows, or over `hop_limit` links summed over their routes, the
+  // busiest link's bytes bound the transfer instead (flow by flow costs about those links
+  // times the number of times flows finish).
+  static constexpr std::size_t kFluidLimit = 200000;
+  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t fluid_limit = kFluidLimit,
+                                       std::size_t hop_limit = SIZE_MAX) const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
   // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
