@@ -195,15 +195,14 @@ class RoundPricer final : public ProtocolObserver {
   }
 
   // The round's messages on shared links, all starting at the end of the barrier. A call
-  // runs dozens of rounds where a migration is one transfer, so a round follows its flows
-  // one by one only while their routes cross 20,000 links in all (gossip's rounds at 1,024
-  // bgq ranks do; at 131,072 ranks, where a route is 20 links, most rounds take the
-  // busiest link's bound).
+  // runs up to hundreds of rounds where a migration is one transfer, so a round follows
+  // its flows one by one only for a tenth of a migration's work (gossip's rounds at
+  // 1,024 bgq ranks do; at 131,072 ranks most take the busiest link's bound).
   double shared_links_s() {
-    static constexpr std::size_t kRoundHopLimit = 20000;
+    static constexpr double kRoundFluidWork = NetworkModel::kFluidWork / 10;
     flows_.clear();
     for (const auto& m : sent_) flows_.push_back({m.from, m.to, m.bytes});
-    return net_.bulk_transfer_s(flows_, NetworkModel::kFluidLimit, kRoundHopLimit);
+    return net_.bulk_transfer_s(flows_, kRoundFluidWork);
   }
 
   struct Sent {

@@ -281,8 +281,7 @@ double fluid_transfer_s(const FluidNetwork& n) {
 
 }  // namespace
 
-double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, std::size_t fluid_limit,
-                                     std::size_t hop_limit) const {
+double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, double work_limit) const {
   // Each receiver takes its messages in the order of their senders.
   std::vector<RankFlow> ordered(flows.begin(), flows.end());
   std::sort(ordered.begin(), ordered.end(),
@@ -327,7 +326,7 @@ double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, std::size_
     if (rendezvous) last_rendezvous = flow;
   }
   if (n.bytes.empty()) return 0.0;
-  if (n.bytes.size() <= fluid_limit && n.route.size() <= hop_limit) {
+  if (static_cast<double>(n.bytes.size()) * static_cast<double>(n.route.size()) <= work_limit) {
     n.keep_used_links();
     n.index_links();
     return fluid_transfer_s(n);

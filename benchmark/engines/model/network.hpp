@@ -18,7 +18,6 @@
 // again as flows finish (bulk_transfer_s). A step's small halo messages share nothing.
 #pragma once
 
-#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -67,12 +66,11 @@ class NetworkModel {
   // weight_S over each link's bandwidth, the rates solved again whenever flows finish
   // (fluid_transfer_s). Cross-site flows also cross the wide-area link, which wan_s
   // prices; flows within a node cross the loopback, which is not shared.
-  // Over `fluid_limit` flows, or over `hop_limit` links summed over their routes, the
-  // busiest link's bytes bound the transfer instead (flow by flow costs about those links
-  // times the number of times flows finish).
-  static constexpr std::size_t kFluidLimit = 200000;
-  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t fluid_limit = kFluidLimit,
-                                       std::size_t hop_limit = SIZE_MAX) const;
+  // Flow by flow costs about the links summed over the routes (each flow's way there and
+  // back) times the number of times flows finish, at most the flows: over `work_limit`
+  // for flows times links, the busiest link's bytes bound the transfer instead.
+  static constexpr double kFluidWork = 1e9;
+  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, double work_limit = kFluidWork) const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
   // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
