@@ -162,7 +162,8 @@ class RoundPricer final : public ProtocolObserver {
   void round_done(int reductions) override {
     driver_cpu_s_ = code_cpu_seconds() - driver_start_;
     const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.barrier_s();
-    const double received = std::max(last_receive_s(barrier), barrier + shared_links_s());
+    const double one_by_one = last_receive_s(barrier) - barrier;
+    const double received = barrier + std::max(one_by_one, shared_links_s(one_by_one));
     total_s_ += received + net_.allreduce_s(48) + reductions * net_.allreduce_s(8);
     std::fill(busy_.begin(), busy_.end(), 0.0);
     sent_.clear();
@@ -196,13 +197,16 @@ class RoundPricer final : public ProtocolObserver {
 
   // The round's messages on shared links, all starting at the end of the barrier. A call
   // runs up to hundreds of rounds where a migration is one transfer, so a round follows
-  // its flows one by one only for a tenth of a migration's work (gossip's rounds at
-  // 1,024 bgq ranks do; at 131,072 ranks most take the busiest link's bound).
-  double shared_links_s() {
-    static constexpr double kRoundFluidWork = NetworkModel::kFluidWork / 10;
+  // its flows one by one only over up to 50,000 links, and only where the
+  // busiest link's bytes take a tenth of `one_by_one` or more: tree's and diffusion's
+  // messages are tens of bytes, and their latencies, one after another, are the round;
+  // gossip's lists of kilobytes fill the links (at 1,024 bgq ranks every round is
+  // followed; at 131,072 most take the busiest link's bound).
+  double shared_links_s(double one_by_one) {
+    static constexpr std::size_t kRoundFluidLinks = 50000;
     flows_.clear();
     for (const auto& m : sent_) flows_.push_back({m.from, m.to, m.bytes});
-    return net_.bulk_transfer_s(flows_, kRoundFluidWork);
+    return net_.bulk_transfer_s(flows_, kRoundFluidLinks, one_by_one / 10);
   }
 
   struct Sent {

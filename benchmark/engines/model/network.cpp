@@ -279,9 +279,24 @@ double fluid_transfer_s(const FluidNetwork& n) {
   return now;
 }
 
+// The busiest link's bytes over its bandwidth: no flow set ends sooner.
+double busiest_link_s(const FluidNetwork& n) {
+  std::vector<double> link_bytes(n.capacity.size(), 0.0);
+  for (std::size_t f = 0; f < n.bytes.size(); ++f) {
+    for (auto i = n.route_begin[f]; i < n.route_begin[f + 1]; ++i) {
+      link_bytes[static_cast<std::size_t>(n.route[static_cast<std::size_t>(i)])] +=
+          n.use[static_cast<std::size_t>(i)] * n.bytes[f];
+    }
+  }
+  double busiest = 0;
+  for (std::size_t l = 0; l < link_bytes.size(); ++l) busiest = std::max(busiest, link_bytes[l] / n.capacity[l]);
+  return busiest;
+}
+
 }  // namespace
 
-double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, double work_limit) const {
+double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, std::size_t link_limit,
+                                     double follow_above_s) const {
   // Each receiver takes its messages in the order of their senders.
   std::vector<RankFlow> ordered(flows.begin(), flows.end());
   std::sort(ordered.begin(), ordered.end(),
@@ -326,22 +341,11 @@ double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, double wor
     if (rendezvous) last_rendezvous = flow;
   }
   if (n.bytes.empty()) return 0.0;
-  if (static_cast<double>(n.bytes.size()) * static_cast<double>(n.route.size()) <= work_limit) {
-    n.keep_used_links();
-    n.index_links();
-    return fluid_transfer_s(n);
-  }
-  // Too many flows to follow: the busiest link's bytes, or the busiest receiver's.
-  std::vector<double> link_bytes(n.capacity.size(), 0.0);
-  for (std::size_t f = 0; f < n.bytes.size(); ++f) {
-    for (auto i = n.route_begin[f]; i < n.route_begin[f + 1]; ++i) {
-      link_bytes[static_cast<std::size_t>(n.route[static_cast<std::size_t>(i)])] +=
-          n.use[static_cast<std::size_t>(i)] * n.bytes[f];
-    }
-  }
-  double busiest = 0;
-  for (std::size_t l = 0; l < link_bytes.size(); ++l) busiest = std::max(busiest, link_bytes[l] / n.capacity[l]);
-  return busiest;
+  const double busiest = busiest_link_s(n);
+  if (n.route.size() > link_limit || busiest < follow_above_s) return busiest;
+  n.keep_used_links();
+  n.index_links();
+  return fluid_transfer_s(n);
 }
 
 double NetworkModel::allreduce_s(double bytes) const {

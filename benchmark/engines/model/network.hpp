@@ -66,11 +66,16 @@ class NetworkModel {
   // weight_S over each link's bandwidth, the rates solved again whenever flows finish
   // (fluid_transfer_s). Cross-site flows also cross the wide-area link, which wan_s
   // prices; flows within a node cross the loopback, which is not shared.
-  // Flow by flow costs about the links summed over the routes (each flow's way there and
-  // back) times the number of times flows finish, at most the flows: over `work_limit`
-  // for flows times links, the busiest link's bytes bound the transfer instead.
-  static constexpr double kFluidWork = 1e9;
-  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, double work_limit = kFluidWork) const;
+  // Flow by flow costs the links summed over the routes (each flow's way there and back)
+  // per solve of the rates, and with cross-traffic the rates are solved about once per
+  // flow: over `link_limit` such links, the busiest link's bytes over its bandwidth bound
+  // the transfer instead, and so they do when that bound is under `follow_above_s`, where
+  // the caller has a larger cost than the sharing could make. A migration follows its
+  // flows up to 100,000 links: prefix's at 4,096 bgq ranks (52,426) takes 17 s, tree's at
+  // 8,192 (70,196) 38 s; at 16,384 ranks and more, the busiest link bounds them.
+  static constexpr std::size_t kFluidLinks = 100000;
+  [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t link_limit = kFluidLinks,
+                                       double follow_above_s = 0) const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
   // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
