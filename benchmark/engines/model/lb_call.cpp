@@ -196,12 +196,13 @@ class RoundPricer final : public ProtocolObserver {
   }
 
   // The round's messages on shared links, all starting at the end of the barrier. A call
-  // runs up to hundreds of rounds where a migration is one transfer, so a round follows
-  // its flows one by one only over up to 50,000 links, and only where the
-  // busiest link's bytes take a tenth of `one_by_one` or more: tree's and diffusion's
-  // messages are tens of bytes, and their latencies, one after another, are the round;
-  // gossip's lists of kilobytes fill the links (at 1,024 bgq ranks every round is
-  // followed; at 131,072 most take the busiest link's bound).
+  // runs up to hundreds of rounds where a migration is one transfer, so a round is followed
+  // flow by flow only up to 50,000 route links, and only where its busiest link's bytes
+  // take a tenth of `one_by_one` or more. Tree's and diffusion's messages are tens of
+  // bytes, and their latencies one after another make the round; gossip's lists of
+  // kilobytes fill the links (its rounds at 1,024 bgq ranks are followed; at 131,072 ranks,
+  // where a route there and back crosses about 40 links, a round of over 1,250 messages
+  // takes the busiest link's bound).
   double shared_links_s(double one_by_one) {
     static constexpr std::size_t kRoundFluidLinks = 50000;
     flows_.clear();

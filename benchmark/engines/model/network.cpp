@@ -137,7 +137,8 @@ constexpr double kCrossTraffic = 0.05;
 // by the spread of the finish times, and the transfer ends at most this fraction early.
 constexpr double kFinishTogether = 0.01;
 
-// Flows on shared links: each flow's route as link ids (CSR), and each link's flows.
+// Flows on shared links: each flow's route there and back as link ids (CSR) with the share
+// of its rate each link carries, and each link's flows.
 struct FluidNetwork {
   std::vector<double> bytes;
   std::vector<double> weight;  // 1 / penalty

@@ -13,9 +13,10 @@
 // gather into rank 0 and the scatter out of it (node_bandwidth_Bps: on a torus twice the link's, as measured under
 // SMPI, since SimGrid routes dimension by dimension and a node's traffic leaves mostly by
 // the two directions of its first dimension; elsewhere its one link's); and for a
-// migration, flow by flow: every rank-to-rank message is routed as SimGrid routes it and
-// the links are shared max-min fairly, weighted as SMPI weighs flows, the rates solved
-// again as flows finish (bulk_transfer_s). A step's small halo messages share nothing.
+// migration and a distributed protocol's round, flow by flow: every rank-to-rank message
+// is routed as SimGrid routes it and the links are shared max-min fairly, weighted as SMPI
+// weighs flows, with SimGrid's cross-traffic, the rates solved again as flows finish
+// (bulk_transfer_s). A step's small halo messages share nothing.
 #pragma once
 
 #include <span>
@@ -64,8 +65,11 @@ class NetworkModel {
   // and in: full bisection) and the links are shared as SimGrid's SMPI model shares them:
   // max-min fairly, each flow weighted by the inverse of its route's latency plus
   // weight_S over each link's bandwidth, the rates solved again whenever flows finish
-  // (fluid_transfer_s). Cross-site flows also cross the wide-area link, which wan_s
-  // prices; flows within a node cross the loopback, which is not shared.
+  // (fluid_transfer_s); each flow also loads the links of its route back with 5% of its
+  // rate, as SimGrid's network/crosstraffic does. Cross-site flows also cross the
+  // wide-area link, which wan_s prices; flows within a node cross the loopback, which is
+  // not shared.
+  //
   // Flow by flow costs the links summed over the routes (each flow's way there and back)
   // per solve of the rates, and with cross-traffic the rates are solved about once per
   // flow: over `link_limit` such links, the busiest link's bytes over its bandwidth bound
