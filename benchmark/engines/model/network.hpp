@@ -76,7 +76,7 @@ class NetworkModel {
   // the transfer instead, and so they do when that bound is under `follow_above_s`, where
   // the caller has a larger cost than the sharing could make. A migration follows its
   // flows up to 100,000 links: prefix's at 4,096 bgq ranks (52,426) takes 17 s, tree's at
-  // 8,192 (70,196) 38 s; at 16,384 ranks and more, the busiest link bounds them.
+  // 8,192 (70,196) 38 s.
   static constexpr std::size_t kFluidLinks = 100000;
   [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t link_limit = kFluidLinks,
                                        double follow_above_s = 0) const;
