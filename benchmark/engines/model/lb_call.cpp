@@ -178,7 +178,7 @@ class RoundPricer final : public ProtocolObserver {
   // another, unhindered by the others' messages.
   double last_receive_s(double barrier) {
     std::fill(done_.begin(), done_.end(), barrier);
-    std::stable_sort(sent_.begin(), sent_.end(), [&](const Sent& a, const Sent& b) {
+    std::stable_sort(sent_.begin(), sent_.end(), [&](const RankFlow& a, const RankFlow& b) {
       return busy_[static_cast<std::size_t>(a.from)] < busy_[static_cast<std::size_t>(b.from)];
     });
     double last = barrier;
@@ -205,22 +205,14 @@ class RoundPricer final : public ProtocolObserver {
   // takes the busiest link's bound).
   double shared_links_s(double one_by_one) {
     static constexpr std::size_t kRoundFluidLinks = 50000;
-    flows_.clear();
-    for (const auto& m : sent_) flows_.push_back({m.from, m.to, m.bytes});
-    return net_.bulk_transfer_s(flows_, kRoundFluidLinks, one_by_one / 10);
+    return net_.bulk_transfer_s(sent_, kRoundFluidLinks, one_by_one / 10);
   }
 
-  struct Sent {
-    int from;
-    int to;
-    double bytes;
-  };
   const NetworkModel& net_;
   double scale_;
   std::vector<double> busy_;
-  std::vector<double> done_;     // per rank, when its last receive of the round completes
-  std::vector<RankFlow> flows_;  // the round's messages, for bulk_transfer_s
-  std::vector<Sent> sent_;
+  std::vector<double> done_;    // per rank, when its last receive of the round completes
+  std::vector<RankFlow> sent_;  // the round's messages
   double total_s_ = 0;
   double driver_start_ = 0;
   double driver_cpu_s_ = 0;
