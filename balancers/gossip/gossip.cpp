@@ -52,24 +52,27 @@ class KnownRanks {
   // Adds the entries of a list sorted by rank; what is already known stays (during gossip
   // every entry of one rank carries that rank's own load, so either copy would do).
   void merge(const std::vector<Known>& incoming) {
-    merged_.clear();
-    merged_.reserve(list_.size() + incoming.size());
+    // The merge is built in one scratch list per thread, not per rank: the serial driver
+    // holds every rank's list at once, and a scratch list per rank, as long as the list
+    // itself, doubled gossip's memory at 131,072 ranks.
+    thread_local std::vector<Known> merged;
+    merged.clear();
+    merged.reserve(list_.size() + incoming.size());
     auto a = list_.begin();
     auto b = incoming.begin();
     while (a != list_.end() || b != incoming.end()) {
       if (b == incoming.end() || (a != list_.end() && a->rank <= b->rank)) {
         if (b != incoming.end() && a->rank == b->rank) ++b;
-        merged_.push_back(*a++);
+        merged.push_back(*a++);
       } else {
-        merged_.push_back(*b++);
+        merged.push_back(*b++);
       }
     }
-    list_.swap(merged_);
+    list_.assign(merged.begin(), merged.end());
   }
 
  private:
   std::vector<Known> list_;
-  std::vector<Known> merged_;  // scratch, kept to reuse its memory
 };
 
 class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
