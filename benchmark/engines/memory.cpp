@@ -4,7 +4,7 @@
 // (results/scale): a 3-D grid's vertex with its 6 edge ends costs about 170 bytes on the
 // model engine; SimGrid SMPI holds 0.45 GB of its own plus about 120 kB per simulated rank;
 // a protocol's serial states on the model engine cost 1.5 kB per rank for tree, 300 bytes
-// per vertex for diffusion, and 12 bytes per known rank for gossip. The estimate aims to be
+// per vertex for diffusion, and 16 bytes per known rank for gossip. The estimate aims to be
 // within a third of the peak (a test holds it to that on every run of results/scale), enough
 // to refuse what cannot fit rather than plan capacity.
 #include "engines/memory.hpp"
@@ -34,7 +34,8 @@ constexpr double kGatheredVertex = 64;  // a centralized call's gathered graph a
 constexpr double kGatheredEdgeEnd = 32;
 constexpr double kDiffusionVertex = 300;  // a rank's locality rows, per vertex
 constexpr double kTreeRank = 1.5e3;
-constexpr double kKnownRankBytes = 12;  // one entry of gossip's list of known ranks
+constexpr double kKnownRankBytes = 16;  // one entry of gossip's list of known ranks (padded)
+constexpr double kToldRankBytes = 12;   // one entry as a gossip message carries it
 constexpr double kSmpiBase = 0.45e9;
 constexpr double kSmpiPerRank = 120e3;
 constexpr double kModelBase = 0.1e9;
@@ -182,12 +183,15 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
       const GossipParams g =
           std::holds_alternative<GossipParams>(b.params) ? std::get<GossipParams>(b.params) : GossipParams{};
       const double limit = g.info_limit;
-      const double known = limit > 0 ? std::min(p, 100 * limit) : p / 2;
-      // Without a limit every message carries the sender's whole list, and the copies of
-      // a call's messages add up (fitted: gossip at 4,096 SMPI ranks, 3.05 GB at its peak).
       const double fanout = std::max(2, g.fanout);
       const double rounds = g.rounds > 0 ? g.rounds : std::ceil(std::log(p) / std::log(fanout));
-      need.balancer = here * known * kKnownRankBytes * (limit > 0 ? 1 : 1 + fanout * rounds);
+      // With a limit a rank hears `fanout` lists of at most `limit` entries a round, on average
+      // (largest lists at 8,192 to 131,072 model ranks, 64 per message: 1,933 to 3,259,
+      // against 1,664 to 2,176 by this count).
+      const double known = limit > 0 ? std::min(p, 1 + limit * fanout * rounds) : p / 2;
+      // Without a limit every message carries the sender's whole list, and the copies of
+      // a call's messages add up (fitted: gossip at 4,096 SMPI ranks, 3.05 GB at its peak).
+      need.balancer = here * known * (kKnownRankBytes + (limit > 0 ? 0 : kToldRankBytes * fanout * rounds));
       break;
     }
     case Family::prefix: need.balancer = share * mesh.vertices * 16; break;
