@@ -192,6 +192,11 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
       // Without a limit every message carries the sender's whole list, and the copies of
       // a call's messages add up (fitted: gossip at 4,096 SMPI ranks, 3.05 GB at its peak).
       need.balancer = here * known * (kKnownRankBytes + (limit > 0 ? 0 : kToldRankBytes * fanout * rounds));
+      if (limit == 0) {
+        need.balancer_lighter =
+            "limit the entries of a gossip message (balancer.params.info_limit=64, as Charm++'s "
+            "kPartialInfoCount)";
+      }
       break;
     }
     case Family::prefix: need.balancer = share * mesh.vertices * 16; break;
@@ -252,11 +257,12 @@ void refuse_what_cannot_fit(const MemoryNeed& need, const std::optional<MemoryLi
   const bool one_process = engine != EngineKind::mpi;
   throw InputError(fmt::format(
       "this run needs about {} of memory{} ({}), more than the {} allowed here ({}). Make the mesh smaller "
-      "(mesh.nx, mesh.ny, mesh.nz or mesh.n){}, or choose a balancer that keeps less; --max-memory SIZE sets the "
+      "(mesh.nx, mesh.ny, mesh.nz or mesh.n){}, {}choose a balancer that keeps less; --max-memory SIZE sets the "
       "limit when the estimate is wrong",
       bytes_text(need.total()), one_process ? fmt::format(" for {} ranks in one process", ranks) : " on one node",
       need.parts(), bytes_text(limit->bytes), limit->source,
-      one_process ? ", use fewer ranks" : ", or start fewer ranks per node"));
+      one_process ? ", use fewer ranks" : ", or start fewer ranks per node",
+      need.balancer_lighter.empty() ? "or " : need.balancer_lighter + ", or "));
 }
 
 }  // namespace lbbench

@@ -27,6 +27,9 @@ struct MemoryNeed {
   double migration = 0;  // the packed vertices of one LB call, sent and received
   double balancer = 0;   // the balancer's own state at its largest
   double engine = 0;     // the engine's fixed cost: the simulator, MPI, do_work's array
+  // How the balancer could keep less with other params, where it could (gossip's whole
+  // lists are O(P) on every rank); empty otherwise.
+  std::string balancer_lighter;
   [[nodiscard]] double total() const { return graph + migration + balancer + engine; }
   [[nodiscard]] std::string parts() const;
 };

@@ -222,6 +222,16 @@ class MemoryCheck(unittest.TestCase):
                             "for 256 ranks in one process", "use fewer ranks")
         self.assert_refused(lbbench("run", quickstart, *huge, "--engine", "model", *simulated), "TB of memory")
 
+    def test_gossip_with_whole_lists_at_blue_gene_scale_is_told_how_to_keep_less(self):
+        result = lbbench("run", str(SCENARIOS / "scale.yaml"), "--engine", "model", "--machine", "bgq", "--ranks",
+                         "131072", "--set", "balancer.name=gossip", "--max-memory", "8GB")
+        self.assert_refused(result, "TB of memory", "balancer.params.info_limit=64")
+        limited = lbbench("run", str(SCENARIOS / "scale.yaml"), "--engine", "model", "--machine", "bgq", "--ranks",
+                          "131072", "--set", "balancer.name=gossip", "--set", "balancer.params.info_limit=64",
+                          "--max-memory", "1")
+        self.assert_refused(limited, "GB of memory")
+        self.assertNotIn("info_limit", limited.stderr)
+
     def test_the_limit_can_be_given_and_the_estimate_is_told_part_by_part(self):
         # SimGrid alone needs more than 100 MB; the quickstart fits in what this host has.
         result = lbbench("run", str(SCENARIOS / "quickstart.yaml"), "--engine", "smpi", "--machine", "bgq", "--ranks",
