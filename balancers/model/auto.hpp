@@ -122,8 +122,11 @@ class AutoChooser final : public CentralizedBalancer {
   static constexpr double kSkipShare = 0.5;
   // Where nothing is known of a centralized candidate's decision and the problem has at
   // least kSampleObjects objects, it is timed first on the objects of 1/kSampleShare of
-  // the ranks.
-  static constexpr std::size_t kSampleObjects = 8192;
+  // the ranks. At 8,192, metis ran in full on the 4,096- and 6,400-vertex cases of the
+  // first accuracy sweep (23 ms of a 27 ms first decision, in runs of 25-65 ms) and never
+  // won there; sampled, it is skipped, and `auto` over its pick went from 1.18 (largest
+  // 2.11) to 1.15 (1.43) with the same picks.
+  static constexpr std::size_t kSampleObjects = 4096;
   static constexpr int kSampleShare = 16;
 
  private:
