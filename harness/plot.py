@@ -64,7 +64,8 @@ except ImportError:
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
-COLUMN_AXES = {"balancer", "machine", "engine", "ranks"}
+from runs import axes_of, case_key  # noqa: E402
+
 LATENCY_KEY = "machine.wan_latency"
 
 
@@ -104,15 +105,6 @@ def read_records(path):
             seen.add(line)
             records.append(r)
     return records
-
-
-def axes_of(r):
-    return r.get("sweep", {}).get("axes", {})
-
-
-def case_key(r):
-    other = tuple(sorted((k, json.dumps(v)) for k, v in axes_of(r).items() if k not in COLUMN_AXES))
-    return (r.get("scenario", ""), r.get("engine", ""), r.get("machine", ""), r.get("ranks", 0), other)
 
 
 def case_title(key):

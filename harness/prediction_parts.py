@@ -31,7 +31,10 @@ import statistics
 import sys
 from collections import defaultdict
 
+from runs import case_key
+
 NEAR = 0.05
+WAYS = ("as predicted", "later calls at their fixed costs", "later calls measured", "steps measured", "both measured")
 
 
 def read_records(paths):
@@ -41,14 +44,6 @@ def read_records(paths):
         with opener(path, "rt") as f:
             records += [json.loads(line) for line in f if line.strip()]
     return records
-
-
-def case_of(record):
-    """What makes runs of one case: the scenario, its machine and ranks, its distribution
-    and LB period (the balancer and the repetition aside)."""
-    config = record.get("config", {})
-    return (record["scenario"], record.get("machine"), record.get("ranks"),
-            json.dumps(config.get("distribution"), sort_keys=True), record.get("lb_period"))
 
 
 def later_calls_measured(runs):
@@ -89,9 +84,9 @@ def score(records):
         if r.get("status", "ok") != "ok" or "total_time_s" not in r:
             continue
         if r["balancer"] == "auto":
-            autos[case_of(r)].append(r)
+            autos[case_key(r)].append(r)
         else:
-            runs[case_of(r)][r["balancer"]].append(r)
+            runs[case_key(r)][r["balancer"]].append(r)
     tally = defaultdict(lambda: [0, 0, 0])
     for case, auto_runs in autos.items():
         measured = {name: statistics.median(r["total_time_s"] for r in rs) for name, rs in runs[case].items()}
@@ -105,9 +100,8 @@ def score(records):
             # Candidates ruled out before they ran carry no price; `none` is the pick where
             # the call's totals ruled out every other.
             candidates = {n: c for n, c in prediction.get("candidates", {}).items() if "to_end_s" in c}
-            ways = priced(prediction, candidates, runs[case]) if candidates else {"as predicted": {}}
-            for way in ("as predicted", "later calls at their fixed costs", "later calls measured", "steps measured",
-                        "both measured"):
+            ways = priced(prediction, candidates, runs[case])
+            for way in WAYS:
                 prices = ways.get(way, {})
                 if len(prices) < len(candidates):  # a candidate without runs: not comparable
                     continue

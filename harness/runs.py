@@ -1,5 +1,6 @@
-"""What the harness's table scripts share: running one lbbench command under /usr/bin/time
-with a time limit, and naming paths the way the records should show them."""
+"""What the harness's scripts share: running one lbbench command under /usr/bin/time with
+a time limit, naming paths the way the records should show them, and telling which records
+are runs of one case."""
 import json
 import os
 import signal
@@ -38,3 +39,20 @@ def timed_run(cmd, records, timeout):
     if len(written) <= before:
         return "no record", None, None, None
     return "ok", float(timing[0]), int(timing[1]) / 1e6, json.loads(written[-1])
+
+
+# The axes a case's runs differ by: each balancer, machine, engine and rank count of a case
+# is a column of its comparison, not a case of its own.
+COLUMN_AXES = {"balancer", "machine", "engine", "ranks"}
+
+
+def axes_of(r):
+    """The sweep axes a record was made with ({} outside a sweep)."""
+    return r.get("sweep", {}).get("axes", {})
+
+
+def case_key(r):
+    """The case a record is a run of: its scenario, engine, machine and ranks, and the
+    sweep's other axes (the balancer and the repetition aside)."""
+    other = tuple(sorted((k, json.dumps(v)) for k, v in axes_of(r).items() if k not in COLUMN_AXES))
+    return (r.get("scenario", ""), r.get("engine", ""), r.get("machine", ""), r.get("ranks", 0), other)
