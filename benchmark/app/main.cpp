@@ -132,9 +132,22 @@ MeshSize mesh_size_from_rank0(const Scenario& s, MPI_Comm comm) {
   return MeshSize{size[0], size[1], size[2]};
 }
 
+// The thread level a run asks MPI for: multiple where Zoltan may run (see MpiThreads). Every
+// rank reads the scenario on its own before MPI starts; where that fails, or the scenario
+// comes from a recorded run (which rank 0 alone reads), multiple, and the failure is
+// reported once MPI runs.
+MpiThreads threads_for(const std::string& file, const std::string& trace, const std::vector<std::string>& overrides) {
+  if (!trace.empty()) return MpiThreads::multiple;
+  try {
+    return uses_zoltan(load_scenario(file, overrides).balancer.config) ? MpiThreads::multiple : MpiThreads::funneled;
+  } catch (const std::exception&) {
+    return MpiThreads::multiple;
+  }
+}
+
 int run(int argc, char** argv, const std::string& file, const std::string& trace,
         const std::vector<std::string>& overrides, const Outputs& outputs, RunOptions options, const Engine& engine) {
-  MpiSession mpi(&argc, &argv);
+  MpiSession mpi(&argc, &argv, threads_for(file, trace, overrides));
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
   options.command_line = joined_command(argc, argv);
@@ -362,9 +375,19 @@ int main_impl(int argc, char** argv) {
   calibrate_cmd->add_flag("--network", network,
                           "Ping-pong between two ranks (mpirun -np 2): latency and bandwidth for machine.latency and "
                           "machine.bandwidth");
-  calibrate_cmd->add_flag("--overhead", overhead,
-                          "The replay's own METG(50%) and per-step floor on a chain of one task per rank "
-                          "(mpirun -np 2), against a bare MPI loop with the same do_work");
+  auto* overhead_flag =
+      calibrate_cmd->add_flag("--overhead", overhead,
+                              "The replay's own METG(50%) and per-step floor on a chain of one task per rank "
+                              "(mpirun -np 2), against a bare MPI loop with the same do_work");
+  int overhead_repetitions = 0;
+  calibrate_cmd
+      ->add_option("--repetitions", overhead_repetitions,
+                   "--overhead: runs of each loop at each work per task (default 5, or 1 with --quick)")
+      ->check(CLI::PositiveNumber)
+      ->needs(overhead_flag);
+  std::string overhead_json;
+  calibrate_cmd->add_option("--json", overhead_json, "--overhead: also write the table to this file as JSON")
+      ->needs(overhead_flag);
 
   ReorderRequest reorder;
   auto* reorder_cmd = app.add_subcommand("reorder", "Plan a rank reorder for n processes on p cores (Keller et al.)");
@@ -412,8 +435,13 @@ int main_impl(int argc, char** argv) {
   }
   if (*calibrate_cmd) {
     try {
-      return calibrate_command(
-          CalibrateRequest{.quick = quick, .no_cache = no_cache, .network = network, .overhead = overhead}, argc, argv);
+      return calibrate_command(CalibrateRequest{.quick = quick,
+                                                .no_cache = no_cache,
+                                                .network = network,
+                                                .overhead = overhead,
+                                                .repetitions = overhead_repetitions,
+                                                .json_path = overhead_json},
+                               argc, argv);
     } catch (const InputError& e) {
       std::fprintf(stderr, "lbbench: error: %s\n", e.what());
       return kExitInput;

@@ -3,6 +3,8 @@
 // lbbench-smpi refuses it (engines/smpi/backend_only.cpp).
 #pragma once
 
+#include <string>
+
 namespace lbbench {
 
 struct CalibrateRequest {
@@ -10,6 +12,8 @@ struct CalibrateRequest {
   bool no_cache = false;  // do not write the calibration cache
   bool network = false;   // ping-pong between two ranks for α and β
   bool overhead = false;  // the replay's own METG(50%) and per-step floor
+  int repetitions = 0;    // --overhead: runs of each loop at each work (0: its default)
+  std::string json_path;  // --overhead: also write the table here as JSON
 };
 
 // Runs under mpirun (it starts MPI with argc and argv); returns the exit code.

@@ -13,10 +13,10 @@
 
 namespace lbbench {
 
-MpiSession::MpiSession(int* argc, char*** argv) {
+MpiSession::MpiSession(int* argc, char*** argv, MpiThreads threads) {
   // MPI errors stay fatal (the default handler): the code does not check return codes,
   // and a truncated or failed message must never pass silently.
-  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided_);
+  MPI_Init_thread(argc, argv, threads == MpiThreads::multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided_);
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }

@@ -15,11 +15,18 @@
 
 namespace lbbench {
 
-// MPI_Init_thread asking for MPI_THREAD_MULTIPLE (PT-Scotch under Zoltan needs it) and
-// MPI_Finalize on scope exit.
+// The thread level a process asks MPI for. Zoltan's PT-Scotch needs MPI_THREAD_MULTIPLE;
+// nothing else here calls MPI from more than one thread, and Open MPI's multiple-thread
+// mode locks every call: on the 2-core development VM a 2-rank exchange of 16-byte
+// messages took 0.22-0.40 us per step with it against 0.18-0.23 us without, most of the
+// gap between the replay's per-step floor and Task Bench's (README, `calibrate --overhead`).
+// So it is asked for only where Zoltan may run.
+enum class MpiThreads { funneled, multiple };
+
+// MPI_Init_thread at that level and MPI_Finalize on scope exit.
 class MpiSession {
  public:
-  MpiSession(int* argc, char*** argv);
+  MpiSession(int* argc, char*** argv, MpiThreads threads = MpiThreads::multiple);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

@@ -73,6 +73,15 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(records[1]["steps"], 6)
         self.assertNotEqual(records[0]["scenario_sha256"], records[1]["scenario_sha256"])
 
+    def test_a_run_asks_mpi_for_threads_only_where_zoltan_may_run(self):
+        # Open MPI locks every call in its multiple-thread mode, which Zoltan's PT-Scotch
+        # needs and nothing else does.
+        small = ["--set", "steps=2", "--set", "balancer.period=1", "--out", str(self.out)]
+        mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), *small)
+        mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), *small, "--set", "balancer.name=zoltan")
+        levels = [r["provenance"]["mpi_thread_level"] for r in self.records()]
+        self.assertEqual(levels, ["funneled", "multiple"])
+
     def test_greedy_lowers_imbalance_on_the_hotspot_scenario(self):
         # The scenario's own weights as the model, so the check does not depend on how
         # busy the machine is: measured imbalance is for benchmarks, not for tests.
@@ -120,7 +129,9 @@ class RunCommand(unittest.TestCase):
     def test_the_overhead_calibration_measures_the_replays_floor_against_a_bare_loop(self):
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, LBBENCH_CACHE_DIR=cache, LBBENCH_WORK_ARRAY_MB="64")
-            out = mpirun(2, "calibrate", "--overhead", "--quick", env=env).stdout
+            table = Path(cache) / "overhead.json"
+            out = mpirun(2, "calibrate", "--overhead", "--quick", "--json", str(table), env=env).stdout
+            written = json.loads(table.read_text())
         self.assertIn("2 ranks, a chain of one task per rank, 16-byte messages", out)
         rows = re.findall(r"(?m)^\s+([\d.]+) us\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+(-|[\d.]+%)\s+(-|[\d.]+%)$", out)
         self.assertEqual(len(rows), 16, out)  # no work, then 1/16 us doubling to 1 ms
@@ -134,6 +145,21 @@ class RunCommand(unittest.TestCase):
         self.assertAlmostEqual(float(floor.group(1)), float(rows[0][2]), places=3)
         self.assertRegex(out, r"clock reads \d x [\d.]+ ns")
         self.assertRegex(out, r"load average [\d.]+ [\d.]+ [\d.]+")
+        # The same table for scripts (harness/task_bench.py).
+        self.assertEqual(written["schema"], "lbbench.overhead/1")
+        self.assertEqual(written["ranks"], 2)
+        self.assertEqual([p["steps"] for p in written["points"]], [int(r[1]) for r in rows])
+        for point, row in zip(written["points"], rows):
+            self.assertAlmostEqual(point["replay_step_s"] * 1e6, float(row[2]), places=3)
+            self.assertAlmostEqual(point["bare_step_s"] * 1e6, float(row[3]), places=3)
+        metg = re.search(r"METG\(50%\): replay ([\d.]+) us", out)
+        if metg:
+            self.assertAlmostEqual(written["metg_s"]["replay"] * 1e6, float(metg.group(1)), places=3)
+        else:
+            self.assertIsNone(written["metg_s"]["replay"])
+        alone = mpirun(1, "calibrate", "--json", str(table), check=False)
+        self.assertNotEqual(alone.returncode, 0)
+        self.assertIn("--json requires --overhead", alone.stderr + alone.stdout)
 
     def test_costs_fitted_from_runs_feed_the_auto_balancers_predictions(self):
         # Two balancers on two sizes, then their fits as a costs file, then `auto` on it.

@@ -17,7 +17,7 @@ namespace lbbench {
 namespace {
 
 int calibrate_network(int argc, char** argv, bool quick) {
-  MpiSession mpi(&argc, &argv);
+  MpiSession mpi(&argc, &argv, MpiThreads::funneled);
   if (comm_size(MPI_COMM_WORLD) < 2) {
     std::fprintf(stderr, "lbbench: error: a ping-pong needs two ranks: mpirun -np 2 lbbench calibrate --network\n");
     return 2;
@@ -44,8 +44,11 @@ int calibrate_network(int argc, char** argv, bool quick) {
 
 int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   if (request.network) return calibrate_network(argc, argv, request.quick);
-  MpiSession mpi(&argc, &argv);
-  if (request.overhead) return overhead_command(request.quick);
+  MpiSession mpi(&argc, &argv, MpiThreads::funneled);
+  if (request.overhead) {
+    return overhead_command(
+        OverheadRequest{.quick = request.quick, .repetitions = request.repetitions, .json_path = request.json_path});
+  }
   const int me = comm_rank(MPI_COMM_WORLD);
   WorkKernel kernel(default_work_array_bytes());
   // The ranks on a host measure together, as they will read together in a run with as

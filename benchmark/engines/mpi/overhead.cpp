@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/json_yaml.hpp"
 #include "engine/replay.hpp"
 #include "engines/engine.hpp"
 #include "engines/mpi/calibration.hpp"
@@ -117,6 +119,35 @@ std::string load_average() {
   return fmt::format("{} {} {}", avg[0], avg[1], avg[2]);
 }
 
+// NaN (a crossing below the smallest work measured) as null.
+Json seconds_or_null(double s) { return std::isnan(s) ? Json(nullptr) : Json(s); }
+
+// The table for scripts (harness/task_bench.py compares it with Task Bench's own runs).
+void write_overhead_json(const std::string& path, const Overhead& measured, int ranks) {
+  Json points = Json::array();
+  for (const OverheadPoint& p : measured.points) {
+    points.push_back({{"work_s", p.work_s},
+                      {"steps", p.steps},
+                      {"replay_step_s", p.replay_step_s},
+                      {"bare_step_s", p.bare_step_s},
+                      {"do_work_s", p.do_work_s}});
+  }
+  const Json out{{"schema", "lbbench.overhead/1"},
+                 {"host", host_name()},
+                 {"ranks", ranks},
+                 {"message_bytes", kMessageBytes},
+                 {"clock_seconds", measured.clock_seconds},
+                 {"clock_reads_per_step", kClockReadsPerStep},
+                 {"metg_s",
+                  {{"replay", seconds_or_null(efficiency_crossing(measured.points, true, 0.5))},
+                   {"bare", seconds_or_null(efficiency_crossing(measured.points, false, 0.5))}}},
+                 {"load_average", load_average()},
+                 {"points", points}};
+  std::ofstream file(path);
+  file << out.dump(2) << "\n";
+  if (!file) throw InputError(fmt::format("calibrate --overhead: cannot write '{}'", path));
+}
+
 }  // namespace
 
 double peak_rate(std::span<const OverheadPoint> points) {
@@ -146,7 +177,7 @@ double efficiency_crossing(std::span<const OverheadPoint> points, bool replay, d
   return std::nan("");
 }
 
-Overhead measure_overhead(MPI_Comm comm, bool quick) {
+Overhead measure_overhead(MPI_Comm comm, const OverheadRequest& request) {
   const auto engine = make_native_engine(EngineSettings{});
   // The replay's runs use the same kernel and calibration (process_kernel), so the two
   // loops read at one rate.
@@ -154,8 +185,8 @@ Overhead measure_overhead(MPI_Comm comm, bool quick) {
   WorkKernel& kernel = shared.kernel;
   const Calibration& c = shared.calibration;
   const std::vector<double> works = work_per_task();
-  const int repetitions = quick ? 1 : 5;
-  const double seconds = quick ? 0.03 : 0.15;
+  const int repetitions = request.repetitions > 0 ? request.repetitions : (request.quick ? 1 : 5);
+  const double seconds = request.quick ? 0.03 : 0.15;
   std::vector<std::vector<double>> replay(works.size()), bare(works.size());
   // Interleaved, so that whatever else the host does falls on both alike, and each goes
   // first in every other repetition, so that neither always runs on the other's warm-up.
@@ -179,10 +210,10 @@ Overhead measure_overhead(MPI_Comm comm, bool quick) {
   return out;
 }
 
-int overhead_command(bool quick) {
+int overhead_command(const OverheadRequest& request) {
   const int me = comm_rank(MPI_COMM_WORLD);
   const int ranks = comm_size(MPI_COMM_WORLD);
-  const Overhead measured = measure_overhead(MPI_COMM_WORLD, quick);
+  const Overhead measured = measure_overhead(MPI_COMM_WORLD, request);
   const std::vector<OverheadPoint>& points = measured.points;
   const double clock_s = measured.clock_seconds;
   if (me != 0) return 0;
@@ -220,6 +251,7 @@ int overhead_command(bool quick) {
   fmt::print("    do_work at {:.4f} us per task costs {:.3f} us per call alone\n", smallest.work_s * 1e6,
              smallest.do_work_s * 1e6);
   fmt::print("  load average {}\n", load_average());
+  if (!request.json_path.empty()) write_overhead_json(request.json_path, measured, ranks);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace lbbench {
@@ -27,8 +28,16 @@ struct Overhead {
   double clock_seconds = 0;           // one clock read (the calibration's)
 };
 
+// How long and how often: `repetitions` runs of each loop at each work per task (0: 5,
+// or 1 with `quick`), each run about 0.15 s (0.03 s with `quick`).
+struct OverheadRequest {
+  bool quick = false;
+  int repetitions = 0;
+  std::string json_path;  // where rank 0 also writes the table as JSON ("": nowhere)
+};
+
 // Collective over comm: runs the replay and the bare loop at each work per task.
-Overhead measure_overhead(MPI_Comm comm, bool quick);
+Overhead measure_overhead(MPI_Comm comm, const OverheadRequest& request);
 
 // Useful work per second at large granularity: the median over both loops' last few
 // points. One peak for both, as Task Bench rates every system against one peak: the two
@@ -43,6 +52,6 @@ double peak_rate(std::span<const OverheadPoint> points);
 double efficiency_crossing(std::span<const OverheadPoint> points, bool replay, double level);
 
 // Measures and prints the table, both METGs and the floor's breakdown; returns the exit code.
-int overhead_command(bool quick);
+int overhead_command(const OverheadRequest& request);
 
 }  // namespace lbbench
