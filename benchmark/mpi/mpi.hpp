@@ -17,10 +17,11 @@ namespace lbbench {
 
 // The thread level a process asks MPI for. Zoltan's PT-Scotch needs MPI_THREAD_MULTIPLE;
 // nothing else here calls MPI from more than one thread, and Open MPI's multiple-thread
-// mode locks every call: on the 2-core development VM a 2-rank exchange of 16-byte
-// messages took 0.22-0.40 us per step with it against 0.18-0.23 us without, most of the
-// gap between the replay's per-step floor and Task Bench's (README, `calibrate --overhead`).
-// So it is asked for only where Zoltan may run.
+// mode locks every call. On the 2-core development VM a bare 2-rank exchange of 16-byte
+// messages (post, send, wait all) took a median 0.22-0.30 us per step with it against
+// 0.18-0.23 us without, in four sittings; the replay's own step moved less than the host's
+// noise (0.26 us either way with no work). So it is asked for only where Zoltan may run,
+// as Task Bench, the yardstick of `calibrate --overhead`, asks for none.
 enum class MpiThreads { funneled, multiple };
 
 // MPI_Init_thread at that level and MPI_Finalize on scope exit.
