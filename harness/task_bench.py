@@ -23,7 +23,8 @@ floor is the time per step with no work: the replay's and the bare loop's at wor
 Task Bench's with its empty kernel.
 
 It prints a markdown table (and, with --out, writes it with every point as JSON), with the
-load average before and after.
+load average before and after, and the replay's ratios to Task Bench computed within each
+repetition, whose spread shows how much the host drifted.
 """
 import argparse
 import json
@@ -157,6 +158,24 @@ def task_bench_summary(repetitions):
             "floor_s": rows[0]["step_s"]}
 
 
+def paired_ratios(lbbench_runs, task_bench_runs):
+    """Per repetition, the replay's METG and floor over Task Bench's of the same repetition,
+    which ran next to it: the host's drift between sittings falls on both alike."""
+    metg, floor = [], []
+    for mine, theirs in zip(lbbench_runs, task_bench_runs):
+        replay, other = lbbench_summary([mine])["replay"], task_bench_summary([theirs])
+        if replay["metg_s"] is not None and other["metg_s"] is not None:
+            metg.append(replay["metg_s"] / other["metg_s"])
+        floor.append(replay["floor_s"] / other["floor_s"])
+    return {"metg": metg, "floor": floor}
+
+
+def spread(ratios):
+    if not ratios:
+        return "–"
+    return f"median {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f}, {len(ratios)} repetitions)"
+
+
 def microseconds(s):
     return "below the smallest task" if s is None else f"{s * 1e6:.3f}"
 
@@ -165,7 +184,7 @@ def ratio(a, b):
     return "–" if a is None or b is None else f"{a / b:.2f}"
 
 
-def table(lbbench, task_bench, args, loads):
+def table(lbbench, task_bench, paired, args, loads):
     tb_metg, tb_floor = task_bench["metg_s"], task_bench["floor_s"]
     lines = [f"{args.np} ranks, a chain of one task per rank (Task Bench: stencil_1d, width {args.np}), "
              f"16-byte messages, {args.repetitions} interleaved repetitions, medians; "
@@ -178,6 +197,8 @@ def table(lbbench, task_bench, args, loads):
                      f"{ratio(loop['metg_s'], tb_metg)} | {ratio(loop['floor_s'], tb_floor)} |")
     lines.append(f"| Task Bench nonblock (compute_bound; empty for the floor) | {microseconds(tb_metg)} | "
                  f"{microseconds(tb_floor)} | 1.00 | 1.00 |")
+    lines += ["", "The replay over Task Bench, each repetition against the one next to it: "
+              f"METG {spread(paired['metg'])}; floor {spread(paired['floor'])}."]
     return "\n".join(lines) + "\n"
 
 
@@ -195,7 +216,8 @@ def measure(args):
                     floor = lbbench_runs[-1][0]["bare_step_s"] if lbbench_runs else 0.5e-6
                     task_bench_runs.append(task_bench_sweep(args, iterations, per_iteration, floor))
     loads.append(load_average())
-    return lbbench_summary(lbbench_runs), task_bench_summary(task_bench_runs), loads, per_iteration
+    return (lbbench_summary(lbbench_runs), task_bench_summary(task_bench_runs),
+            paired_ratios(lbbench_runs, task_bench_runs), loads, per_iteration)
 
 
 def main(argv=None):
@@ -213,15 +235,16 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not os.access(args.task_bench, os.X_OK):
         parser.error(f"--task-bench: '{args.task_bench}' is not an executable (build Task Bench's mpi/nonblock)")
-    lbbench, task_bench, loads, per_iteration = measure(args)
-    text = table(lbbench, task_bench, args, loads)
+    lbbench, task_bench, paired, loads, per_iteration = measure(args)
+    text = table(lbbench, task_bench, paired, args, loads)
     print(text, end="")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "task-bench.md").write_text(text)
         (args.out / "task-bench.json").write_text(json.dumps(
             {"ranks": args.np, "repetitions": args.repetitions, "load_average": loads,
-             "task_bench_seconds_per_iteration": per_iteration, "lbbench": lbbench, "task_bench": task_bench},
+             "task_bench_seconds_per_iteration": per_iteration, "lbbench": lbbench, "task_bench": task_bench,
+             "replay_over_task_bench_per_repetition": paired},
             indent=2) + "\n")
     return 0
 

@@ -103,6 +103,13 @@ class AgainstAStandIn(unittest.TestCase):
         for loop in ("replay", "bare"):
             self.assertGreater(written["lbbench"][loop]["floor_s"], 0)
         self.assertEqual(len(written["lbbench"]["points"]), 16)
+        paired = written["replay_over_task_bench_per_repetition"]
+        self.assertEqual(len(paired["floor"]), 2)
+        # Each repetition's replay floor over the stand-in's exact 0.5 us; the median of two
+        # is their mean, as is the median floor over both repetitions.
+        self.assertAlmostEqual(sum(paired["floor"]) / 2 * FLOOR_S, written["lbbench"]["replay"]["floor_s"],
+                               delta=1e-12)
+        self.assertRegex(result.stdout, r"floor median [\d.]+ \([\d.]+–[\d.]+, 2 repetitions\)")
 
 
 if __name__ == "__main__":
