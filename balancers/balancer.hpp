@@ -218,6 +218,11 @@ class Balancer {
   // measures its effect (the census after it, the plan's prediction, the moved totals),
   // collectives that on a wide-area machine cost more than the call itself.
   [[nodiscard]] virtual bool promised_nothing_moves() const { return false; }
+  // Asked at every LB point, before anything of the call happens, alike on every rank:
+  // false skips the call whole (no reduction of the loads, no decision, no migration), and
+  // the loads measured since the last call taken carry on into the next. `auto` skips
+  // calls where its last decision showed that looking again cannot pay. True by default.
+  [[nodiscard]] virtual bool takes_call() const { return true; }
 };
 
 // The baseline: never moves anything.

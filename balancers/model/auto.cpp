@@ -424,6 +424,28 @@ bool AutoChooser::needs_vectors() const {
   return std::any_of(candidates_.begin(), candidates_.end(), [](const auto& c) { return c->needs_vectors(); });
 }
 
+namespace {
+
+// After a call whose totals alone chose `none`, how many of the `later_calls` to skip
+// before looking again: as many looks as `budget` of `none`'s time to the end pays for at
+// `look_s` each (the call's one reduction), spread evenly over the calls left.
+int calls_to_skip(double budget, double none_to_end_s, double look_s, int later_calls) {
+  if (later_calls <= 0 || !(look_s > 0)) return 0;
+  const double affordable = std::floor(budget * none_to_end_s / look_s);
+  if (affordable >= later_calls) return 0;
+  if (affordable < 1) return later_calls;
+  const auto looks = static_cast<int>(affordable);
+  return (later_calls + 1 + looks) / (looks + 1) - 1;  // ceil((later_calls + 1) / (looks + 1)) - 1
+}
+
+}  // namespace
+
+bool AutoBalancer::takes_call() const {
+  if (calls_to_skip_ == 0) return true;
+  --calls_to_skip_;
+  return false;
+}
+
 const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) const {
   if (params_.redecide <= 0) return nullptr;
   const Decided* nearest = nullptr;
@@ -457,6 +479,16 @@ const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
   if (!floor_decision_.is_null()) {
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
       if (params_.candidates[i].kind == BalancerKind::none) chosen_ = i;
+    }
+    // Under the model's own extrapolation (loads stay as they are) no later call can win
+    // either, with fewer steps left to gain on; only changing loads could. So later calls
+    // look again only as far as `look_budget` of the run pays for their reductions.
+    if (call.steps_left > 0) {
+      const double none_s = floor_decision_["candidates"]["none"]["to_end_s"].get<double>();
+      const double look_s = floor_decision_["network"]["collective_s"].get<double>();
+      calls_to_skip_ = calls_to_skip(params_.look_budget, none_s, look_s, call.later_calls);
+      floor_decision_["look_budget"] = params_.look_budget;
+      floor_decision_["skips_next_calls"] = calls_to_skip_;
     }
     return *candidates_[*chosen_];
   }

@@ -161,6 +161,8 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] bool promised_nothing_moves() const override {
     return chosen_ && candidates_[*chosen_]->promised_nothing_moves();
   }
+  // False for the calls that a decision by the totals alone said to skip (look_budget).
+  [[nodiscard]] bool takes_call() const override;
 
  private:
   AutoParams params_;
@@ -178,6 +180,7 @@ class AutoBalancer final : public Balancer {
   mutable bool redecided_ = false;
   mutable Json floor_decision_;  // the present call's, where the totals alone decided
   mutable int calls_ = 0;
+  mutable int calls_to_skip_ = 0;  // LB points to skip before the next call (look_budget)
 
   // Runs every distributed candidate's plan() as itself and hands rank 0 what each chose
   // (one gather of their destinations) and what it took there.

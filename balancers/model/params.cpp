@@ -46,6 +46,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   if (node.has("beta")) p.beta = node.number("beta", std::nullopt, 0.0);
   p.horizon = static_cast<int>(node.integer("horizon", p.horizon, 0, 1 << 30));
   p.redecide = node.number("redecide", p.redecide, 0.0, 100.0);
+  p.look_budget = node.number("look_budget", p.look_budget, 0.0, 1e6);
   p.near_tie = node.number("near_tie", p.near_tie, 0.0, 1.0);
   node.finish();
   return p;
@@ -55,8 +56,8 @@ Json AutoParams::to_json() const {
   Json list = Json::array();
   for (const auto& c : candidates) list.push_back(Json{{"name", c.name()}, {"params", c.params_json()}});
   auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"candidates", list}, {"alpha", optional(alpha)}, {"beta", optional(beta)},
-              {"horizon", horizon}, {"redecide", redecide},     {"near_tie", near_tie}};
+  return Json{{"candidates", list},   {"alpha", optional(alpha)}, {"beta", optional(beta)},    {"horizon", horizon},
+              {"redecide", redecide}, {"near_tie", near_tie},     {"look_budget", look_budget}};
 }
 
 void AutoParams::check_dims(int dims) const {

@@ -32,6 +32,12 @@ struct AutoParams {
   // one whose calls cost least is chosen. 0 (the default, for what it measured: see
   // balancers/README.md): the fastest predicted.
   double near_tie = 0;
+  // Where a call's totals alone chose `none` (no other candidate's floor can win), the
+  // share of `none`'s predicted time to the end that later calls may spend on looking at
+  // the loads again: each costs one reduction over every rank. The calls beyond what fits
+  // are skipped, spread evenly. 0: never look again after such a call; a large number:
+  // look at every call.
+  double look_budget = 0.05;
 
   static const std::vector<std::string> kDefaultCandidates;
 

@@ -76,7 +76,7 @@ class Replay {
     double exporting = 0;
     std::vector<LbEvent> events;
     for (int step = 0; step < s_.steps; ++step) {
-      const bool lb_call = is_lb_point(s_, step);
+      const bool lb_call = is_lb_point(s_, step) && balancer_->takes_call();
       loop_->run(graph_, step, o_.watchdog_seconds, !exported && !lb_call && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();

@@ -1,5 +1,6 @@
 // Pearce et al.'s diffusion simulator (Algorithm 2), cost model (equations 5-11) and the
 // `auto` balancer that uses them (Algorithm 1).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -422,6 +423,44 @@ TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
   // Over 3,000 steps the imbalance costs more than the floors: auto decides again.
   mild.steps_left = 3000;
   EXPECT_FALSE(a.acting_for(outlook_of(mild, slow)).promised_nothing_moves());
+}
+
+// After the totals alone chose `none`, later calls look at the loads again only as far as
+// `look_budget` of none's time to the end pays for their reductions.
+TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 5;
+  const MachineInfo slow = machine_with_collectives_of(8, 0.05);
+  const CallOutlook call = outlook_of(mild, slow);
+  // 5% of none's 0.18 s to the end pays for no 50 ms reduction: no later call is taken.
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
+  EXPECT_TRUE(a.takes_call());
+  ASSERT_TRUE(a.acting_for(call).promised_nothing_moves());
+  const Json d = a.decision();
+  const double none_s = d["candidates"]["none"]["to_end_s"].get<double>();
+  const double look_s = d["network"]["collective_s"].get<double>();
+  ASSERT_LT(0.05 * none_s, look_s);
+  EXPECT_EQ(d["look_budget"], 0.05);
+  EXPECT_EQ(d["skips_next_calls"], 5);
+  for (int later = 0; later < 5; ++later) EXPECT_FALSE(a.takes_call()) << later;
+  EXPECT_TRUE(a.takes_call());
+  // A budget for one look and a half: one look, half way through the 5 calls left.
+  const AutoBalancer once = make_auto(
+      fmt::format("{{candidates: [none, greedy, tree], redecide: 0, look_budget: {}}}", 1.5 * look_s / none_s));
+  (void)once.acting_for(call);
+  EXPECT_EQ(once.decision()["skips_next_calls"], 2);
+  EXPECT_FALSE(once.takes_call());
+  EXPECT_FALSE(once.takes_call());
+  EXPECT_TRUE(once.takes_call());
+  // A budget for every call, and a decision that balances: every call is taken.
+  const AutoBalancer every = make_auto("{candidates: [none, greedy, tree], redecide: 0, look_budget: 1000}");
+  (void)every.acting_for(call);
+  EXPECT_EQ(every.decision()["skips_next_calls"], 0);
+  EXPECT_TRUE(every.takes_call());
+  const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
+  EXPECT_FALSE(a.acting_for(outlook_of(mild, fast)).promised_nothing_moves());
+  EXPECT_TRUE(a.takes_call());
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {

@@ -175,7 +175,7 @@ class ModelRun {
         wall_since_call[r] += times.end[r] - start[r];
       }
       start = times.end;
-      if (!is_lb_point(s_, step)) continue;
+      if (!is_lb_point(s_, step) || !balancer_->takes_call()) continue;
       const double call_start = *std::max_element(start.begin(), start.end());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
