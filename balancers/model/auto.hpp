@@ -81,7 +81,11 @@
 // balanced, cannot beat `none` is not run (a distributed one not as itself, nor as its
 // reference). Where that rules out every candidate but `none`, `none` is chosen on every
 // rank alike with nothing gathered, broadcast or run (`decided_by` in the record): on two
-// sites joined by a 16 ms link a gather alone cost more than balancing could save.
+// sites joined by a 16 ms link a gather alone cost more than balancing could save. Such a
+// call still costs one reduction, which the engines run before any balancer; under the
+// model's extrapolation no later call can win either, so the later calls look again only
+// as far as `look_budget` of `none`'s time to the end pays for their reductions, and the
+// engines skip the rest (takes_call()).
 #pragma once
 
 #include <memory>
