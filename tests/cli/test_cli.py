@@ -157,6 +157,10 @@ class RunCommand(unittest.TestCase):
             self.assertAlmostEqual(written["metg_s"]["replay"] * 1e6, float(metg.group(1)), places=3)
         else:
             self.assertIsNone(written["metg_s"]["replay"])
+        nowhere = mpirun(2, "calibrate", "--overhead", "--quick", "--json", "/nonexistent/overhead.json", check=False)
+        self.assertEqual(nowhere.returncode, 2)
+        self.assertEqual(nowhere.stderr.count("cannot write '/nonexistent/overhead.json'"), 1, nowhere.stderr)
+        self.assertNotIn("METG", nowhere.stdout)
         alone = mpirun(1, "calibrate", "--json", str(table), check=False)
         self.assertNotEqual(alone.returncode, 0)
         self.assertIn("--json requires --overhead", alone.stderr + alone.stdout)

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -213,6 +214,13 @@ Overhead measure_overhead(MPI_Comm comm, const OverheadRequest& request) {
 int overhead_command(const OverheadRequest& request) {
   const int me = comm_rank(MPI_COMM_WORLD);
   const int ranks = comm_size(MPI_COMM_WORLD);
+  // A JSON file that cannot be written is said before half a minute of measuring, not after.
+  const bool unwritable = me == 0 && !request.json_path.empty() && !std::ofstream(request.json_path, std::ios::app);
+  if (allreduce(unwritable ? 1 : 0, MPI_MAX, MPI_COMM_WORLD) != 0) {
+    if (me == 0)
+      std::fprintf(stderr, "lbbench: error: calibrate --overhead: cannot write '%s'\n", request.json_path.c_str());
+    return 2;  // an input error, as the command line's
+  }
   const Overhead measured = measure_overhead(MPI_COMM_WORLD, request);
   const std::vector<OverheadPoint>& points = measured.points;
   const double clock_s = measured.clock_seconds;
