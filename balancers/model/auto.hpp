@@ -6,9 +6,10 @@
 // which the issue asks for: instead of assuming a global balancer reaches L_ave and moves
 // Elements_max (L_max - L_ave)/L_max elements (equations 7 and 9), every candidate's serial
 // reference runs on the gathered load model, which gives the L_max it really reaches and
-// the elements it really sends to each rank. The diffusion simulator (Algorithm 2) still
-// runs for diffusive candidates; its convergence_steps and equation-10 time are recorded
-// next to the reference's.
+// the elements it really sends to each rank. With `paper_diffusion: true` the diffusion
+// simulator (Algorithm 2) also runs for diffusive candidates, and its convergence_steps and
+// equation-10 time are recorded next to the reference's; it is off by default, since it
+// walks every edge of the gathered graph at every decision, which `auto` is charged for.
 //
 //   T_none = H x (L_max + X)                                      (equation 11)
 //   T_c    = C_LbDecision + alpha + beta x ElementsMoved_max x elementsize + H x (L_max,after + X)

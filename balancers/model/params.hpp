@@ -38,6 +38,12 @@ struct AutoParams {
   // are skipped, spread evenly. 0: never look again after such a call; a large number:
   // look at every call.
   double look_budget = 0.05;
+  // Also run the paper's diffusion simulator (Algorithm 2) for diffusive candidates and
+  // record its prediction (`paper` in the decision) next to the reference's, which is what
+  // `auto` chooses on. Off by default: it walks every edge of the gathered graph at every
+  // decision (4-8 ms of a 13-16 ms decision on a 24,000-vertex point cloud with 1.2
+  // million edges), and `auto` is charged for it.
+  bool paper_diffusion = false;
 
   static const std::vector<std::string> kDefaultCandidates;
 

@@ -164,7 +164,14 @@ TEST(Auto, RebalancesAHotSpotAndKeepsABalancedLoad) {
     EXPECT_GE(d["candidates"][name]["interval_s"].get<double>(),
               d["candidates"][d["chosen"].get<std::string>()]["interval_s"].get<double>());
   }
-  EXPECT_TRUE(d["candidates"]["diffusion"].contains("paper"));
+  // The paper's diffusion simulator runs only where asked for: it walks every edge.
+  EXPECT_FALSE(d["candidates"]["diffusion"].contains("paper"));
+  const AutoBalancer with_paper =
+      make_auto("{candidates: [none, greedy, diffusion, tree], alpha: 1.0e-6, redecide: 0, paper_diffusion: true}");
+  (void)with_paper.decide_serially(hot, nullptr);
+  const Json paper = with_paper.decision()["candidates"]["diffusion"]["paper"];
+  EXPECT_GE(paper["convergence_steps"].get<int>(), 1);
+  EXPECT_GT(paper["interval_s"].get<double>(), 0.0);
   // No imbalance: every candidate costs its decision and gains nothing.
   const GlobalProblem flat = chain(400, 8, [](int) { return 1e-4; });
   const Assignment kept = a.decide_serially(flat, nullptr);
