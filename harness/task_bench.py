@@ -109,9 +109,10 @@ def task_bench_iterations(args):
 def task_bench_sweep(args, iterations, per_iteration, floor_s):
     """One run of the empty kernel and one per iteration count: seconds per step and
     FLOP/s."""
-    empty = run_task_bench(args, "empty", 0, steps_for(floor_s, args.seconds))
     steps = steps_for(floor_s, args.seconds)
-    rows = [{"iterations": 0, "kernel": "empty", "steps": steps, "step_s": empty["elapsed_s"] / steps, "rate": None}]
+    empty = run_task_bench(args, "empty", 0, steps)
+    rows = [{"iterations": 0, "kernel": "empty", "steps": steps, "step_s": empty["elapsed_s"] * args.np / empty["tasks"],
+             "rate": None}]
     for n in iterations:
         steps = steps_for(floor_s + n * per_iteration, args.seconds)
         run = run_task_bench(args, "compute_bound", n, steps)
