@@ -73,6 +73,24 @@ class ModelEngine(unittest.TestCase):
         self.assertLess(record["lb"][0]["model_imbalance_predicted_after"], record["lb"][0]["model_imbalance_before"])
         self.assertGreater(record["simulation"]["peak_rss_mb"], 0)
 
+    def test_auto_skips_the_calls_that_cannot_pay_for_their_reduction(self):
+        # Two sites 16 ms apart: the call's totals alone choose `none`, and a later call's
+        # reduction (32 ms) costs more than 5% of the run, so no later call is taken.
+        args = [str(SCENARIOS / "accuracy" / "droplets-amr.yaml"), "--ranks", "128", "--set", "ranks=128",
+                "--set", "machine.preset=grid-2site", "--set", "balancer.period=3", "--set", "balancer.name=auto"]
+        skipping = self.record("model", *args)
+        first = skipping["lb"][0]["prediction"]
+        self.assertEqual(first["chosen"], "none")
+        self.assertEqual(first["skips_next_calls"], first["later_calls"])
+        self.assertGreater(first["later_calls"], 0)
+        self.assertEqual(skipping["lb_invocations"], 1)
+        self.assertEqual(len(skipping["lb"]), 1)
+        # With the budget for every call, every LB point is a call, and each costs time.
+        looking = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
+        self.assertEqual(looking["lb_invocations"], 1 + first["later_calls"])
+        self.assertTrue(all(c["prediction"].get("skips_next_calls", 0) == 0 for c in looking["lb"]))
+        self.assertLess(skipping["total_time_s"], looking["total_time_s"])
+
     def test_refuses_what_it_cannot_run(self):
         for args, message in (
                 ([str(SCENARIOS / "hotspot.yaml"), "--ranks", "4"], "the model engine simulates a machine"),
