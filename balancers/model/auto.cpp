@@ -615,8 +615,6 @@ CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem&
 
 namespace {
 
-// The objects of the first `ranks` ranks (a prefix: objects come in rank order) with the
-// edges among them: a smaller problem of the same kind, to time a candidate on.
 // The problem's scalars, with none of its tables.
 GlobalProblem scalars_only(const GlobalProblem& p) {
   GlobalProblem s;
@@ -642,8 +640,10 @@ std::vector<T> prefix(const std::vector<T>& v, std::size_t n) {
   return std::vector<T>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), n)));
 }
 
-// Copying the whole problem and cutting it, as this did before, copied the whole graph:
-// on 1.2 million edges that cost more than timing greedy on the sample.
+// The objects of the first `ranks` ranks (a prefix: objects come in rank order) with the
+// edges among them: a smaller problem of the same kind, to time a candidate on. Only their
+// tables are copied: a copy of the whole problem would copy its whole graph, which on 1.2
+// million edges cost more than timing greedy on the sample.
 GlobalProblem first_ranks_of(const GlobalProblem& problem, int ranks) {
   GlobalProblem s = scalars_only(problem);
   const auto m = static_cast<std::size_t>(
