@@ -716,11 +716,12 @@ const FittedCost* fitted_decision(const GlobalProblem& problem, const std::strin
 }
 
 // Where a skipped candidate's expected decision came from, for the record.
-const char* estimated_from(bool sampled, bool at_floor, const GlobalProblem& problem, const std::string& name) {
+const char* estimated_from(bool sampled, bool at_floor, bool sampled_before, const GlobalProblem& problem,
+                           const std::string& name) {
   if (sampled) return "a sample";
   if (at_floor) return "the protocol's floor";
   if (fitted_decision(problem, name)) return "the platform's fit";
-  return "its last decision";
+  return sampled_before ? "an earlier sample" : "its last decision";
 }
 
 // A candidate weighed at a decision: its predicted time, what its calls cost (decision
@@ -775,6 +776,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double exchange = problem.step_exchange_s;
   const double balanced = perfect_balance_s(problem) + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
+  sampled_before_.resize(candidates_.size(), false);
   // The cheapest to decide first, so that a dear one that cannot win is seen to be so
   // before it runs: even at kSkipShare of its expected decision, and with every later step
   // perfectly balanced, it would take longer than the best candidate so far.
@@ -814,15 +816,20 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       if (const auto s = sampled_decision_s(*candidates_[i], problem, net)) {
         estimate[i] = *s;
         sampled = true;
+        // Kept as its expected decision: a candidate that never wins is never run in
+        // full, and would be timed on a sample again at every decision.
+        decision_per_object_[i] = *s / static_cast<double>(problem.size());
+        sampled_before_[i] = true;
       }
     }
     const double bound = calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced;
     // One that ran as itself already paid for its decision: weighing it is free.
     if (best && !ran_[i] && bound >= best_time) {
-      predictions[name] = Json{{"skipped", true},
-                               {"bound_s", bound},
-                               {"decision_estimate_s", estimate[i]},
-                               {"estimated_from", estimated_from(sampled, at_floor[i], problem, name)}};
+      predictions[name] =
+          Json{{"skipped", true},
+               {"bound_s", bound},
+               {"decision_estimate_s", estimate[i]},
+               {"estimated_from", estimated_from(sampled, at_floor[i], sampled_before_[i] && !sampled, problem, name)}};
       second_time = std::min(second_time, bound);
       continue;
     }
@@ -831,6 +838,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         ran_as_itself ? outcome_of(*std::move(ran_[i]), problem) : run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
+    sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
     const double step_after = o.lmax_after + exchange;
     const double interval = none ? app_time_none(lmax + exchange, horizon)

@@ -142,7 +142,8 @@ class AutoChooser final : public CentralizedBalancer {
   const AutoParams& params_;
   const std::vector<std::unique_ptr<Balancer>>& candidates_;
   std::optional<std::size_t>& chosen_;
-  mutable std::vector<double> decision_per_object_;  // per candidate, from its last decision
+  mutable std::vector<double> decision_per_object_;  // per candidate, from its last decision or sample
+  mutable std::vector<bool> sampled_before_;         // ... where that came from a sample
   // Per candidate, what it did at this call when it ran as itself (ran_first); the next
   // solve() weighs it and then forgets it.
   mutable std::vector<std::optional<RanPlan>> ran_;

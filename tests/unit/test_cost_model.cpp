@@ -588,7 +588,14 @@ TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
   EXPECT_EQ(d["chosen"], "none");
   EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
   EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "a sample");
-  EXPECT_GT(d["candidates"]["greedy"]["decision_estimate_s"].get<double>(), 0.0);
+  const double sampled_s = d["candidates"]["greedy"]["decision_estimate_s"].get<double>();
+  EXPECT_GT(sampled_s, 0.0);
+  // The next decision keeps that estimate instead of timing another sample.
+  (void)b.decide_serially(flat, nullptr);
+  d = b.decision();
+  EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
+  EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "an earlier sample");
+  EXPECT_NEAR(d["candidates"]["greedy"]["decision_estimate_s"].get<double>(), sampled_s, 1e-12 * sampled_s);
 }
 
 // A protocol never run is expected to cost at least its floor (six allreduces and a
