@@ -132,22 +132,28 @@ MeshSize mesh_size_from_rank0(const Scenario& s, MPI_Comm comm) {
   return MeshSize{size[0], size[1], size[2]};
 }
 
-// The thread level a run asks MPI for: multiple where Zoltan may run (see MpiThreads). Every
-// rank reads the scenario on its own before MPI starts; where that fails, or the scenario
-// comes from a recorded run (which rank 0 alone reads), multiple, and the failure is
-// reported once MPI runs.
-MpiThreads threads_for(const std::string& file, const std::string& trace, const std::vector<std::string>& overrides) {
-  if (!trace.empty()) return MpiThreads::multiple;
+// Every rank reads the scenario on its own before MPI starts, to know which thread level to
+// ask for. Null where that fails, or where the scenario comes from a recorded run (which
+// rank 0 alone reads): the collective read then reports the failure.
+std::optional<Scenario> scenario_before_mpi(const std::string& file, const std::string& trace,
+                                            const std::vector<std::string>& overrides) {
+  if (!trace.empty()) return std::nullopt;
   try {
-    return uses_zoltan(load_scenario(file, overrides).balancer.config) ? MpiThreads::multiple : MpiThreads::funneled;
+    return load_scenario(file, overrides);
   } catch (const std::exception&) {
-    return MpiThreads::multiple;
+    return std::nullopt;
   }
+}
+
+// Multiple where Zoltan may run, or where the scenario is not known yet (see MpiThreads).
+MpiThreads threads_for(const std::optional<Scenario>& s) {
+  return !s || uses_zoltan(s->balancer.config) ? MpiThreads::multiple : MpiThreads::funneled;
 }
 
 int run(int argc, char** argv, const std::string& file, const std::string& trace,
         const std::vector<std::string>& overrides, const Outputs& outputs, RunOptions options, const Engine& engine) {
-  MpiSession mpi(&argc, &argv, threads_for(file, trace, overrides));
+  std::optional<Scenario> read_early = scenario_before_mpi(file, trace, overrides);
+  MpiSession mpi(&argc, &argv, threads_for(read_early));
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
   options.command_line = joined_command(argc, argv);
@@ -167,7 +173,11 @@ int run(int argc, char** argv, const std::string& file, const std::string& trace
       trace_yaml = broadcast_text(trace_yaml, comm);
     }
     collectively(comm, [&] {
-      scenario = trace.empty() ? load_scenario(file, overrides) : scenario_from_trace_yaml(trace_yaml, overrides);
+      if (read_early) {
+        scenario = std::move(*read_early);
+      } else {
+        scenario = trace.empty() ? load_scenario(file, overrides) : scenario_from_trace_yaml(trace_yaml, overrides);
+      }
       engine.info().check(scenario);
       if (!per_node && me == 0) check_outputs_writable(outputs);
     });
