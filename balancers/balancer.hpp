@@ -108,6 +108,14 @@ struct LoadView {
   // one component, vertex_load itself.
   int dims = 1;
   std::span<const Load> vertex_load_vec;
+  // How each local vertex's load moved per step over the steps measured since the last
+  // call (seconds per step, the slope of its least-squares line), for strategies that ask
+  // for it (Balancer::needs_trends). vertex_load shows the loads as of `trend_origin`
+  // steps after the call's step (negative: before it), so a vertex is forecast to take
+  // vertex_load + trend x (t - trend_origin) at the t-th step after the call. Unset, alike
+  // on every rank, where loads are not measured or only one step was.
+  std::span<const double> vertex_load_trend;
+  std::optional<double> trend_origin;
   // Load this rank keeps whatever the plan, one entry per component: a recorded run's
   // non-migratable objects, which the graph above leaves out. Empty, on every rank alike,
   // when the mesh has none. rank_load, total_load and max_rank_load include it.
@@ -194,6 +202,8 @@ class Balancer {
   // and each object's load vector.
   [[nodiscard]] virtual bool needs_graph() const { return false; }
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
+  // ... and each object's load trend (LoadView::vertex_load_trend).
+  [[nodiscard]] virtual bool needs_trends() const { return false; }
   // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
   // the one it chose: the balancer that makes a call with these totals (the shown loads'
   // max over mean, background included, tells their shapes apart). Itself by default.

@@ -101,6 +101,17 @@ void gather_vectors(const LoadView& view, const std::vector<int>& vertex_counts,
               displs.data(), mpi_type<Load>(), 0, comm);
 }
 
+// Every object's load trend to rank 0, where the engine measured them.
+void gather_trends(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm, GlobalProblem& problem) {
+  const std::vector<int> displs = displacements(vertex_counts);
+  if (comm_rank(comm) == 0) {
+    problem.load_trend.resize(problem.size());
+    problem.trend_origin = *view.trend_origin;
+  }
+  MPI_Gatherv(view.vertex_load_trend.data(), static_cast<int>(view.vertex_load_trend.size()), MPI_DOUBLE,
+              problem.load_trend.data(), vertex_counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
+}
+
 // Every rank's background load to rank 0: its sum, and its vector for vector strategies.
 void gather_background(const LoadView& view, bool vectors, MPI_Comm comm, GlobalProblem& problem) {
   const bool root = comm_rank(comm) == 0;
@@ -153,6 +164,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
               mpi_type<Load>(), 0, comm);
   if (needs_graph()) gather_graph(view, counts, comm, problem);
   if (needs_vectors()) gather_vectors(view, counts, comm, problem);
+  if (needs_trends() && view.trend_origin) gather_trends(view, counts, comm, problem);
   if (!view.background.empty()) gather_background(view, needs_vectors(), comm, problem);
 
   Assignment assignment;

@@ -19,6 +19,11 @@ struct GlobalProblem {
   // for them; load[i] is then the sum of object i's vector.
   int dims = 1;
   std::vector<Load> load_vec;
+  // Each object's load trend (LoadView::vertex_load_trend), gathered only for strategies
+  // that ask for it (needs_trends) and where it was measured; empty otherwise. `load`
+  // shows the loads as of trend_origin steps after the call's step.
+  std::vector<double> load_trend;
+  double trend_origin = 0;
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
   std::vector<int> rank_site;      // one per rank; empty means one site

@@ -59,7 +59,8 @@ struct Outcome {
   RankMoves moves;
   double decision_s = 0;
   double lmax_after = 0;
-  double elements_moved_max = 0;  // most objects arriving on one rank
+  std::vector<double> rank_loads;  // each rank's time per step after the plan (rank_times)
+  double elements_moved_max = 0;   // most objects arriving on one rank
   int protocol_rounds = 0;
 };
 
@@ -154,7 +155,8 @@ double cross_site_movement_s(const GlobalProblem& problem, const Assignment& a, 
 
 // The step and the moves of an outcome's plan.
 void finish(const GlobalProblem& problem, Outcome& o) {
-  o.lmax_after = max_of(rank_times(problem, o.assignment));
+  o.rank_loads = rank_times(problem, o.assignment);
+  o.lmax_after = max_of(o.rank_loads);
   o.moves = rank_moves(problem, o.assignment);
   o.elements_moved_max = static_cast<double>(*std::max_element(o.moves.arrived.begin(), o.moves.arrived.end()));
 }
@@ -184,6 +186,28 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
   }
   finish(problem, o);
   return o;
+}
+
+// Beyond the paper, whose L_max stays as the call left it until the next call: the
+// slowest rank's compute per step, averaged over the `steps` steps after the call, with
+// every object's load moving along its measured trend (GlobalProblem::load_trend) from
+// where the plan put it. A plan that keeps a moving hot spot together on a few ranks sees
+// them grow slowest again before the next call; one that scatters it does not. L_max
+// where no trends were measured.
+double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps) {
+  if (problem.load_trend.empty() || steps < 1) return o.lmax_after;
+  std::vector<double> trend(static_cast<std::size_t>(problem.nranks), 0.0);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    trend[static_cast<std::size_t>(o.assignment[i].value())] += problem.load_trend[i];
+  for (int r = 0; r < problem.nranks; ++r) trend[static_cast<std::size_t>(r)] /= problem.speed(r);
+  double sum = 0;
+  for (int t = 1; t <= steps; ++t) {
+    const double since = t - problem.trend_origin;
+    double slowest = 0;
+    for (std::size_t r = 0; r < trend.size(); ++r) slowest = std::max(slowest, o.rank_loads[r] + trend[r] * since);
+    sum += slowest;
+  }
+  return sum / steps;
 }
 
 // What a candidate that ran as itself at this call did (Balancer::ran_first).
@@ -627,6 +651,7 @@ GlobalProblem scalars_only(const GlobalProblem& p) {
   s.steps_left = p.steps_left;
   s.later_calls = p.later_calls;
   s.step_exchange_s = p.step_exchange_s;
+  s.trend_origin = p.trend_origin;
   s.migration_code = p.migration_code;
   s.network = p.network;
   s.code_time_scale = p.code_time_scale;
@@ -654,6 +679,7 @@ GlobalProblem first_ranks_of(const GlobalProblem& problem, int ranks) {
   s.nranks = ranks;
   s.id = prefix(problem.id, m);
   s.load = prefix(problem.load, m);
+  s.load_trend = prefix(problem.load_trend, m);
   s.owner = prefix(problem.owner, m);
   s.load_vec = prefix(problem.load_vec, m * dims);
   s.rank_speed = prefix(problem.rank_speed, r);
@@ -840,7 +866,11 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
-    const double step_after = o.lmax_after + exchange;
+    // `none` keeps the paper's L_max: nothing puts its ranks back in balance at later calls,
+    // and its slowest rank is at the loads' peak, which a moving load keeps moving with it,
+    // where a line through its neighbors' recent steps would grow without bound.
+    const double slowest = none ? lmax : mean_slowest_s(problem, o, horizon);
+    const double step_after = slowest + exchange;
     const double interval = none ? app_time_none(lmax + exchange, horizon)
                                  : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
     const double to_end = none ? app_time_none(lmax + exchange, problem.steps_left)
@@ -850,6 +880,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
            {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
            {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
+    if (!problem.load_trend.empty() && !none) p["step_lmax_s"] = slowest;
     if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
     if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
     if (cost.fitted_decision || cost.fitted_migration) {
@@ -898,6 +929,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
                             {"call_collectives", net.call_collectives}}},
            {"lmax_before_s", lmax},
            {"step_exchange_s", exchange},
+           {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
            {"candidates", predictions}};
   if (pick.candidate != *best) {

@@ -59,6 +59,11 @@
 // what the reference and alpha + beta x bytes leave out: the gather and scatter, and the
 // migration engine's checks and rebuilt exchanges, which it pays at every call.
 //
+// Beyond the paper, loads that move: where the engine measured each object's trend over
+// the steps since the last call (GlobalProblem::load_trend), a candidate's L_max,after
+// is its slowest rank averaged over the H steps after the call, every object moving along
+// its line from where the plan put it (mean_slowest_s in auto.cpp). `none` keeps L_max.
+//
 // Re-deciding (beyond the paper, which leaves open how often Algorithm 1 runs its cost
 // model): a decision gathers the whole load model and runs every candidate, which cost 3.5
 // times (up to 14.6) the balancer it picked in earlier sweeps. So `auto` remembers the
@@ -110,6 +115,7 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override;
+  [[nodiscard]] bool needs_trends() const override { return true; }
   [[nodiscard]] Json decision() const override { return last_decision_; }
   // The distributed candidates, run as their protocols before the gather (see auto.hpp).
   // Those whose expected decision could pay for itself (see auto.hpp).
@@ -160,6 +166,7 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const override;
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override { return chooser_.needs_vectors(); }
+  [[nodiscard]] bool needs_trends() const override { return true; }
   [[nodiscard]] const Balancer& acting_for(const CallOutlook& call) const override;
   [[nodiscard]] Json decision() const override;
   // What its choice promised: a call that chose (or kept) `none` moves nothing anywhere,

@@ -117,6 +117,15 @@ void keep_the_distribution(const LbContext& ctx, const MigrationPlan& plan, Step
   loop.restart_vertex_times();
 }
 
+// Per-vertex values of the whole graph, cut to the vertices the balancer is shown.
+std::vector<double> shown_values(std::vector<double> whole, const MovablePart* movable) {
+  if (movable == nullptr) return whole;
+  std::vector<double> shown;
+  shown.reserve(movable->full.size());
+  for (const LocalIndex v : movable->full) shown.push_back(whole[static_cast<std::size_t>(v)]);
+  return shown;
+}
+
 }  // namespace
 
 std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm) {
@@ -132,19 +141,19 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const int nranks = comm_size(ctx.comm);
   const int dims = ctx.field.dims();
   const std::vector<std::int64_t> everyone = all_positions(graph);
-  const std::vector<Load> vectors =
-      modeled_vertex_loads(LoadModelInputs{.scenario = s,
-                                           .graph = graph,
-                                           .vertices = everyone,
-                                           .machine = ctx.machine,
-                                           .rank = me,
-                                           .dims = dims,
-                                           .invocation = invocation,
-                                           .weights = loop.weights(),
-                                           .phase_time = loop.phase_time(),
-                                           .steps_since_last_call = loop.steps_since_rebuild(),
-                                           .phase_time_summed = &loop.phase_time_summed(),
-                                           .step = step});
+  const LoadModelInputs model_inputs{.scenario = s,
+                                     .graph = graph,
+                                     .vertices = everyone,
+                                     .machine = ctx.machine,
+                                     .rank = me,
+                                     .dims = dims,
+                                     .invocation = invocation,
+                                     .weights = loop.weights(),
+                                     .phase_time = loop.phase_time(),
+                                     .steps_since_last_call = loop.steps_since_rebuild(),
+                                     .phase_time_summed = &loop.phase_time_summed(),
+                                     .step = step};
+  const std::vector<Load> vectors = modeled_vertex_loads(model_inputs);
   // Vertices that never move are not shown to the balancer; their load is the rank's
   // background.
   std::optional<MovablePart> movable;
@@ -154,6 +163,9 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const std::span<const Load> background =
       movable ? std::span<const Load>(movable->background) : std::span<const Load>();
   const std::vector<Load> loads = summed_loads(shown_vectors, dims);
+  const bool trends = ctx.balancer.needs_trends() && trends_measured(model_inputs);
+  const std::vector<double> shown_trends =
+      trends ? shown_values(modeled_vertex_trends(model_inputs), movable ? &*movable : nullptr) : std::vector<double>();
   const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{}) +
                          std::accumulate(background.begin(), background.end(), Load{});
   CallShare share;
@@ -165,6 +177,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .vertex_load = loads,
                       .dims = dims,
                       .vertex_load_vec = dims > 1 ? std::span<const Load>(shown_vectors) : std::span<const Load>(),
+                      .vertex_load_trend = shown_trends,
+                      .trend_origin = trends ? std::optional<double>(trend_origin(model_inputs)) : std::nullopt,
                       .background = background,
                       .fixed_peers = movable ? std::span<const int>(movable->fixed_peers) : std::span<const int>(),
                       .edge_bytes = s.workload.edge_bytes,

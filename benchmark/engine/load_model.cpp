@@ -48,6 +48,16 @@ std::vector<double> message_cost_estimates(const LoadModelInputs& in) {
 // The steps from an LB call after `step` to the next call, or to the run's end.
 int steps_ahead(const Scenario& s, int step) { return std::max(1, std::min(s.balancer.period, s.steps - step - 1)); }
 
+// The slope of the least-squares line through a vertex's n steps since the last call
+// (y_i at i = 1..n), in seconds per step. Σ i·y_i = (n + 1)·Σ y_i − Σ_j Σ_{i≤j} y_i; the
+// slope is Σ (i − t̄)·y_i / Σ (i − t̄)².
+double measured_slope(const LoadModelInputs& in, std::size_t v, std::size_t k) {
+  const double n = in.steps_since_last_call;
+  const double sum = in.phase_time[k][v];
+  const double weighted = (n + 1) * sum - (*in.phase_time_summed)[k][v];
+  return (weighted - (n + 1) / 2 * sum) / (n * (n * n - 1) / 12);
+}
+
 // A vertex's measured time per step, carried forward to the steps until the next call.
 // `trend`: the least-squares line through its n steps since the last call (y_i at
 // i = 1..n) is averaged over the steps ahead (n + 1 .. n + h), whose middle lies
@@ -55,16 +65,12 @@ int steps_ahead(const Scenario& s, int step) { return std::max(1, std::min(s.bal
 // forecast is none.
 double measured_load(const LoadModelInputs& in, std::size_t v, std::size_t k) {
   const double n = in.steps_since_last_call;
-  const double sum = in.phase_time[k][v];
-  const double mean = sum / n;
+  const double mean = in.phase_time[k][v] / n;
   if (in.scenario.forecast != LoadForecast::trend || n < 2) return mean;
   if (in.phase_time_summed == nullptr || in.phase_time_summed->size() <= k)
     throw std::logic_error("the trend forecast needs the summed vertex times");
-  // Σ i·y_i = (n + 1)·Σ y_i − Σ_j Σ_{i≤j} y_i; the slope is Σ (i − t̄)·y_i / Σ (i − t̄)².
-  const double weighted = (n + 1) * sum - (*in.phase_time_summed)[k][v];
-  const double slope = (weighted - (n + 1) / 2 * sum) / (n * (n * n - 1) / 12);
   const double h = steps_ahead(in.scenario, in.step);
-  return std::max(0.0, mean + slope * (n + h) / 2);
+  return std::max(0.0, mean + measured_slope(in, v, k) * (n + h) / 2);
 }
 
 // Vertex at `v` (a position in the graph), component k.
@@ -110,6 +116,32 @@ std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in) {
     loads[i * dims + dims - 1] += Load(error * messages[i]);
   }
   return loads;
+}
+
+bool trends_measured(const LoadModelInputs& in) {
+  return in.scenario.model == AppModel::measured && in.steps_since_last_call >= 2 && in.phase_time_summed != nullptr &&
+         in.phase_time_summed->size() == static_cast<std::size_t>(in.dims);
+}
+
+double trend_origin(const LoadModelInputs& in) {
+  const double n = in.steps_since_last_call;
+  // The mean's line passes through the middle of the measured steps; the trend forecast
+  // averages the steps ahead, whose middle lies (h + 1) / 2 steps past the call.
+  if (in.scenario.forecast == LoadForecast::trend) return (steps_ahead(in.scenario, in.step) + 1) / 2.0;
+  return -(n - 1) / 2;
+}
+
+std::vector<double> modeled_vertex_trends(const LoadModelInputs& in) {
+  if (!trends_measured(in)) throw std::logic_error("modeled_vertex_trends without measured trends");
+  const auto dims = static_cast<std::size_t>(in.dims);
+  std::vector<double> trends(in.vertices.size(), 0.0);
+  for (std::size_t i = 0; i < in.vertices.size(); ++i) {
+    const auto v = static_cast<std::size_t>(in.vertices[i]);
+    double slope = 0;
+    for (std::size_t k = 0; k < dims; ++k) slope += measured_slope(in, v, k);
+    trends[i] = model_error_factor(in, in.graph.gid[v]) * slope;
+  }
+  return trends;
 }
 
 std::vector<std::int64_t> all_positions(const LocalGraph& graph) {

@@ -30,8 +30,9 @@ struct LoadModelInputs {
   const std::vector<std::vector<double>>& weights;  // per component, per local vertex
   const std::vector<std::vector<double>>& phase_time;  // per component, per local vertex, since the last call
   int steps_since_last_call = 1;
-  // For `forecast: trend`: phase_time summed as it stood after each step since the last
-  // call (StepLoop::phase_time_summed), and the step after which the call runs.
+  // For `forecast: trend` and for trends (modeled_vertex_trends): phase_time summed as it
+  // stood after each step since the last call (StepLoop::phase_time_summed), and the step
+  // after which the call runs.
   const std::vector<std::vector<double>>* phase_time_summed = nullptr;
   int step = 0;
 };
@@ -39,6 +40,15 @@ struct LoadModelInputs {
 // Each of the rank's vertices' load vector as the model tells it (dims components,
 // vertex-major, in the order of `vertices`).
 std::vector<Load> modeled_vertex_loads(const LoadModelInputs& in);
+
+// Whether each vertex's trend can be told (LoadView::vertex_load_trend): loads are
+// measured, over two steps or more, and their running sums were kept. Alike on every rank.
+bool trends_measured(const LoadModelInputs& in);
+// Each vertex's load trend in seconds per step, its components summed (in the order of
+// `vertices`), and the step after the call whose loads modeled_vertex_loads shows
+// (LoadView::trend_origin). Only where trends_measured.
+std::vector<double> modeled_vertex_trends(const LoadModelInputs& in);
+double trend_origin(const LoadModelInputs& in);
 
 // 0, 1, ..., n-1: every vertex of a rank's own graph.
 std::vector<std::int64_t> all_positions(const LocalGraph& graph);

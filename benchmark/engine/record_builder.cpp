@@ -87,8 +87,9 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
 }
 
 // The whole run as `auto`'s first call predicted it, for each candidate: the measured
-// steps up to the call, then the paper's assumption (equations 9 and 11) that the loads
-// stay as they are, so the candidate's one call sets every later step's L_max, to which
+// steps up to the call, then the paper's assumption (equations 9 and 11) that every
+// interval repeats the first, so the candidate's one call sets every later step's L_max
+// (averaged along the loads' trends where they were measured: `step_lmax_s`), to which
 // each step adds the exchange measured before the call (`step_exchange_s`). A run of
 // the candidate also calls it at every later LB point, priced as `auto` priced it
 // (`later_call_s`: as much as this call; see balancers/model/auto.hpp). The report scores
@@ -111,10 +112,11 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
       p.at_least.insert(name);
       continue;
     }
-    const double rest = name == "none" ? steps_after * (d["lmax_before_s"].get<double>() + exchange)
-                                       : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
-                                             p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
-                                             steps_after * (c["lmax_after_s"].get<double>() + exchange);
+    const double rest = name == "none"
+                            ? steps_after * (d["lmax_before_s"].get<double>() + exchange)
+                            : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
+                                  p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
+                                  steps_after * (c.value("step_lmax_s", c["lmax_after_s"].get<double>()) + exchange);
     p.total_s.emplace_back(name, before + rest);
   }
   p.chosen = d["chosen"].get<std::string>();

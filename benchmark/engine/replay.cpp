@@ -165,7 +165,8 @@ class Replay {
     // the LBDatafile export.
     const bool time_vertices = s_.model == AppModel::measured && (has_lb_points(s_) || !o_.lbdatafile_out.empty());
     loop_ = std::make_unique<StepLoop>(s_, engine_, *field_, *work_, std::move(wan_delay), sleep_while_waiting,
-                                       StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices);
+                                       StepLoop::Comms{comm_, halo_comm_, phase_comm_}, time_vertices,
+                                       s_.forecast == LoadForecast::trend || balancer_->needs_trends());
     loop_->rebuild(graph_);
     initial_census_ = loop_->census(machine_.info);
     // An LB call that moves nothing keeps this digest; measured here, before the run's

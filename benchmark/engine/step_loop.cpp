@@ -12,7 +12,8 @@
 namespace lbbench {
 
 StepLoop::StepLoop(const Scenario& s, const Engine& engine, const WorkloadField& field, ComputePhase& work,
-                   std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms, bool time_vertices)
+                   std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms, bool time_vertices,
+                   bool sum_vertex_times)
     : s_(s),
       engine_(engine),
       field_(field),
@@ -21,7 +22,8 @@ StepLoop::StepLoop(const Scenario& s, const Engine& engine, const WorkloadField&
       sleep_while_waiting_(sleep_while_waiting),
       comms_(comms),
       me_(comm_rank(comms.run)),
-      time_vertices_(time_vertices) {
+      time_vertices_(time_vertices),
+      sum_vertex_times_(time_vertices && sum_vertex_times) {
   const auto steps = static_cast<std::size_t>(s_.steps);
   steps_.compute.assign(steps, 0.0);
   steps_.wait.assign(steps, 0.0);
@@ -39,7 +41,7 @@ void StepLoop::rebuild(const LocalGraph& graph) {
   if (run_status::watching()) run_status::exchanges_with(exchange_->peers());
   phase_time_.assign(static_cast<std::size_t>(field_.dims()),
                      std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
-  if (time_vertices_ && s_.forecast == LoadForecast::trend) phase_time_summed_ = phase_time_;
+  if (sum_vertex_times_) phase_time_summed_ = phase_time_;
   steps_since_rebuild_ = 0;
   weights_ready_ = false;
 }

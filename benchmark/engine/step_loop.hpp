@@ -52,9 +52,11 @@ class StepLoop {
   };
   // `time_vertices`: keep each vertex's do_work time (phase_time), for measured loads. A
   // clock read per vertex is the replay's largest cost at small weights, so a run that
-  // does not need them times only its phases.
+  // does not need them times only its phases. `sum_vertex_times`: keep phase_time_summed
+  // too (the trend forecast, or a balancer that needs trends).
   StepLoop(const Scenario& s, const Engine& engine, const WorkloadField& field, ComputePhase& work,
-           std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms, bool time_vertices);
+           std::optional<WanDelay> wan_delay, bool sleep_while_waiting, Comms comms, bool time_vertices,
+           bool sum_vertex_times);
 
   // Builds the step's messages for the graph as it is now; after every migration, which
   // also starts the per-vertex times afresh. Collective.
@@ -79,8 +81,9 @@ class StepLoop {
   // unless the loop times its vertices).
   [[nodiscard]] const std::vector<std::vector<double>>& phase_time() const { return phase_time_; }
   // Per component, per local vertex: phase_time summed over the steps since the last
-  // rebuild as it stood after each (kept only for `forecast: trend`, which fits a line
-  // through each vertex's steps; see engine/load_model.hpp).
+  // rebuild as it stood after each (kept only where a line is fitted through each
+  // vertex's steps: `forecast: trend`, or trends for the balancer; see
+  // engine/load_model.hpp).
   [[nodiscard]] const std::vector<std::vector<double>>& phase_time_summed() const { return phase_time_summed_; }
   [[nodiscard]] int steps_since_rebuild() const { return steps_since_rebuild_; }
   // The communication the current distribution causes per step, over all ranks.
@@ -114,6 +117,7 @@ class StepLoop {
   std::vector<std::vector<double>> phase_time_;
   std::vector<std::vector<double>> phase_time_summed_;
   bool time_vertices_;
+  bool sum_vertex_times_;
   std::optional<double> prepared_at_;  // when the last step ended, having prepared the next one
   int steps_since_rebuild_ = 0;
   RankSteps steps_;

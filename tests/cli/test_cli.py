@@ -196,6 +196,11 @@ class RunCommand(unittest.TestCase):
         self.assertAlmostEqual(candidates["greedy"]["decision_s"], expected, delta=1e-12)
         self.assertEqual(candidates["greedy"]["fitted"], {"decision": True, "migration": True})
         self.assertEqual(candidates["diffusion"]["fitted"], {"decision": False, "migration": True})
+        # Each vertex's trend over the 2 measured steps reached rank 0 with the loads, which
+        # stand for the middle of those steps, half a step before the call.
+        self.assertEqual(record["lb"][0]["prediction"]["load_trends"], {"origin_step": -0.5})
+        for name in ("greedy", "diffusion", "tree"):
+            self.assertIn("step_lmax_s", candidates[name])
         # Later calls of a run repeat the decision and the migration engine's fixed work.
         self.assertEqual(record["prediction"]["later_calls"], 1)
         # The fixed work is the migration fit with nothing moved: c0 + c1 * V/P. (The fit may

@@ -123,6 +123,8 @@ LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const Machi
   return LoadView{.graph = g,
                   .vertex_load = loads,
                   .vertex_load_vec = {},
+                  .vertex_load_trend = {},
+                  .trend_origin = {},
                   .background = {},
                   .fixed_peers = {},
                   .edge_bytes = 64,

@@ -270,6 +270,51 @@ TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
   EXPECT_EQ(a.decision()["chosen_over"], "the steps until the next call");
 }
 
+// Loads moving along their trends: the steps after a call are priced at the slowest rank
+// averaged over the steps until the next call, from where the plan put each object.
+TEST(Auto, PricesTheStepsAfterACallAlongTheLoadsTrends) {
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  hot.period = 4;
+  hot.steps_left = 20;
+  hot.later_calls = 4;
+  (void)a.decide_serially(hot, nullptr);
+  const Json still = a.decision();
+  EXPECT_TRUE(still["load_trends"].is_null());
+  EXPECT_FALSE(still["candidates"]["tree"].contains("step_lmax_s"));
+
+  // A hot spot moving up the chain: objects 50..99 warm by 2% of a cold one's load per
+  // step, objects 0..49 cool as fast. The loads shown are those of 1.5 steps before the call.
+  hot.load_trend.assign(hot.size(), 0.0);
+  for (std::size_t i = 0; i < 100; ++i) hot.load_trend[i] = i < 50 ? -2e-6 : 2e-6;
+  hot.trend_origin = -1.5;
+  const Assignment plan = a.decide_serially(hot, nullptr);
+  const Json d = a.decision();
+  EXPECT_EQ(d["load_trends"]["origin_step"], -1.5);
+  ASSERT_EQ(d["chosen"], "tree");  // one candidate that moves: the plan returned is tree's
+  const Json tree = d["candidates"]["tree"];
+  std::vector<double> loads = rank_times(hot, plan);
+  std::vector<double> trend(8, 0.0);
+  for (std::size_t i = 0; i < hot.size(); ++i) trend[static_cast<std::size_t>(plan[i].value())] += hot.load_trend[i];
+  double mean = 0;
+  for (int t = 1; t <= 4; ++t) {
+    double slowest = 0;
+    for (std::size_t r = 0; r < 8; ++r) slowest = std::max(slowest, loads[r] + trend[r] * (t + 1.5));
+    mean += slowest / 4;
+  }
+  EXPECT_NEAR(tree["step_lmax_s"].get<double>(), mean, 1e-15);
+  // Tree keeps the chain in order, so the warming objects gather on a few ranks, which grow
+  // slowest again before the next call.
+  EXPECT_GT(tree["step_lmax_s"].get<double>(), tree["lmax_after_s"].get<double>() * 1.02);
+  EXPECT_NEAR(tree["to_end_s"].get<double>(),
+              tree["decision_s"].get<double>() + tree["migration_s"].get<double>() +
+                  4 * tree["later_call_s"].get<double>() + 20 * tree["step_lmax_s"].get<double>(),
+              1e-12);
+  // `none` keeps the paper's L_max: its slowest rank is at the peak, which moves with it.
+  EXPECT_FALSE(d["candidates"]["none"].contains("step_lmax_s"));
+  EXPECT_NEAR(d["candidates"]["none"]["to_end_s"].get<double>(), 20 * d["lmax_before_s"].get<double>(), 1e-15);
+}
+
 TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
   const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });

@@ -68,20 +68,23 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   m.background.assign(static_cast<std::size_t>(p) * dims, 0.0);
   const LocalGraph& g = state.graph();
   for (int r = 0; r < p; ++r) {
-    const std::vector<Load> vectors =
-        modeled_vertex_loads(LoadModelInputs{.scenario = s,
-                                             .graph = state.graph(),
-                                             .vertices = state.vertices_of(r),
-                                             .machine = ctx.machine,
-                                             .rank = r,
-                                             .dims = ctx.dims,
-                                             .invocation = in.invocation,
-                                             .weights = in.weights,
-                                             .phase_time = in.phase_time,
-                                             .steps_since_last_call = in.steps_since_last_call,
-                                             .phase_time_summed = &in.phase_time_summed,
-                                             .step = in.step});
+    const LoadModelInputs model_inputs{.scenario = s,
+                                       .graph = state.graph(),
+                                       .vertices = state.vertices_of(r),
+                                       .machine = ctx.machine,
+                                       .rank = r,
+                                       .dims = ctx.dims,
+                                       .invocation = in.invocation,
+                                       .weights = in.weights,
+                                       .phase_time = in.phase_time,
+                                       .steps_since_last_call = in.steps_since_last_call,
+                                       .phase_time_summed = &in.phase_time_summed,
+                                       .step = in.step};
+    const std::vector<Load> vectors = modeled_vertex_loads(model_inputs);
     const std::vector<Load> loads = summed_loads(vectors, ctx.dims);
+    const bool trends = ctx.balancer.needs_trends() && trends_measured(model_inputs);
+    const std::vector<double> trend = trends ? modeled_vertex_trends(model_inputs) : std::vector<double>();
+    if (trends) pr.trend_origin = trend_origin(model_inputs);
     const auto local = state.vertices_of(r);
     for (std::size_t i = 0; i < local.size(); ++i) {
       const VertexId id = g.gid[static_cast<std::size_t>(local[i])];
@@ -93,6 +96,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
       }
       pr.id.push_back(id);
       pr.load.push_back(loads[i]);
+      if (trends) pr.load_trend.push_back(trend[i]);
       pr.owner.push_back(Rank{r});
       m.vectors.insert(m.vectors.end(), vectors.begin() + static_cast<std::ptrdiff_t>(i * dims),
                        vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims));
@@ -243,6 +247,10 @@ Gathered gathered(const Balancer& b, const GlobalProblem& pr, int dims) {
     g.bytes += 8 * n * dims;
     g.gathervs += 1;
   }
+  if (!pr.load_trend.empty()) {
+    g.bytes += 8 * n;
+    g.gathervs += 1;
+  }
   return g;
 }
 
@@ -304,6 +312,8 @@ Decided decide_rank_by_rank(const ModelLbContext& ctx, const DistributedBalancer
     return LoadView{.graph = graph,
                     .vertex_load = std::span<const Load>(pr.load).subspan(begin[i], begin[i + 1] - begin[i]),
                     .vertex_load_vec = {},
+                    .vertex_load_trend = {},
+                    .trend_origin = {},
                     .background = {},
                     .fixed_peers = {},
                     .machine = ctx.machine,

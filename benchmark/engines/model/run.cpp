@@ -140,8 +140,9 @@ class ModelRun {
     std::vector<std::vector<double>> weights;
     std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
     std::vector<std::vector<double>> phase_time(dims, std::vector<double>(n, 0.0));
-    const bool trend = s_.forecast == LoadForecast::trend;
-    std::vector<std::vector<double>> phase_time_summed(trend ? dims : 0, std::vector<double>(n, 0.0));
+    // Kept where a line is fitted through each vertex's steps (engine/load_model.hpp).
+    const bool sums = s_.forecast == LoadForecast::trend || balancer_->needs_trends();
+    std::vector<std::vector<double>> phase_time_summed(sums ? dims : 0, std::vector<double>(n, 0.0));
     std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
     std::vector<double> wall_since_call(since_call.size(), 0.0);        // ... and whole steps
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
