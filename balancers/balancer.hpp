@@ -55,6 +55,9 @@ struct NetworkFacts {
   double wan_latency_s = 0;
   double wan_flow_Bps = 0;
   double wan_shared_Bps = 0;  // what all cross-site flows share; 0 when each has its own
+  // What one node's links carry into it, or out of it, together: every byte that moves
+  // between two nodes crosses both ends' (0: not known).
+  double node_bandwidth_Bps = 0;
   // Collectives the migration engine runs at every LB call, moving something or not (its
   // conservation checks and totals): a floor under every call's cost.
   int call_collectives = 0;

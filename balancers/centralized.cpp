@@ -146,6 +146,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.load.resize(static_cast<std::size_t>(total));
     problem.rank_speed = view.machine.rank_speed.values();
     problem.rank_site = view.machine.rank_site.values();
+    problem.rank_node = view.machine.rank_node.values();
     problem.seed = view.seed;
     problem.invocation = view.invocation;
     problem.element_bytes = view.element_bytes;

@@ -27,6 +27,7 @@ struct GlobalProblem {
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
   std::vector<int> rank_site;      // one per rank; empty means one site
+  std::vector<int> rank_node;      // one per rank; empty means not known
   // Load that stays on each rank whatever the plan: a recorded run's non-migratable
   // objects (LBAF's sentinel objects, the background load of Charm++'s LB database). One
   // per rank, and dims per rank (rank-major) where load vectors are gathered; empty when

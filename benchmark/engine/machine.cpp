@@ -79,6 +79,7 @@ NetworkFacts network_facts(const NetworkModel& net) {
   n.far_message_s = net.send_overhead_s(kSmall) + net.transfer_s(0, far, kSmall) + net.receive_overhead_s(kSmall);
   n.allreduce_s = net.allreduce_s(8);
   n.barrier_s = net.barrier_s();
+  n.node_bandwidth_Bps = net.node_bandwidth_Bps();
   n.call_collectives = kMigrationCollectives;
   if (preset.sites > 1) {  // the last rank is on the last site
     n.wan_latency_s = preset.wan_latency;
@@ -147,7 +148,7 @@ MachineLayout discover_hosts(const MachineSpec& spec, MPI_Comm comm) {
   } else {
     apply_inline_layout(spec, nranks, out.info);
     if (spec.latency) out.info.network.link_latency_s = *spec.latency;
-    if (spec.bandwidth) out.info.network.link_bandwidth_Bps = *spec.bandwidth;
+    if (spec.bandwidth) out.info.network.link_bandwidth_Bps = out.info.network.node_bandwidth_Bps = *spec.bandwidth;
     out.info.network.call_collectives = kMigrationCollectives;
   }
   return out;

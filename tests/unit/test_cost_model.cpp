@@ -353,6 +353,42 @@ TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
   EXPECT_EQ(a.decision()["candidates"]["greedy"]["migration_code_s"], 0.0);
 }
 
+// Moves between nodes cross the busiest node's links, which all its ranks share: priced
+// where it takes longer than the busiest receiver's bytes.
+TEST(Auto, PricesTheBusiestNodesLinksWhereAPlanMovesBetweenNodes) {
+  const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, beta: 1.0e-15, redecide: 0}");
+  GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  hot.element_bytes = 1000;
+  (void)a.decide_serially(hot, nullptr);
+  const double alone = a.decision()["candidates"]["greedy"]["migration_s"].get<double>();
+  hot.rank_node = {0, 0, 0, 0, 1, 1, 1, 1};
+  hot.network.node_bandwidth_Bps = 1e9;
+  (void)a.decide_serially(hot, nullptr);
+  const double between_nodes = a.decision()["candidates"]["greedy"]["migration_s"].get<double>();
+  const Assignment plan =
+      make_balancer(default_balancer_config(find_balancer("greedy", ConfigNode(YAML::Node(), "test")).kind))
+          ->decide_serially(hot, nullptr);
+  double out[2] = {0, 0};
+  double in[2] = {0, 0};
+  for (std::size_t i = 0; i < hot.size(); ++i) {
+    const int from = hot.owner[i].value() / 4;
+    const int to = plan[i].value() / 4;
+    if (from == to) continue;
+    out[from] += 1000;
+    in[to] += 1000;
+  }
+  const double busiest = std::max({out[0], out[1], in[0], in[1]});
+  ASSERT_GT(busiest, 0);
+  // The busiest receiver's bytes at this beta, then the busiest node's at its bandwidth,
+  // each after alpha.
+  const double receiver = 1e-15 * a.decision()["candidates"]["greedy"]["elements_moved_max"].get<double>() * 1000;
+  EXPECT_NEAR(between_nodes - alone, busiest / 1e9 - receiver, 1e-15);
+  // Nodes whose bandwidth is not known price nothing more.
+  hot.network.node_bandwidth_Bps = 0;
+  (void)a.decide_serially(hot, nullptr);
+  EXPECT_DOUBLE_EQ(a.decision()["candidates"]["greedy"]["migration_s"].get<double>(), alone);
+}
+
 // A call's totals as every rank knows them, on machine `m`.
 CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
   const std::vector<double> t = rank_times(p, p.owner);

@@ -48,6 +48,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.nranks = p;
   pr.rank_speed = ctx.machine.rank_speed.values();
   pr.rank_site = ctx.machine.rank_site.values();
+  pr.rank_node = ctx.machine.rank_node.values();
   pr.seed = s.seed;
   pr.invocation = in.invocation;
   pr.element_bytes = s.workload.element_bytes;
