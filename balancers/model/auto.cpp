@@ -747,7 +747,12 @@ double perfect_balance_s(const GlobalProblem& problem) {
 }
 
 // A centralized candidate's expected decision on a large problem, from its time on the
-// first 1/kSampleShare of the ranks, scaled by the objects, plus its gather and scatter.
+// first 1/kSampleShare of the ranks, scaled as n (log n + log k) for n objects and k
+// parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
+// a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
+// vertices at 32 ranks, sampled on 2 ranks, that says 4.0 ms for greedy's 4.5 and 17 ms
+// for metis's 32; scaled by the objects alone it said 2.3 and 10 ms, metis looked as if
+// it might win, and it ran in full.
 std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net) {
   const int ranks = std::max(2, problem.nranks / AutoChooser::kSampleShare);
   if (!dynamic_cast<const CentralizedBalancer*>(&c) || problem.size() < AutoChooser::kSampleObjects ||
@@ -759,7 +764,11 @@ std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem&
   const auto t0 = std::chrono::steady_clock::now();
   (void)c.decide_serially(sample, nullptr);
   const double code = seconds_since(t0) * problem.code_time_scale;
-  return code * static_cast<double>(problem.size()) / static_cast<double>(sample.size()) +
+  auto work = [](std::size_t n, int k) {
+    const auto objects = static_cast<double>(n);
+    return objects * (std::log2(std::max(2.0, objects)) + std::log2(static_cast<double>(k)));
+  };
+  return code * work(problem.size(), problem.nranks) / work(sample.size(), ranks) +
          gather_and_scatter_s(c, problem, net);
 }
 
@@ -844,7 +853,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       estimate[i] = std::max(estimate[i], floor);
     }
   }
-  // Where nothing is known yet, the distributed candidates (whose decision is a rank's
+  // Those that ran as themselves at this call first: weighing them is free, and the best
+  // of them is the bar a dear unknown candidate's sample must clear to be run in full.
+  // (Tried by expected decision alone, metis, unknown at a first decision, came before
+  // tree and diffusion, cleared only `none`'s bar and ran in full: 32-35 ms of 37-43 ms
+  // first decisions on the first accuracy sweep's 15,000- and 16,384-vertex cases.) Then
+  // where nothing is known yet, the distributed candidates (whose decision is a rank's
   // share) before the centralized ones.
   auto centralized = [&](std::size_t i) {
     return dynamic_cast<const CentralizedBalancer*>(candidates_[i].get()) != nullptr;
@@ -852,7 +866,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   std::vector<std::size_t> order(candidates_.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::pair(estimate[a], centralized(a)) < std::pair(estimate[b], centralized(b));
+    return std::tuple(!ran_[a], estimate[a], centralized(a)) < std::tuple(!ran_[b], estimate[b], centralized(b));
   });
   Json predictions = Json::object();
   std::optional<std::size_t> best;
@@ -907,6 +921,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
            {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
     if (!problem.load_trend.empty() && !none) p["step_lmax_s"] = slowest;
+    if (sampled) p["sampled_estimate_s"] = estimate[i];  // what its sample said, before it ran in full
     if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
     if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
     if (cost.fitted_decision || cost.fitted_migration) {

@@ -435,6 +435,9 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
   EXPECT_EQ(d["candidates"]["tree"]["ran_as_itself"], true);
   EXPECT_EQ(d["candidates"]["tree"]["decision_s"], 1.0);
   EXPECT_EQ(d["candidates"]["tree"]["protocol_rounds"], 7);
+  // Weighed first, though `none` is expected to decide faster: weighing it costs nothing,
+  // and it sets the bar an unknown candidate must clear.
+  EXPECT_EQ(d["candidates"].begin().key(), "tree");
   // Quick as itself, tree wins, with the plan it made.
   const Balancer& again = a.acting_for(call);
   again.ran_first({RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1e-4, .protocol_rounds = 7}});
