@@ -750,9 +750,9 @@ double perfect_balance_s(const GlobalProblem& problem) {
 // first 1/kSampleShare of the ranks, scaled as n (log n + log k) for n objects and k
 // parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
 // a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
-// vertices at 32 ranks, sampled on 2 ranks, that says 4.0 ms for greedy's 4.5 and 17 ms
-// for metis's 32; scaled by the objects alone it said 2.3 and 10 ms, metis looked as if
-// it might win, and it ran in full.
+// vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
+// for metis's 32 (gather and scatter included); scaled by the objects alone it said about
+// 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
 std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net) {
   const int ranks = std::max(2, problem.nranks / AutoChooser::kSampleShare);
   if (!dynamic_cast<const CentralizedBalancer*>(&c) || problem.size() < AutoChooser::kSampleObjects ||
