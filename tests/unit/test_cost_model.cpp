@@ -146,6 +146,12 @@ double max_of_times(const GlobalProblem& p, const Assignment& a) {
   return *std::max_element(t.begin(), t.end());
 }
 
+// The plan greedy, with its defaults, makes on a problem: what `auto` weighs for it.
+Assignment greedy_plan(const GlobalProblem& problem) {
+  return make_balancer(default_balancer_config(find_balancer("greedy", ConfigNode(YAML::Node(), "test")).kind))
+      ->decide_serially(problem, nullptr);
+}
+
 AutoBalancer make_auto(const std::string& yaml) {
   ConfigNode node(YAML::Load(yaml), "test");
   return AutoBalancer(AutoParams::parse(node));
@@ -324,9 +330,7 @@ TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
   (void)a.decide_serially(hot, nullptr);
   const Json greedy = a.decision()["candidates"]["greedy"];
   // The busiest packing and the busiest rebuilding, from greedy's own plan, scaled.
-  const Assignment plan =
-      make_balancer(default_balancer_config(find_balancer("greedy", ConfigNode(YAML::Node(), "test")).kind))
-          ->decide_serially(hot, nullptr);
+  const Assignment plan = greedy_plan(hot);
   std::vector<double> sent(8, 0.0), kept(8, 0.0), arrived(8, 0.0);
   for (std::size_t i = 0; i < hot.size(); ++i) {
     const auto from = static_cast<std::size_t>(hot.owner[i].value());
@@ -365,9 +369,7 @@ TEST(Auto, PricesTheBusiestNodesLinksWhereAPlanMovesBetweenNodes) {
   hot.network.node_bandwidth_Bps = 1e9;
   (void)a.decide_serially(hot, nullptr);
   const double between_nodes = a.decision()["candidates"]["greedy"]["migration_s"].get<double>();
-  const Assignment plan =
-      make_balancer(default_balancer_config(find_balancer("greedy", ConfigNode(YAML::Node(), "test")).kind))
-          ->decide_serially(hot, nullptr);
+  const Assignment plan = greedy_plan(hot);
   double out[2] = {0, 0};
   double in[2] = {0, 0};
   for (std::size_t i = 0; i < hot.size(); ++i) {
