@@ -358,17 +358,45 @@ double gather_floor_s(const CallOutlook& call, const PricedNetwork& net) {
          remote * bytes * net.wan_shared_s_per_byte;
 }
 
+// A candidate's floor before anything is gathered: its network's (a protocol's collectives
+// and one round, or a gather and a scatter), or its last decision, the longer.
+double floor_s(const Balancer& c, double last_decision_s, const CallOutlook& call, const PricedNetwork& net) {
+  double network = 0;
+  if (dynamic_cast<const DistributedBalancer*>(&c)) {
+    network = protocol_floor_s(net);
+  } else if (dynamic_cast<const CentralizedBalancer*>(&c)) {
+    network = gather_floor_s(call, net);
+  }
+  return std::max(network, last_decision_s);
+}
+
 }  // namespace
 
+std::vector<double> AutoChooser::decision_per_object() const {
+  std::vector<double> out = decision_per_object_;
+  out.resize(candidates_.size(), 0.0);
+  return out;
+}
+
+void AutoChooser::learn_decision_per_object(std::vector<double> per_object) const {
+  decision_per_object_ = std::move(per_object);
+}
+
+double AutoChooser::last_decision_s(std::size_t candidate, std::int64_t objects) const {
+  return candidate < decision_per_object_.size() ? decision_per_object_[candidate] * static_cast<double>(objects) : 0.0;
+}
+
 std::vector<const Balancer*> AutoChooser::runs_first(const CallOutlook& call) const {
-  // Only what every rank knows alike (a decision's measured times live on rank 0): every
-  // distributed candidate runs unless even its protocol's floor cannot win.
+  // Only what every rank knows alike: every distributed candidate runs unless even its
+  // floor cannot win.
   const Outlook o = outlook_of(params_, call);
   std::vector<const Balancer*> out;
   const bool priced = call.machine != nullptr;
-  for (const auto& c : candidates_) {
-    if (dynamic_cast<const DistributedBalancer*>(c.get()) && (!priced || !o.cannot_win(protocol_floor_s(o.net)))) {
-      out.push_back(c.get());
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Balancer* c = candidates_[i].get();
+    if (dynamic_cast<const DistributedBalancer*>(c) &&
+        (!priced || !o.cannot_win(floor_s(*c, last_decision_s(i, call.objects), call, o.net)))) {
+      out.push_back(c);
     }
   }
   return out;
@@ -379,17 +407,16 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
   const Outlook o = outlook_of(params_, call);
   Json candidates = Json::object();
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Balancer* c = candidates_[i].get();
     if (params_.candidates[i].kind == BalancerKind::none) continue;
-    double floor = 0;
-    if (dynamic_cast<const DistributedBalancer*>(c)) {
-      floor = protocol_floor_s(o.net);
-    } else if (dynamic_cast<const CentralizedBalancer*>(c)) {
-      floor = gather_floor_s(call, o.net);
-    }
+    const double last = last_decision_s(i, call.objects);
+    const double floor = floor_s(*candidates_[i], last, call, o.net);
     if (!o.cannot_win(floor)) return nullptr;
+    const bool measured = last == floor && floor > 0;
     candidates[std::string(params_.candidates[i].name())] =
-        Json{{"skipped", true}, {"floor_s", floor}, {"bound_s", o.calls * kSkipShare * floor + o.balanced_steps_s}};
+        Json{{"skipped", true},
+             {"floor_s", floor},
+             {"floor_from", measured ? "its last decision" : "the network"},
+             {"bound_s", o.calls * kSkipShare * floor + o.balanced_steps_s}};
   }
   if (!o.none_competes) return nullptr;
   candidates["none"] = Json{{"to_end_s", o.none_s}};
@@ -544,12 +571,20 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
   } else {
     chooser_.ran_first(run_first(view, comm));
     out = chooser_.plan(view, comm);
-    auto choice = static_cast<std::uint64_t>(chosen_.value_or(0));
-    MPI_Bcast(&choice, 1, MPI_UINT64_T, 0, comm);
-    chosen_ = static_cast<std::size_t>(choice);
+    broadcast_decision(comm);
   }
   out.decision = view.rank.value() == 0 ? decision() : Json(nullptr);
   return out;
+}
+
+void AutoBalancer::broadcast_decision(MPI_Comm comm) {
+  // The choice travels as the last double: candidates are few, so the index is exact.
+  std::vector<double> message = chooser_.decision_per_object();
+  message.push_back(static_cast<double>(chosen_.value_or(0)));
+  MPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_DOUBLE, 0, comm);
+  chosen_ = static_cast<std::size_t>(message.back());
+  message.pop_back();
+  chooser_.learn_decision_per_object(std::move(message));
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {

@@ -83,7 +83,12 @@
 // and sum, the measured exchange, the steps and calls left) and the machine. From them
 // alone each candidate has a floor: a distributed one's is plan()'s six allreduces and one
 // protocol round, a centralized one's the gather and scatter of the objects' ids, loads
-// and owners. A candidate whose floor at every call, with every later step perfectly
+// and owners. After a decision, every rank also knows what each candidate's decision cost
+// there per object (rank 0 broadcasts it with its choice), and a candidate's floor is the
+// longer of its network floor and that; loads left within a few hundredths of balance
+// then choose `none` without running every candidate again to find that out (on the
+// first accuracy sweep such second decisions took 2.4-8.8 ms in runs of 30-110 ms). A
+// candidate whose floor at every call, with every later step perfectly
 // balanced, cannot beat `none` is not run (a distributed one not as itself, nor as its
 // reference). Where that rules out every candidate but `none`, `none` is chosen on every
 // rank alike with nothing gathered, broadcast or run (`decided_by` in the record): on two
@@ -123,9 +128,14 @@ class AutoChooser final : public CentralizedBalancer {
   void ran_first(std::vector<RanPlan> plans) const override;
   // The decision for `none`, if the call's totals alone show that no other candidate can
   // win: each one's floor (a protocol's collectives and one round; a gather and a scatter
-  // of the objects' ids, loads and owners) at every call, with perfectly balanced steps,
-  // would take longer. Null otherwise.
+  // of the objects' ids, loads and owners; or, where longer, what its last decision cost)
+  // at every call, with perfectly balanced steps, would take longer. Null otherwise.
   [[nodiscard]] Json ruled_out_by_floors(const CallOutlook& call) const;
+  // Each candidate's last decision (or sample) per object, 0 where it never ran. Rank 0
+  // measures them; AutoBalancer::plan() hands them to every rank with its choice, so that
+  // the floors of later calls are alike everywhere.
+  [[nodiscard]] std::vector<double> decision_per_object() const;
+  void learn_decision_per_object(std::vector<double> per_object) const;
 
   // A candidate is skipped when kSkipShare of its expected decision, at every call left,
   // plus perfectly balanced steps already exceed the best prediction so far. Half: a
@@ -144,6 +154,8 @@ class AutoChooser final : public CentralizedBalancer {
   // A candidate's expected decision time: its fit where the platform has one, else its
   // last measured decision per object times the objects now; 0 before it ran.
   [[nodiscard]] double decision_estimate_s(std::size_t candidate, const GlobalProblem& problem) const;
+  // Its last decision (or sample) scaled to `objects`; 0 where it never ran.
+  [[nodiscard]] double last_decision_s(std::size_t candidate, std::int64_t objects) const;
 
   const AutoParams& params_;
   const std::vector<std::unique_ptr<Balancer>>& candidates_;
@@ -198,6 +210,8 @@ class AutoBalancer final : public Balancer {
   // Runs every distributed candidate's plan() as itself and hands rank 0 what each chose
   // (one gather of their destinations) and what it took there.
   [[nodiscard]] std::vector<RanPlan> run_first(const LoadView& view, MPI_Comm comm);
+  // Rank 0's choice and its candidates' decisions per object, to every rank: one broadcast.
+  void broadcast_decision(MPI_Comm comm);
   // The decision made for the loads' shape nearest this one, if within `redecide`.
   [[nodiscard]] const Decided* remembered(double max_over_mean) const;
 };

@@ -107,6 +107,39 @@ TEST(Auto, RunsItsDistributedCandidatesAsThemselvesAndAppliesTheChosenOnesOwnPla
   }
 }
 
+// Rank 0 measures what each candidate's decision cost, and hands it to every rank with its
+// choice: for the next call, on loads a microsecond from balance, every rank alike finds
+// that tree's last decision cannot pay for itself and chooses `none` with nothing
+// gathered. (A rank that did not know would go on to the gather.)
+TEST(Auto, EveryRankLearnsWhatTheDecisionCostWithItsChoice) {
+  const int me = comm_rank(kWorld);
+  const int p = comm_size(kWorld);
+  if (p == 1) GTEST_SKIP() << "one rank has nothing to balance";
+  const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
+  MachineInfo machine = MachineInfo::uniform(p);
+  // Collectives of 1 ns: a protocol's network floor, about 8 ns, rules nothing out here.
+  machine.network.far_message_s = machine.network.allreduce_s = machine.network.barrier_s = 1e-9;
+  const auto chooser = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
+  const std::vector<Load> hot(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  const MigrationPlan first = chooser->plan(test::load_view(g, hot, machine, 1, 0, kWorld), kWorld);
+  if (me == 0) {
+    ASSERT_EQ(first.decision["chosen"], "tree") << first.decision.dump();
+    EXPECT_GT(first.decision["candidates"]["tree"]["decision_s"].get<double>(), 2e-6);
+  }
+  // The next call's totals, as every rank knows them: rank 0 a microsecond a step over.
+  const double total = 1e-4 * static_cast<double>(g.global_vertices) + 1e-6;
+  const CallOutlook near{.nranks = p,
+                         .objects = g.global_vertices,
+                         .max_rank_load_s = 1e-4 * static_cast<double>(g.global_vertices) / p + 1e-6,
+                         .total_load_s = total,
+                         .period = 1,
+                         .machine = &machine};
+  EXPECT_TRUE(chooser->acting_for(near).promised_nothing_moves()) << "rank " << me;
+  const Json d = chooser->decision();
+  ASSERT_TRUE(d.contains("decided_by")) << "rank " << me << ": " << d.dump();
+  EXPECT_EQ(d["candidates"]["tree"]["floor_from"], "its last decision");
+}
+
 // Every Zoltan method with every approach that applies, and Scotch.
 class ZoltanVariants : public testing::TestWithParam<std::string> {};
 

@@ -440,14 +440,19 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
   // Weighed first, though `none` is expected to decide faster: weighing it costs nothing,
   // and it sets the bar an unknown candidate must clear.
   EXPECT_EQ(d["candidates"].begin().key(), "tree");
+  // After a second that slow, tree is not run again (its last decision is its floor).
+  EXPECT_TRUE(a.acting_for(call).promised_nothing_moves());
   // Quick as itself, tree wins, with the plan it made.
-  const Balancer& again = a.acting_for(call);
-  again.ran_first({RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1e-4, .protocol_rounds = 7}});
+  const AutoBalancer b = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const Balancer& again = b.acting_for(call);
+  const std::vector<const Balancer*> b_first = again.runs_first(call);
+  ASSERT_EQ(b_first.size(), 1U);
+  again.ran_first({RanPlan{.balancer = b_first[0], .assignment = tree_plan, .decision_s = 1e-4, .protocol_rounds = 7}});
   EXPECT_EQ(again.decide_serially(hot, nullptr), tree_plan);
-  EXPECT_EQ(a.decision()["chosen"], "tree");
+  EXPECT_EQ(b.decision()["chosen"], "tree");
   // What it did is weighed once: the next decision without it runs tree's reference.
-  (void)a.acting_for(call).decide_serially(hot, nullptr);
-  EXPECT_EQ(a.decision()["candidates"]["tree"]["ran_as_itself"], false);
+  (void)b.acting_for(call).decide_serially(hot, nullptr);
+  EXPECT_EQ(b.decision()["candidates"]["tree"]["ran_as_itself"], false);
 }
 
 // Tree as itself is made to take just long enough that it is predicted 1% faster than
@@ -516,6 +521,43 @@ TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
   // Over 3,000 steps the imbalance costs more than the floors: auto decides again.
   mild.steps_left = 3000;
   EXPECT_FALSE(a.acting_for(outlook_of(mild, slow)).promised_nothing_moves());
+}
+
+// After a decision, a candidate's floor is also what its decision cost there: a protocol
+// whose network floor is a few microseconds, but which took 50 ms as itself, cannot pay
+// for itself on a 17% imbalance over 30 steps, and the next call chooses `none` with
+// nothing gathered or run. One that took 10 µs is run again.
+TEST(Auto, RulesOutACandidateWhoseLastDecisionCannotPayForItself) {
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 2;
+  const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook call = outlook_of(mild, fast);
+  // Tree's decision as itself at the first call.
+  auto first_call = [&](const AutoBalancer& a, double tree_s) {
+    const Balancer& chooser = a.acting_for(call);
+    const std::vector<const Balancer*> first = chooser.runs_first(call);
+    EXPECT_EQ(first.size(), 1U);
+    if (first.empty()) return;
+    chooser.ran_first(
+        {RanPlan{.balancer = first[0], .assignment = first[0]->decide_serially(mild, nullptr), .decision_s = tree_s}});
+    (void)chooser.decide_serially(mild, nullptr);
+    EXPECT_FALSE(a.decision().contains("decided_by"));
+  };
+  const AutoBalancer slow_tree = make_auto("{candidates: [none, tree], redecide: 0}");
+  first_call(slow_tree, 0.05);
+  // Three calls at half of 50 ms each outweigh 30 steps of rank 0's 0.875 ms over the mean.
+  const Balancer& acting = slow_tree.acting_for(call);
+  EXPECT_TRUE(acting.promised_nothing_moves());
+  EXPECT_TRUE(acting.runs_first(call).empty());
+  const Json d = slow_tree.decision();
+  ASSERT_TRUE(d.contains("decided_by")) << d.dump();
+  EXPECT_NEAR(d["candidates"]["tree"]["floor_s"].get<double>(), 0.05, 1e-12);
+  EXPECT_EQ(d["candidates"]["tree"]["floor_from"], "its last decision");
+  const AutoBalancer quick_tree = make_auto("{candidates: [none, tree], redecide: 0}");
+  first_call(quick_tree, 1e-5);
+  EXPECT_FALSE(quick_tree.acting_for(call).promised_nothing_moves());
+  EXPECT_FALSE(quick_tree.decision().contains("decided_by"));
 }
 
 // After the totals alone chose `none`, later calls look at the loads again only as far as
