@@ -16,7 +16,10 @@ and picks the least. Here each pick is made again with:
   the sum of their decisions and migrations after the first call);
 - the steps as the sum of the measured steps' maxima over the last `steps_left` steps,
   which is what the paper's model would give with a perfect forecast of the loads;
-- both measured.
+- both measured;
+- no prediction at all: each candidate's own total in the same repetition as `auto`'s
+  run. That is a perfect forecast of one repetition, so how often it misses the fastest
+  median is the platform's own noise: no prediction can do better on average.
 
 A pick is correct where it names the candidate with the least median total over its
 runs, and near where that candidate's median is within 5% of the least. Where measuring
@@ -35,6 +38,7 @@ from runs import case_key
 
 NEAR = 0.05
 WAYS = ("as predicted", "later calls at their fixed costs", "later calls measured", "steps measured", "both measured")
+SAME_REPETITION = "each candidate's own total, same repetition"
 
 
 def read_records(paths):
@@ -76,6 +80,27 @@ def priced(prediction, candidates, runs_of):
     return ways
 
 
+def repetition(record):
+    return record.get("sweep", {}).get("repetition")
+
+
+def own_totals(runs_of, rep):
+    """Each candidate's total in repetition `rep`, or None where one has no run there."""
+    totals = {}
+    for name, runs in runs_of.items():
+        same = [r["total_time_s"] for r in runs if repetition(r) == rep]
+        if not same:
+            return None
+        totals[name] = same[0]
+    return totals
+
+
+def tally_pick(t, pick, measured, fastest):
+    t[0] += pick == fastest
+    t[1] += pick in measured and measured[pick] <= (1 + NEAR) * measured[fastest]
+    t[2] += 1
+
+
 def score(records):
     """{way: [correct, near, picks]} over every `auto` run whose first call predicted."""
     autos = defaultdict(list)
@@ -106,10 +131,10 @@ def score(records):
                 if len(prices) < len(candidates):  # a candidate without runs: not comparable
                     continue
                 pick = min(prices, key=prices.get) if prices else "none"
-                t = tally[way]
-                t[0] += pick == fastest
-                t[1] += pick in measured and measured[pick] <= (1 + NEAR) * measured[fastest]
-                t[2] += 1
+                tally_pick(tally[way], pick, measured, fastest)
+            own = own_totals(runs[case], repetition(a)) if repetition(a) is not None else None
+            if own:
+                tally_pick(tally[SAME_REPETITION], min(own, key=own.get), measured, fastest)
     return tally
 
 
