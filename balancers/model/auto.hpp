@@ -86,14 +86,14 @@
 // and owners. After a decision, every rank also knows what each candidate's decision cost
 // there per object (rank 0 broadcasts it with its choice), and a candidate's floor is the
 // longer of its network floor and that; loads left within a few hundredths of balance
-// then choose `none` without running every candidate again to find that out (on the
-// first accuracy sweep such second decisions took 2.4-8.8 ms in runs of 30-110 ms). A
-// candidate whose floor at every call, with every later step perfectly
-// balanced, cannot beat `none` is not run (a distributed one not as itself, nor as its
-// reference). Where that rules out every candidate but `none`, `none` is chosen on every
-// rank alike with nothing gathered, broadcast or run (`decided_by` in the record): on two
-// sites joined by a 16 ms link a gather alone cost more than balancing could save. Such a
-// call still costs one reduction, which the engines run before any balancer; under the
+// then choose `none` without running every candidate again to find that out (on
+// `hotspot` that second decision took 2.4 ms in runs of 26-38 ms). A candidate whose floor
+// at every call, with every later step perfectly balanced, cannot beat `none` is not run
+// (a distributed one not as itself, nor as its reference). Where that rules out every
+// candidate but `none`, `none` is chosen on every rank alike with nothing gathered,
+// broadcast or run (`decided_by` in the record): on two sites joined by a 16 ms link a
+// gather alone cost more than balancing could save. Such a call still costs one
+// reduction, which the engines run before any balancer; under the
 // model's extrapolation no later call can win either, so the later calls look again only
 // as far as `look_budget` of `none`'s time to the end pays for their reductions, and the
 // engines skip the rest (takes_call()).
