@@ -333,8 +333,16 @@ class OtherCommands(unittest.TestCase):
                                     timeout=120)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertRegex(result.stdout, r"random reads per second")
-            rows = re.findall(r"(?m)^\s+0\.0\d+\s+\d+\s+[\d.]+\s+-?[\d.]+%\s+[\d.]+%", result.stdout)
+            rows = re.findall(r"(?m)^\s+(0\.0\d+)\s+\d+\s+[\d.]+\s+-?[\d.]+%\s+[\d.]+%\s+([\d.]+)\s+([\d.]+)"
+                              r"\s+([\d.]+)\s+(-?[\d.]+)%$", result.stdout)
             self.assertEqual(len(rows), 5)  # 1 us to 10 ms
+            for target, p5, p95, median, median_error in ((float(x) for x in row) for row in rows):
+                # The median call lies between the 5th and 95th percentiles, and its error is
+                # against the target.
+                self.assertLessEqual(p5, median)
+                self.assertLessEqual(median, p95)
+                if target >= 1e-2:  # printed with enough digits to recompute the error
+                    self.assertAlmostEqual(median_error, 100 * (median - target) / target, delta=0.01)
             cached = json.loads(next(Path(cache).glob("calibration-*.json")).read_text())
             self.assertGreater(cached["accesses_per_second"], 0)
             self.assertEqual(cached["array_bytes"], 64 << 20)

@@ -80,11 +80,12 @@ int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
              request.no_cache || oversubscribed
                  ? ""
                  : fmt::format("; cached in {}", calibration_cache_path(c.ranks_per_node)));
-  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}\n", "target", "reps", "mean", "error", "cv", "p5",
-             "p95");
+  fmt::print("  {:>10}  {:>6}  {:>12}  {:>8}  {:>8}  {:>12}  {:>12}  {:>12}  {:>8}\n", "target", "reps", "mean",
+             "error", "cv", "p5", "p95", "median", "error");
   for (const auto& r : rows) {
-    fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}\n", r.target_s, r.repetitions,
-               r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s);
+    fmt::print("  {:>10.6f}  {:>6}  {:>12.6f}  {:>7.2f}%  {:>7.2f}%  {:>12.6f}  {:>12.6f}  {:>12.6f}  {:>7.2f}%\n",
+               r.target_s, r.repetitions, r.mean_s, r.error_pct, r.cv_pct, r.p5_s, r.p95_s, r.median_s,
+               r.median_error_pct);
   }
   return 0;
 }

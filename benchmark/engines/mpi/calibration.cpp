@@ -247,8 +247,9 @@ std::vector<AccuracyRow> measure_accuracy(WorkKernel& kernel, const Calibration&
     var /= static_cast<double>(samples.size());
     std::sort(samples.begin(), samples.end());
     const auto at = [&](double q) { return samples[static_cast<std::size_t>(q * double(samples.size() - 1))]; };
+    const double median = at(0.5);
     rows.push_back({t.seconds, t.reps, mean, 100.0 * (mean - t.seconds) / t.seconds, 100.0 * std::sqrt(var) / mean,
-                    at(0.05), at(0.95)});
+                    at(0.05), at(0.95), median, 100.0 * (median - t.seconds) / t.seconds});
   }
   return rows;
 }

@@ -72,6 +72,11 @@ struct AccuracyRow {
   double cv_pct = 0;     // standard deviation / mean
   double p5_s = 0;
   double p95_s = 0;
+  // The median call against the target: a host that interrupts a few calls (other
+  // tenants, the kernel) moves the mean and not the median, so where the two errors part
+  // the host's noise, not the calibration, is what is off.
+  double median_s = 0;
+  double median_error_pct = 0;
 };
 
 // Runs do_work for targets from 1 us to 1 s (or up to 10 ms when quick).
