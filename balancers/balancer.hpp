@@ -223,6 +223,12 @@ class Balancer {
   // What the balancers of runs_first() chose and cost at this call; the next
   // decide_serially() weighs them instead of running their references.
   virtual void ran_first(std::vector<RanPlan> /*plans*/) const {}
+  // Asked before each balancer of runs_first() runs, with those that ran before it at this
+  // call: whether it still runs (else none after it does). Alike on every rank.
+  [[nodiscard]] virtual bool keeps_running_first(const CallOutlook& /*call*/, const std::vector<RanPlan>& /*ran*/,
+                                                 const Balancer& /*next*/) const {
+    return true;
+  }
   // After a call, on rank 0: what a strategy that chooses among others decided and why. It
   // goes into the record's LB entry; null for the rest.
   [[nodiscard]] virtual Json decision() const { return nullptr; }

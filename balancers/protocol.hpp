@@ -185,6 +185,9 @@ class DistributedBalancer : public Balancer {
                                                                     const ProtocolContext& ctx) const = 0;
   // Diffusion needs the neighbor ranks of each unit; the others only need loads.
   [[nodiscard]] virtual bool needs_locality() const { return false; }
+  // How many rounds its protocol takes on `nranks` ranks, as its structure says before it
+  // runs (not a bound): what orders `auto`'s distributed candidates, cheapest first.
+  [[nodiscard]] virtual int expected_rounds(int /*nranks*/) const { return 1; }
 
  private:
   std::unique_ptr<SparseExchange> exchange_;

@@ -20,6 +20,8 @@ class DiffusionBalancer final : public DistributedBalancer {
   explicit DiffusionBalancer(DiffusionParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
   [[nodiscard]] bool needs_locality() const override { return true; }
+  // Its iterations at most, with the round that starts them and the one that ends them.
+  [[nodiscard]] int expected_rounds(int /*nranks*/) const override { return params_.iterations + 2; }
 
  private:
   DiffusionParams params_;

@@ -107,6 +107,13 @@ PricedNetwork priced_network(const Platform& local, const GlobalProblem& problem
   return out;
 }
 
+// One protocol round on this network, as the engines charge it: the later of the farthest
+// message and the barrier that tells every rank that all were sent (NBX's), then the
+// allreduce that decides whether to go on.
+double protocol_round_s(const PricedNetwork& net) {
+  return std::max(net.far_latency_s, net.barrier_s) + net.collective_s;
+}
+
 // What a centralized candidate gathers to rank 0 and scatters back (see
 // CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
 // asks for them; then one owner per object.
@@ -170,13 +177,10 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
     ProtocolStats stats;
     o.assignment =
         d->reference(problem, ProtocolContext{.seed = problem.seed, .invocation = problem.invocation}, &stats);
-    // Every rank runs its share at once. Each round is an exchange of messages, which ends
-    // with the later of the farthest message and the barrier that tells every rank that
-    // all were sent (NBX's), then the allreduce that decides whether to go on; some rounds
-    // also reduce values; and plan() reduces around the rounds.
-    const double round_s = std::max(net.far_latency_s, net.barrier_s) + net.collective_s;
-    o.decision_s = code_seconds() / problem.nranks + stats.rounds * round_s + stats.reductions * net.collective_s +
-                   DistributedBalancer::kPlanCollectives * net.collective_s;
+    // Every rank runs its share at once: its rounds (protocol_round_s), one more allreduce
+    // for each round that also reduces values, and plan()'s reductions around the rounds.
+    o.decision_s = code_seconds() / problem.nranks + stats.rounds * protocol_round_s(net) +
+                   stats.reductions * net.collective_s + DistributedBalancer::kPlanCollectives * net.collective_s;
     o.protocol_rounds = stats.rounds;
   } else {
     o.assignment = candidate.decide_serially(problem, nullptr);  // `none` moves nothing
@@ -282,12 +286,15 @@ AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)) {
 
 namespace {
 
+// A protocol's call of `rounds` rounds on this network, its code left out: plan()'s six
+// allreduces and the rounds.
+double protocol_network_s(const PricedNetwork& net, int rounds) {
+  return DistributedBalancer::kPlanCollectives * net.collective_s + rounds * protocol_round_s(net);
+}
+
 // The least any distributed candidate's call costs on this network, whatever its protocol
 // does: plan()'s six allreduces and one round.
-double protocol_floor_s(const PricedNetwork& net) {
-  return DistributedBalancer::kPlanCollectives * net.collective_s + std::max(net.far_latency_s, net.barrier_s) +
-         net.collective_s;
-}
+double protocol_floor_s(const PricedNetwork& net) { return protocol_network_s(net, 1); }
 
 // What every rank knows of a call from its view.
 CallOutlook call_outlook(const LoadView& view) {
@@ -327,6 +334,9 @@ struct Outlook {
   double calls = 1;
   double balanced_steps_s = 0;
   bool none_competes = false;
+  // The most any candidate could gain over `none` to the end: every step perfectly
+  // balanced and no call costing anything.
+  [[nodiscard]] double gain_bound_s() const { return std::max(0.0, none_s - balanced_steps_s); }
   [[nodiscard]] bool cannot_win(double floor_s) const {
     return none_competes && calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
   }
@@ -390,16 +400,36 @@ std::vector<const Balancer*> AutoChooser::runs_first(const CallOutlook& call) co
   // Only what every rank knows alike: every distributed candidate runs unless even its
   // floor cannot win.
   const Outlook o = outlook_of(params_, call);
-  std::vector<const Balancer*> out;
+  std::vector<std::pair<double, const Balancer*>> eligible;
   const bool priced = call.machine != nullptr;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Balancer* c = candidates_[i].get();
-    if (dynamic_cast<const DistributedBalancer*>(c) &&
-        (!priced || !o.cannot_win(floor_s(*c, last_decision_s(i, call.objects), call, o.net)))) {
-      out.push_back(c);
-    }
+    const auto* c = dynamic_cast<const DistributedBalancer*>(candidates_[i].get());
+    if (!c) continue;
+    const double last = last_decision_s(i, call.objects);
+    if (priced && o.cannot_win(floor_s(*c, last, call, o.net))) continue;
+    // The cheapest first, so that the explore budget (keeps_running_first) is spent on
+    // the likelier winners: by its last decision, or before it ever ran, by the rounds its
+    // protocol takes on this many ranks.
+    eligible.emplace_back(last > 0 ? last : protocol_network_s(o.net, c->expected_rounds(call.nranks)), c);
   }
+  std::stable_sort(eligible.begin(), eligible.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const Balancer*> out;
+  for (const auto& [cost, c] : eligible) out.push_back(c);
   return out;
+}
+
+bool AutoChooser::keeps_running_first(const CallOutlook& call, const std::vector<RanPlan>& ran,
+                                      const Balancer& next) const {
+  if (!call.machine) return true;  // no network to price the protocols on
+  const Outlook o = outlook_of(params_, call);
+  // What the protocols before it took, alike on every rank: their rounds on the network
+  // (the code each rank timed for itself is left out).
+  double spent = 0;
+  for (const RanPlan& r : ran) spent += protocol_network_s(o.net, std::max(1, r.protocol_rounds));
+  std::size_t index = 0;
+  while (index < candidates_.size() && candidates_[index].get() != &next) ++index;
+  return spent + floor_s(next, last_decision_s(index, call.objects), call, o.net) <=
+         params_.explore_budget * o.gain_bound_s();
 }
 
 Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
@@ -443,23 +473,30 @@ void AutoChooser::ran_first(std::vector<RanPlan> plans) const {
 }
 
 std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm) {
-  const std::vector<const Balancer*> first = chooser_.runs_first(call_outlook(view));
+  const CallOutlook call = call_outlook(view);
   const auto local = static_cast<std::size_t>(view.graph.num_local());
-  const std::size_t k = first.size();
-  // Each local vertex's destination under every candidate, vertex-major, so that one
-  // gather carries them all in the problem's order.
-  std::vector<Rank> destination(local * k, view.rank);
-  std::vector<RanPlan> out(k);
-  for (std::size_t c = 0; c < k; ++c) {
+  std::vector<RanPlan> out;
+  std::vector<std::vector<Rank>> moved_to;  // per candidate that ran, each local vertex's destination
+  for (const Balancer* next : chooser_.runs_first(call)) {
+    if (!chooser_.keeps_running_first(call, out, *next)) break;
     const auto it =
-        std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& b) { return b.get() == first[c]; });
+        std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& b) { return b.get() == next; });
     // What the candidate takes as itself, by the engine's clock: simulated under SMPI.
     const double t0 = MPI_Wtime();
     const MigrationPlan plan = (*it)->plan(view, comm);
-    out[c].decision_s = MPI_Wtime() - t0;
-    out[c].balancer = first[c];
-    out[c].protocol_rounds = plan.protocol ? plan.protocol->rounds : 0;
-    for (const Move& m : plan.moves) destination[static_cast<std::size_t>(m.vertex) * k + c] = m.to;
+    out.push_back(RanPlan{.balancer = next,
+                          .assignment = {},
+                          .decision_s = MPI_Wtime() - t0,
+                          .protocol_rounds = plan.protocol ? plan.protocol->rounds : 0});
+    moved_to.emplace_back(local, view.rank);
+    for (const Move& m : plan.moves) moved_to.back()[static_cast<std::size_t>(m.vertex)] = m.to;
+  }
+  // Vertex-major, so that one gather carries every candidate's destinations in the
+  // problem's order.
+  const std::size_t k = out.size();
+  std::vector<Rank> destination(local * k);
+  for (std::size_t v = 0; v < local; ++v) {
+    for (std::size_t c = 0; c < k; ++c) destination[v * k + c] = moved_to[c][v];
   }
   const int me = comm_rank(comm);
   const int nranks = comm_size(comm);
@@ -908,13 +945,38 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   double best_time = 0;
   double second_time = std::numeric_limits<double>::infinity();
   std::vector<Weighed> weighed;
+  // What this decision may spend finding out what candidates cost (explore_budget): a share
+  // of the most any of them could gain over `none`. The protocols that ran as themselves
+  // have spent theirs already.
+  const double gain_bound = std::max(0.0, (to_the_end ? problem.steps_left : horizon) * (lmax + exchange - balanced));
+  const double explore_budget = params_.explore_budget * gain_bound;
+  double explored = 0;
+  for (const auto& r : ran_) explored += r ? r->decision_s : 0.0;
   for (const std::size_t i : order) {
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
     const double calls = to_the_end ? 1.0 + problem.later_calls : 1.0;
+    // Where finding out what it costs (a sample, then its reference) would take the
+    // decision past its budget, it is not weighed; nor, with nothing left to spend, sampled.
+    const bool costs_to_weigh = best && !ran_[i] && candidate.kind != BalancerKind::none;
+    auto skip_over_budget = [&] {
+      predictions[name] =
+          Json{{"skipped", true},
+               {"over_explore_budget", true},
+               {"bound_s", calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced},
+               {"decision_estimate_s", estimate[i]},
+               {"explored_s", explored}};
+    };
     bool sampled = false;
     if (best && estimate[i] == 0) {  // unknown: time it on a sample where the problem is large
-      if (const auto s = sampled_decision_s(*candidates_[i], problem, net)) {
+      if (costs_to_weigh && explored >= explore_budget) {
+        skip_over_budget();
+        continue;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto s = sampled_decision_s(*candidates_[i], problem, net);
+      explored += seconds_since(t0) * problem.code_time_scale;
+      if (s) {
         estimate[i] = *s;
         sampled = true;
         // Kept as its expected decision: a candidate that never wins is never run in
@@ -934,10 +996,15 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       second_time = std::min(second_time, bound);
       continue;
     }
+    if (costs_to_weigh && explored + estimate[i] > explore_budget) {
+      skip_over_budget();
+      continue;
+    }
     const bool ran_as_itself = ran_[i].has_value();
     const Outcome o =
         ran_as_itself ? outcome_of(*std::move(ran_[i]), problem) : run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
+    if (!ran_as_itself) explored += o.decision_s;
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
@@ -1007,6 +1074,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"step_exchange_s", exchange},
            {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
            {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
+           {"exploration", Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"spent_s", explored}}},
            {"candidates", predictions}};
   if (pick.candidate != *best) {
     last_decision_["near_tie"] = Json{{"fastest", params_.candidates[*best].name()},

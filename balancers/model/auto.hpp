@@ -97,6 +97,16 @@
 // model's extrapolation no later call can win either, so the later calls look again only
 // as far as `look_budget` of `none`'s time to the end pays for their reductions, and the
 // engines skip the rest (takes_call()).
+//
+// Finding out what candidates cost is itself bounded (`explore_budget`, beyond the paper):
+// a decision spends at most that share of the most any candidate could gain over `none`
+// to the end (every step perfectly balanced, no call costing anything) on running
+// candidates it cannot weigh for free. The distributed ones run as themselves cheapest
+// first (their last decision, or before they ever ran the rounds their structure says
+// they take), each only while the rounds of those before it, priced on the network, and
+// its own floor fit (keeps_running_first(), alike on every rank); on rank 0 a candidate
+// is sampled or run only while what the decision spent and its expected decision fit.
+// What is skipped so could have won, but by no more than that gain.
 #pragma once
 
 #include <memory>
@@ -126,6 +136,11 @@ class AutoChooser final : public CentralizedBalancer {
   // Those whose expected decision could pay for itself (see auto.hpp).
   [[nodiscard]] std::vector<const Balancer*> runs_first(const CallOutlook& call) const override;
   void ran_first(std::vector<RanPlan> plans) const override;
+  // Whether `next` still runs as itself: what the protocols that ran before it at this call
+  // took on the network, with `next`'s floor, stays within `explore_budget` of the most any
+  // candidate could gain over `none` (see auto.hpp).
+  [[nodiscard]] bool keeps_running_first(const CallOutlook& call, const std::vector<RanPlan>& ran,
+                                         const Balancer& next) const override;
   // The decision for `none`, if the call's totals alone show that no other candidate can
   // win: each one's floor (a protocol's collectives and one round; a gather and a scatter
   // of the objects' ids, loads and owners; or, where longer, what its last decision cost)

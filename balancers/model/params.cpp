@@ -48,6 +48,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   p.redecide = node.number("redecide", p.redecide, 0.0, 100.0);
   p.look_budget = node.number("look_budget", p.look_budget, 0.0, 1e6);
   p.paper_diffusion = node.boolean("paper_diffusion", p.paper_diffusion);
+  p.explore_budget = node.number("explore_budget", p.explore_budget, 0.0, 1e6);
   p.near_tie = node.number("near_tie", p.near_tie, 0.0, 1.0);
   node.finish();
   return p;
@@ -57,10 +58,15 @@ Json AutoParams::to_json() const {
   Json list = Json::array();
   for (const auto& c : candidates) list.push_back(Json{{"name", c.name()}, {"params", c.params_json()}});
   auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"candidates", list},         {"alpha", optional(alpha)},
-              {"beta", optional(beta)},     {"horizon", horizon},
-              {"redecide", redecide},       {"near_tie", near_tie},
-              {"look_budget", look_budget}, {"paper_diffusion", paper_diffusion}};
+  return Json{{"candidates", list},
+              {"alpha", optional(alpha)},
+              {"beta", optional(beta)},
+              {"horizon", horizon},
+              {"redecide", redecide},
+              {"near_tie", near_tie},
+              {"look_budget", look_budget},
+              {"paper_diffusion", paper_diffusion},
+              {"explore_budget", explore_budget}};
 }
 
 void AutoParams::check_dims(int dims) const {

@@ -44,6 +44,12 @@ struct AutoParams {
   // decision (4-8 ms of a 13-16 ms decision on a 24,000-vertex point cloud with 1.2
   // million edges), and `auto` is charged for it.
   bool paper_diffusion = false;
+  // The share of the most any candidate could gain over `none` to the end of the run (every
+  // later step perfectly balanced, no call costing anything) that a decision may spend
+  // running candidates to find out what they cost. A candidate whose run would take the
+  // decision past it is not run. 0: run only what costs nothing; a large number: no limit
+  // wherever balancing could gain anything.
+  double explore_budget = 0.5;
 
   static const std::vector<std::string> kDefaultCandidates;
 

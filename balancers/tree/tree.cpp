@@ -375,6 +375,15 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
 
 }  // namespace
 
+int TreeBalancer::expected_rounds(int nranks) const {
+  int depth = 0;  // levels below the root
+  for (std::int64_t last = 0; last < nranks - 1;
+       last = static_cast<std::int64_t>(params_.branching) * last + params_.branching) {
+    ++depth;
+  }
+  return 4 * depth + 1;
+}
+
 std::unique_ptr<RankProtocol> TreeBalancer::make_protocol(RankWork work, const ProtocolContext& ctx) const {
   return std::make_unique<TreeProtocol>(std::move(work), params_, ctx);
 }

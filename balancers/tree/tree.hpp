@@ -31,6 +31,9 @@ class TreeBalancer final : public DistributedBalancer {
  public:
   explicit TreeBalancer(TreeParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
+  // Two sweeps up and down the tree (the total, then the ranks above the average), one
+  // level a round.
+  [[nodiscard]] int expected_rounds(int nranks) const override;
 
  private:
   TreeParams params_;

@@ -13,6 +13,7 @@
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/registry.hpp"
+#include "balancers/tree/tree.hpp"
 #include "core/error.hpp"
 #include "engines/mpi/network.hpp"
 
@@ -420,6 +421,24 @@ GlobalProblem hot_spot_for_30_more_steps(const MachineInfo& m) {
   return hot;
 }
 
+// `a` decides on hot_spot_for_30_more_steps (collectives of 1 µs), where its one
+// distributed candidate (tree) ran as itself first, within the explore budget, and took
+// `tree_s`: the decision's record.
+Json hot_spot_decision_after_tree_took(const AutoBalancer& a, double tree_s) {
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  const CallOutlook call = outlook_of(hot, m);
+  const Balancer& chooser = a.acting_for(call);
+  const std::vector<const Balancer*> first = chooser.runs_first(call);
+  EXPECT_EQ(first.size(), 1U);
+  if (first.empty()) return Json();
+  EXPECT_TRUE(chooser.keeps_running_first(call, {}, *first[0]));
+  chooser.ran_first(
+      {RanPlan{.balancer = first[0], .assignment = first[0]->decide_serially(hot, nullptr), .decision_s = tree_s}});
+  (void)chooser.decide_serially(hot, nullptr);
+  return a.decision();
+}
+
 TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
   const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
   const MachineInfo m = machine_with_collectives_of(8, 1e-6);
@@ -460,18 +479,7 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
 // nothing, is chosen, and the record names the fastest; by default (no margin), tree is.
 // 10% faster is no near-tie.
 TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargin) {
-  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
-  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
-  const CallOutlook call = outlook_of(hot, m);
-  // tree's predicted time to the end if it decided in `decision_s`, and the decision's record.
-  auto decide = [&](const AutoBalancer& a, double decision_s) {
-    const Balancer& chooser = a.acting_for(call);
-    const std::vector<const Balancer*> first = chooser.runs_first(call);
-    const Assignment plan = first.at(0)->decide_serially(hot, nullptr);
-    chooser.ran_first({RanPlan{.balancer = first[0], .assignment = plan, .decision_s = decision_s}});
-    (void)chooser.decide_serially(hot, nullptr);
-    return a.decision();
-  };
+  const auto decide = hot_spot_decision_after_tree_took;
   const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
   const Json quick = decide(strict, 0.0);
   ASSERT_EQ(quick["chosen"], "tree");
@@ -558,6 +566,53 @@ TEST(Auto, RulesOutACandidateWhoseLastDecisionCannotPayForItself) {
   first_call(quick_tree, 1e-5);
   EXPECT_FALSE(quick_tree.acting_for(call).promised_nothing_moves());
   EXPECT_FALSE(quick_tree.decision().contains("decided_by"));
+}
+
+// A hot spot on one of 8 ranks for 30 more steps: the most any candidate could gain over
+// `none` is 30 x (50 ms - 10.6 ms), and a decision may spend half of that (explore_budget)
+// finding out what candidates cost. Tree as itself took 0.7 s of it, so greedy, never run,
+// is not weighed; with no limit it is.
+TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
+  const auto decide = hot_spot_decision_after_tree_took;
+  const double gain_s = 30 * (0.05 - (0.05 + 7 * 0.005) / 8);
+  const Json spent = decide(make_auto("{candidates: [none, greedy, tree], redecide: 0}"), 0.7);
+  ASSERT_TRUE(spent.contains("exploration")) << spent.dump();
+  EXPECT_NEAR(spent["exploration"]["gain_bound_s"].get<double>(), gain_s, 1e-9);
+  EXPECT_NEAR(spent["exploration"]["budget_s"].get<double>(), 0.5 * gain_s, 1e-9);
+  EXPECT_EQ(spent["candidates"]["greedy"]["over_explore_budget"], true);
+  EXPECT_EQ(spent["candidates"]["tree"]["decision_s"], 0.7);
+  const Json open = decide(make_auto("{candidates: [none, greedy, tree], redecide: 0, explore_budget: 1000}"), 0.7);
+  EXPECT_TRUE(open["candidates"]["greedy"].contains("to_end_s")) << open.dump();
+  EXPECT_GT(open["exploration"]["spent_s"].get<double>(), 0.7);
+  // Quick as itself, tree leaves room for greedy.
+  const Json room = decide(make_auto("{candidates: [none, greedy, tree], redecide: 0}"), 1e-4);
+  EXPECT_TRUE(room["candidates"]["greedy"].contains("to_end_s")) << room.dump();
+}
+
+// Two protocols, neither run before: tree, whose structure says fewer rounds at 8 ranks,
+// runs first, and diffusion after it only while tree's rounds, priced on the network, and
+// diffusion's floor stay within the budget (half of 30 x 39.4 ms, as above).
+TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
+  const MachineInfo m = machine_with_collectives_of(8, 0.01);
+  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  const CallOutlook call = outlook_of(hot, m);
+  const AutoBalancer a = make_auto("{candidates: [none, diffusion, tree], redecide: 0}");
+  const Balancer& chooser = a.acting_for(call);
+  const std::vector<const Balancer*> first = chooser.runs_first(call);
+  ASSERT_EQ(first.size(), 2U);
+  const auto* tree = dynamic_cast<const TreeBalancer*>(first[0]);
+  ASSERT_NE(tree, nullptr) << "tree runs first";
+  EXPECT_LT(tree->expected_rounds(8), dynamic_cast<const DistributedBalancer&>(*first[1]).expected_rounds(8));
+  // A round costs 20 ms here (the barrier, then the allreduce) and plan()'s collectives
+  // 60 ms more: 9 rounds leave room for diffusion's floor, 30 do not.
+  EXPECT_TRUE(chooser.keeps_running_first(
+      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 9}}, *first[1]));
+  EXPECT_FALSE(chooser.keeps_running_first(
+      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 30}}, *first[1]));
+  const AutoBalancer open = make_auto("{candidates: [none, diffusion, tree], redecide: 0, explore_budget: 1000}");
+  const Balancer& unlimited = open.acting_for(call);
+  EXPECT_TRUE(unlimited.keeps_running_first(
+      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 30}}, *first[1]));
 }
 
 // After the totals alone chose `none`, later calls look at the loads again only as far as
@@ -705,12 +760,24 @@ TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
   d = a.decision();
   EXPECT_FALSE(d["candidates"]["greedy"].contains("skipped"));
   EXPECT_NE(d["chosen"], "none");
-  // A large problem with nothing to gain: greedy, never timed, is timed on a sample of the
-  // ranks, and any decision at all already loses to none.
-  const AutoBalancer b = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
+  // A large problem with nothing to gain: there is nothing to spend on finding out what
+  // greedy costs (explore_budget), so it is neither sampled nor run.
   GlobalProblem flat = chain(16384, 32, [](int) { return 1e-4; });
   flat.steps_left = 40;
   flat.later_calls = 3;
+  const AutoBalancer thrifty = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
+  (void)thrifty.decide_serially(flat, nullptr);
+  d = thrifty.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["candidates"]["greedy"]["over_explore_budget"], true);
+  EXPECT_EQ(d["candidates"]["greedy"]["decision_estimate_s"], 0.0);
+  // With almost nothing to gain (rank 0 0.01% over the rest) and a budget of 1,000 times
+  // that, greedy, never timed, is timed on a sample of the ranks, and any decision at all
+  // already loses to none.
+  flat = chain(16384, 32, [](int i) { return i < 512 ? 1.0001e-4 : 1e-4; });
+  flat.steps_left = 40;
+  flat.later_calls = 3;
+  const AutoBalancer b = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0, explore_budget: 1000}");
   (void)b.decide_serially(flat, nullptr);
   d = b.decision();
   EXPECT_EQ(d["chosen"], "none");

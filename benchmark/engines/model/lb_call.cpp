@@ -474,6 +474,7 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   double ran_first_s = 0;
   std::vector<RanPlan> first;
   for (const Balancer* b : acting.runs_first(call)) {
+    if (!acting.keeps_running_first(call, first, *b)) break;
     Decided f = decide(ctx, *b, state, pr);
     ran_first_s += f.decision_s;
     first.push_back(RanPlan{.balancer = b,
