@@ -537,10 +537,41 @@ int calls_to_skip(double budget, double none_to_end_s, double look_s, int later_
 
 }  // namespace
 
-bool AutoBalancer::takes_call() const {
-  if (calls_to_skip_ == 0) return true;
-  --calls_to_skip_;
+bool AutoBalancer::takes_call(const CallOutlook* look) const {
+  if (calls_to_skip_ > 0) {
+    --calls_to_skip_;
+    return false;
+  }
+  if (look == nullptr || !keeps_none(*look)) return true;
+  ++kept_by_looks_;
   return false;
+}
+
+bool AutoBalancer::wants_look() const {
+  return params_.nonblocking_look && calls_to_skip_ == 0 && chosen_ &&
+         params_.candidates[*chosen_].kind == BalancerKind::none;
+}
+
+void AutoBalancer::remember_last_decision() const {
+  if (redecided_ && chosen_) decided_.push_back({decided_at_, *chosen_});
+  redecided_ = false;
+}
+
+namespace {
+
+double max_over_mean_of(const CallOutlook& call) {
+  const double mean = call.nranks > 0 ? call.total_load_s / call.nranks : 0.0;
+  return mean > 0 ? call.max_rank_load_s / mean : 1.0;
+}
+
+}  // namespace
+
+bool AutoBalancer::keeps_none(const CallOutlook& look) const {
+  remember_last_decision();
+  if (const Decided* before = remembered(max_over_mean_of(look))) {
+    return params_.candidates[before->chosen].kind == BalancerKind::none;
+  }
+  return !chooser_.ruled_out_by_floors(look).is_null();
 }
 
 const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) const {
@@ -556,10 +587,10 @@ const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) cons
 
 const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
   // The last call's decision, if it was one, is known on every rank by now.
-  if (redecided_ && chosen_) decided_.push_back({decided_at_, *chosen_});
+  remember_last_decision();
   ++calls_;
-  const double mean = call.nranks > 0 ? call.total_load_s / call.nranks : 0.0;
-  const double max_over_mean = mean > 0 ? call.max_rank_load_s / mean : 1.0;
+  looks_before_call_ = std::exchange(kept_by_looks_, 0);
+  const double max_over_mean = max_over_mean_of(call);
   this_call_ = max_over_mean;
   floor_decision_ = nullptr;
   if (const Decided* before = remembered(max_over_mean)) {
@@ -650,6 +681,7 @@ Json AutoBalancer::decision() const {
   out["max_over_mean_at_decision"] = decided_at_;
   out["decisions"] = decided_.size() + (redecided_ ? 1 : 0);
   out["calls"] = calls_;
+  if (params_.nonblocking_look) out["points_kept_by_looks"] = looks_before_call_;
   return out;
 }
 

@@ -201,8 +201,11 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] bool promised_nothing_moves() const override {
     return chosen_ && candidates_[*chosen_]->promised_nothing_moves();
   }
-  // False for the calls that a decision by the totals alone said to skip (look_budget).
-  [[nodiscard]] bool takes_call() const override;
+  // False for the calls that a decision by the totals alone said to skip (look_budget),
+  // and for those where a look (nonblocking_look) shows that `none` would be kept again.
+  [[nodiscard]] bool takes_call(const CallOutlook* look) const override;
+  // After a call that chose or kept `none`, unless the next point is skipped anyway.
+  [[nodiscard]] bool wants_look() const override;
 
  private:
   AutoParams params_;
@@ -220,7 +223,9 @@ class AutoBalancer final : public Balancer {
   mutable bool redecided_ = false;
   mutable Json floor_decision_;  // the present call's, where the totals alone decided
   mutable int calls_ = 0;
-  mutable int calls_to_skip_ = 0;  // LB points to skip before the next call (look_budget)
+  mutable int calls_to_skip_ = 0;      // LB points to skip before the next call (look_budget)
+  mutable int kept_by_looks_ = 0;      // LB points a look skipped since the last call
+  mutable int looks_before_call_ = 0;  // ... before the present call, for its record
 
   // Runs every distributed candidate's plan() as itself and hands rank 0 what each chose
   // (one gather of their destinations) and what it took there.
@@ -229,6 +234,12 @@ class AutoBalancer final : public Balancer {
   void broadcast_decision(MPI_Comm comm);
   // The decision made for the loads' shape nearest this one, if within `redecide`.
   [[nodiscard]] const Decided* remembered(double max_over_mean) const;
+  // Files the last call's decision with those remembered, once every rank knows it.
+  void remember_last_decision() const;
+  // Whether the loads `look` shows would keep `none`: the decision remembered for their
+  // shape chose it, or, with none remembered, their totals alone rule out every other
+  // candidate.
+  [[nodiscard]] bool keeps_none(const CallOutlook& look) const;
 };
 
 }  // namespace lbbench

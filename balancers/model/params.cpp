@@ -49,6 +49,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   p.look_budget = node.number("look_budget", p.look_budget, 0.0, 1e6);
   p.paper_diffusion = node.boolean("paper_diffusion", p.paper_diffusion);
   p.explore_budget = node.number("explore_budget", p.explore_budget, 0.0, 1e6);
+  p.nonblocking_look = node.boolean("nonblocking_look", p.nonblocking_look);
   p.near_tie = node.number("near_tie", p.near_tie, 0.0, 1.0);
   node.finish();
   return p;
@@ -66,7 +67,8 @@ Json AutoParams::to_json() const {
               {"near_tie", near_tie},
               {"look_budget", look_budget},
               {"paper_diffusion", paper_diffusion},
-              {"explore_budget", explore_budget}};
+              {"explore_budget", explore_budget},
+              {"nonblocking_look", nonblocking_look}};
 }
 
 void AutoParams::check_dims(int dims) const {

@@ -50,6 +50,12 @@ struct AutoParams {
   // decision past it is not run. 0: run only what costs nothing; a large number: no limit
   // wherever balancing could gain anything.
   double explore_budget = 0.5;
+  // After a call that chose or kept `none`, look at the next LB point's loads through a
+  // reduction started at this point and read at the next, which no rank waits for unless
+  // another lags a whole period behind; where that look says the choice would be `none`
+  // again, the next point is skipped whole. False: every later call reduces the loads at
+  // the point itself, and every rank waits there for the slowest.
+  bool nonblocking_look = true;
 
   static const std::vector<std::string> kDefaultCandidates;
 

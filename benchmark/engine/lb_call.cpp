@@ -67,12 +67,18 @@ void add_then_max(std::array<double, 4>& into, const std::array<double, 4>& from
   for (std::size_t k = 1; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
 }
 
+// The reduced form of a rank's loads (model load, mean compute, mean wall): the sum, then
+// the maxima.
+std::array<double, 4> reduced_share(const std::array<double, 3>& loads) {
+  return {loads[0], loads[0], loads[1], loads[2]};
+}
+
+CallTotals call_totals_of(const std::array<double, 4>& v) { return {v[0], v[1], std::max(0.0, v[3] - v[2])}; }
+
 // The only collective the replay adds to a call; the metrics, which need every rank's
 // load, are gathered when the run ends (CallLedger).
 CallTotals reduce_call_totals(const std::array<double, 3>& loads, MPI_Comm comm) {
-  const auto v =
-      allreduce_combined<std::array<double, 4>, add_then_max>({loads[0], loads[0], loads[1], loads[2]}, comm);
-  return {v[0], v[1], std::max(0.0, v[3] - v[2])};
+  return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
 }
 
 // --verify: only a migration may change the communication, so each rank's census share
@@ -134,6 +140,27 @@ std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm) {
   return share;
 }
 
+namespace {
+
+// What the load model reads at a call on this rank, over `everyone` (all its vertices).
+LoadModelInputs call_model_inputs(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step,
+                                  int invocation, const std::vector<std::int64_t>& everyone) {
+  return LoadModelInputs{.scenario = ctx.scenario,
+                         .graph = graph,
+                         .vertices = everyone,
+                         .machine = ctx.machine,
+                         .rank = comm_rank(ctx.comm),
+                         .dims = ctx.field.dims(),
+                         .invocation = invocation,
+                         .weights = loop.weights(),
+                         .phase_time = loop.phase_time(),
+                         .steps_since_last_call = loop.steps_since_rebuild(),
+                         .phase_time_summed = &loop.phase_time_summed(),
+                         .step = step};
+}
+
+}  // namespace
+
 LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
                     int measured_since) {
   const Scenario& s = ctx.scenario;
@@ -141,18 +168,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const int nranks = comm_size(ctx.comm);
   const int dims = ctx.field.dims();
   const std::vector<std::int64_t> everyone = all_positions(graph);
-  const LoadModelInputs model_inputs{.scenario = s,
-                                     .graph = graph,
-                                     .vertices = everyone,
-                                     .machine = ctx.machine,
-                                     .rank = me,
-                                     .dims = dims,
-                                     .invocation = invocation,
-                                     .weights = loop.weights(),
-                                     .phase_time = loop.phase_time(),
-                                     .steps_since_last_call = loop.steps_since_rebuild(),
-                                     .phase_time_summed = &loop.phase_time_summed(),
-                                     .step = step};
+  const LoadModelInputs model_inputs = call_model_inputs(ctx, graph, loop, step, invocation, everyone);
   const std::vector<Load> vectors = modeled_vertex_loads(model_inputs);
   // Vertices that never move are not shown to the balancer; their load is the rank's
   // background.
@@ -236,6 +252,46 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   share.digest_share = owners_digest_share(graph, me);
   ctx.ledger.add(std::move(share));
   return event;
+}
+
+LoadLook::~LoadLook() {
+  // A look still under way at the end of a run was started on every rank alike.
+  if (started()) MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+}
+
+void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
+                     int measured_since) {
+  const std::vector<std::int64_t> everyone = all_positions(graph);
+  const std::vector<Load> loads = summed_loads(
+      modeled_vertex_loads(call_model_inputs(ctx, graph, loop, step, invocation, everyone)), ctx.field.dims());
+  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+  // The balancer's objects: vertices a trace pins never move.
+  start({rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
+         mean_since(loop.steps().wall, measured_since, step)},
+        graph.has_pinned() ? graph.trace->pinned_from : graph.global_vertices);
+}
+
+void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects) {
+  share_ = reduced_share(loads);
+  objects_ = objects;
+  // Two reductions of MPI's own operations, started together: under SMPI a user-defined
+  // operation in MPI_Iallreduce handed every rank back its own share.
+  MPI_Iallreduce(share_.data(), totals_.data(), 1, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(share_.data() + 1, totals_.data() + 1, 3, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+}
+
+CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
+  MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+  const CallTotals totals = call_totals_of(totals_);
+  return CallOutlook{.nranks = comm_size(comm_),
+                     .objects = objects_,
+                     .max_rank_load_s = totals.max,
+                     .total_load_s = totals.total,
+                     .step_exchange_s = totals.step_exchange,
+                     .period = s.balancer.period,
+                     .steps_left = s.steps - step - 1,
+                     .later_calls = lb_points_after(s, step),
+                     .machine = &machine};
 }
 
 }  // namespace lbbench

@@ -6,6 +6,9 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
+
 #include "balancers/balancer.hpp"
 #include "engine/call_ledger.hpp"
 #include "engine/migration.hpp"
@@ -43,5 +46,36 @@ std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm);
 // fills the rest, and the record the measured imbalances from the per-step times.
 LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
                     int measured_since);
+
+// A look at the loads' totals for a balancer that asked for one (Balancer::wants_look()):
+// the same totals a call reduces, reduced without waiting from one LB point to the next.
+// A rank waits at the next point only for ranks that have not yet reached this one, where
+// a call's reduction makes every rank wait for the slowest.
+class LoadLook {
+ public:
+  explicit LoadLook(MPI_Comm comm) : comm_(comm) {}
+  ~LoadLook();
+  LoadLook(const LoadLook&) = delete;
+  LoadLook& operator=(const LoadLook&) = delete;
+
+  // Collective, returns at once: this rank's share at `step`, as run_lb_call() would
+  // reduce it there.
+  void start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
+             int measured_since);
+  // The same from this rank's loads (its model load, and its mean compute and mean wall
+  // per step) and the balancer's objects over all ranks.
+  void start(const std::array<double, 3>& loads, std::int64_t objects);
+  [[nodiscard]] bool started() const { return requests_[0] != MPI_REQUEST_NULL; }
+  // Waits for the look started at the last point and says what it saw, for the LB point
+  // of `step` (whose own steps left and later calls it carries).
+  CallOutlook finish(const Scenario& s, const MachineInfo& machine, int step);
+
+ private:
+  MPI_Comm comm_;
+  std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sum, then the maxima
+  std::array<double, 4> share_{};
+  std::array<double, 4> totals_{};
+  std::int64_t objects_ = 0;
+};
 
 }  // namespace lbbench

@@ -157,6 +157,11 @@ bool is_lb_point(const Scenario& s, int step) {
   return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
 }
 
+bool is_look_start(const Scenario& s, int step) {
+  const int half = s.balancer.period / 2;
+  return half > 0 && is_lb_point(s, step + half);
+}
+
 int lb_points_after(const Scenario& s, int step) {
   int calls = 0;
   for (int later = step + 1; later < s.steps; ++later) calls += is_lb_point(s, later) ? 1 : 0;
@@ -222,6 +227,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
     r.imbalance_predicted_after.push_back(e.model_imbalance_predicted_after);
   }
   r.lb_invocations = static_cast<int>(events.size());
+  r.lb_points = lb_points_after(s, -1);
   r.imbalance_mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s.steps;
   r.edge_cut_initial = facts.initial.edge_cut;
   r.edge_cut = facts.final.edge_cut;

@@ -79,6 +79,10 @@ inline double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1
 
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
+// Whether a look (Balancer::wants_look()) for the next LB point starts after `step`:
+// half a period before the point, so that ranks may drift apart by that much before any
+// of them waits for it. Never at period 1.
+bool is_look_start(const Scenario& s, int step);
 // Whether any step of the run is an LB point.
 bool has_lb_points(const Scenario& s);
 // How many LB points come after `step`.

@@ -75,18 +75,43 @@ class Replay {
     // the slowest writer, and the next step starts from there.
     double exporting = 0;
     std::vector<LbEvent> events;
+    LoadLook look(comm_);
+    bool look_wanted = false;
+    int measured_since = 0;  // the first step of the loads' window: after the last call or look that kept them
     for (int step = 0; step < s_.steps; ++step) {
-      const bool lb_call = is_lb_point(s_, step) && balancer_->takes_call();
-      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !lb_call && step + 1 < s_.steps);
+      const bool lb_point = is_lb_point(s_, step);
+      // Where a look is under way, whether the point is a call is known only once the
+      // look is in, after the step; the step then leaves the next one unprepared.
+      const bool look_decides = lb_point && look.started();
+      bool lb_call = lb_point && !look_decides && balancer_->takes_call(nullptr);
+      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !lb_call && !look_decides && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
         loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
       }
-      if (!lb_call) continue;
-      const int since = events.empty() ? 0 : events.back().step + 1;
-      events.push_back(run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), since));
+      if (look_wanted && is_look_start(s_, step)) {
+        look.start(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), measured_since);
+        look_wanted = false;
+      }
+      if (!lb_point) continue;
+      if (look_decides) {
+        const CallOutlook seen = look.finish(s_, machine_.info, step);
+        lb_call = balancer_->takes_call(&seen);
+        // A point the look kept as it is starts the loads' window afresh, as a call that
+        // keeps the distribution does.
+        if (!lb_call) {
+          loop_->restart_vertex_times();
+          measured_since = step + 1;
+        }
+      }
+      if (lb_call) {
+        events.push_back(
+            run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), measured_since));
+        measured_since = step + 1;
+      }
+      look_wanted = balancer_->wants_look();
     }
     const double elapsed = engine_.now() - t_start - exporting;
     ledger_->settle(events, field_->dims(), *prediction_exchange_, comm_);

@@ -348,6 +348,7 @@ Json to_json(const RunRecord& r) {
   j["migrations"] = r.migrations;
   j["migrated_bytes"] = r.migrated_bytes;
   j["lb_invocations"] = r.lb_invocations;
+  if (r.lb_points) j["lb_points"] = *r.lb_points;
   j["imbalance_before"] = r.imbalance_before;
   j["imbalance_after"] = r.imbalance_after;
   j["imbalance_predicted_after"] = r.imbalance_predicted_after;
@@ -419,6 +420,7 @@ RunRecord run_record_from_json(const Json& j) {
   r.migrations = f.need<std::int64_t>("migrations");
   r.migrated_bytes = f.need<std::int64_t>("migrated_bytes");
   r.lb_invocations = f.need<int>("lb_invocations");
+  if (f.has("lb_points")) r.lb_points = f.need<int>("lb_points");
   r.imbalance_before = f.need<std::vector<double>>("imbalance_before");
   r.imbalance_after = f.need<std::vector<double>>("imbalance_after");
   r.imbalance_predicted_after = f.get<std::vector<double>>("imbalance_predicted_after", {});

@@ -187,6 +187,9 @@ struct RunRecord {
   std::int64_t migrations = 0;
   std::int64_t migrated_bytes = 0;
   int lb_invocations = 0;
+  // LB points of the scenario, calls or not: a balancer may skip some whole
+  // (Balancer::takes_call()). Absent in records made before it was kept.
+  std::optional<int> lb_points;
   std::vector<double> imbalance_before;
   std::vector<double> imbalance_after;
   std::vector<double> imbalance_predicted_after;

@@ -85,11 +85,20 @@ class ModelEngine(unittest.TestCase):
         self.assertGreater(first["later_calls"], 0)
         self.assertEqual(skipping["lb_invocations"], 1)
         self.assertEqual(len(skipping["lb"]), 1)
-        # With the budget for every call, every LB point is a call, and each costs time.
-        looking = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
+        self.assertEqual(skipping["lb_points"], 1 + first["later_calls"])
+        # With the budget for every call and no look between points, every LB point is a
+        # call, and each costs time.
+        looking = self.record("model", *args, "--set", "balancer.params.look_budget=1000",
+                              "--set", "balancer.params.nonblocking_look=false")
         self.assertEqual(looking["lb_invocations"], 1 + first["later_calls"])
         self.assertTrue(all(c["prediction"].get("skips_next_calls", 0) == 0 for c in looking["lb"]))
         self.assertLess(skipping["total_time_s"], looking["total_time_s"])
+        # With looks (the default), each later point's look keeps `none` without a call, and
+        # no rank waits for the reduction longer than it takes to cross the sites.
+        looks = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
+        self.assertEqual(looks["lb_invocations"], 1)
+        self.assertEqual(looks["lb_points"], 1 + first["later_calls"])
+        self.assertLess(looks["total_time_s"], looking["total_time_s"])
 
     def test_auto_prices_the_steps_after_a_call_along_the_loads_trends(self):
         # The quickstart's hot spot drifts. Tree keeps it together on a few ranks, which grow

@@ -37,9 +37,10 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # per-vertex times measured on the host, so those times, and the predictions built on
 # them, vary from run to run. The choice itself, the loads and the moves are compared
 # exactly.
-# Whether the near-tie rule changed the pick (`near_tie`, there or not) follows them too.
+# Whether the near-tie rule changed the pick (`near_tie`, there or not) follows them too,
+# and so does what a decision spent exploring (it times `none`'s prediction on the host).
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
-              "decision_estimate_s", "migration_s", "migration_code_s", "near_tie"}
+              "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.
@@ -51,7 +52,8 @@ def skipped_in_one(old, new):
         bool(old.get(mark)) != bool(new.get(mark)) for mark in ("skipped", "at_least"))
 # Fields a newer record may add (the record contract is only ever extended), without the
 # indices of the lists they are in.
-ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes"}
+ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes", "lb_points",
+         "lb.prediction.points_kept_by_looks", "balancer_params.nonblocking_look", "config.balancer.params.nonblocking_look"}
 
 
 TIME_TOLERANCE = 1e-6

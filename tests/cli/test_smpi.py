@@ -54,6 +54,20 @@ class SimulatedMachines(unittest.TestCase):
                 hosts = (platform / "hostfile").read_text().split()
                 self.assertEqual(len(hosts), ranks)
 
+    def test_a_look_keeps_none_where_the_loads_stay_as_they_were(self):
+        # Even loads: the first call's totals choose `none`, and the look at the second
+        # point, reduced without waiting, shows the same loads, so `auto` keeps `none`
+        # there without a call. Were the look's totals wrong (each rank's own share), the
+        # loads would look imbalanced and the point would be a call.
+        simulate(str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "16", "--set", "steps=9",
+                 "--set", "balancer.period=3", "--set", "workload.weights={model: uniform}",
+                 "--set", "workload.evolution=static", "--set", "balancer.name=auto",
+                 "--set", "balancer.params={candidates: [none, tree], look_budget: 1000}", "--out", str(self.out))
+        record = self.records()[-1]
+        self.assertEqual(record["lb_points"], 2)
+        self.assertEqual(record["lb_invocations"], 1)
+        self.assertEqual(record["lb"][0]["prediction"]["chosen"], "none")
+
     def test_a_deterministic_balancer_decides_the_same_on_both_engines(self):
         # Compute weights only: the two machines' networks differ, and with them `weights`.
         common = ["--set", "balancer.name=metis", "--set", "model=weights-no-comm", "--set", "steps=9",

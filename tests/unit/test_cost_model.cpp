@@ -625,7 +625,7 @@ TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
   const CallOutlook call = outlook_of(mild, slow);
   // 5% of none's 0.18 s to the end pays for no 50 ms reduction: no later call is taken.
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
-  EXPECT_TRUE(a.takes_call());
+  EXPECT_TRUE(a.takes_call(nullptr));
   ASSERT_TRUE(a.acting_for(call).promised_nothing_moves());
   const Json d = a.decision();
   const double none_s = d["candidates"]["none"]["to_end_s"].get<double>();
@@ -633,24 +633,60 @@ TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
   ASSERT_LT(0.05 * none_s, look_s);
   EXPECT_EQ(d["look_budget"], 0.05);
   EXPECT_EQ(d["skips_next_calls"], 5);
-  for (int later = 0; later < 5; ++later) EXPECT_FALSE(a.takes_call()) << later;
-  EXPECT_TRUE(a.takes_call());
+  for (int later = 0; later < 5; ++later) EXPECT_FALSE(a.takes_call(nullptr)) << later;
+  EXPECT_TRUE(a.takes_call(nullptr));
   // A budget for one look and a half: one look, half way through the 5 calls left.
   const AutoBalancer once = make_auto(
       fmt::format("{{candidates: [none, greedy, tree], redecide: 0, look_budget: {}}}", 1.5 * look_s / none_s));
   (void)once.acting_for(call);
   EXPECT_EQ(once.decision()["skips_next_calls"], 2);
-  EXPECT_FALSE(once.takes_call());
-  EXPECT_FALSE(once.takes_call());
-  EXPECT_TRUE(once.takes_call());
+  EXPECT_FALSE(once.takes_call(nullptr));
+  EXPECT_FALSE(once.takes_call(nullptr));
+  EXPECT_TRUE(once.takes_call(nullptr));
   // A budget for every call, and a decision that balances: every call is taken.
   const AutoBalancer every = make_auto("{candidates: [none, greedy, tree], redecide: 0, look_budget: 1000}");
   (void)every.acting_for(call);
   EXPECT_EQ(every.decision()["skips_next_calls"], 0);
-  EXPECT_TRUE(every.takes_call());
+  EXPECT_TRUE(every.takes_call(nullptr));
   const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
   EXPECT_FALSE(a.acting_for(outlook_of(mild, fast)).promised_nothing_moves());
-  EXPECT_TRUE(a.takes_call());
+  EXPECT_TRUE(a.takes_call(nullptr));
+}
+
+// After a call that chose `none`, the engines start a look at the next point's totals
+// without waiting (nonblocking_look). The look keeps `none` there without a call where the
+// decision remembered for the loads' shape chose it, or where the totals alone still rule
+// every other candidate out; a hot spot past both is a call.
+TEST(Auto, KeepsNoneOnALookWhereItWouldBeChosenAgain) {
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 5;
+  const MachineInfo slow = machine_with_collectives_of(8, 0.05);
+  const CallOutlook call = outlook_of(mild, slow);
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], look_budget: 1000}");
+  EXPECT_FALSE(a.wants_look()) << "nothing chosen yet";
+  ASSERT_TRUE(a.acting_for(call).promised_nothing_moves());
+  ASSERT_TRUE(a.wants_look());
+  // The same shape: the decision remembered for it chose `none`.
+  EXPECT_FALSE(a.takes_call(&call));
+  // A milder shape, 20% from it: no decision is remembered, and the totals alone rule out
+  // greedy and tree.
+  CallOutlook milder = call;
+  milder.max_rank_load_s = call.total_load_s / 8 * 1.02;
+  EXPECT_FALSE(a.takes_call(&milder));
+  // A hot spot that balancing would pay for.
+  CallOutlook hot = call;
+  hot.max_rank_load_s = 100 * call.max_rank_load_s;
+  hot.total_load_s = call.total_load_s + hot.max_rank_load_s - call.max_rank_load_s;
+  EXPECT_TRUE(a.takes_call(&hot));
+  // The next call's record counts the points the looks kept.
+  (void)a.acting_for(call);
+  EXPECT_EQ(a.decision()["points_kept_by_looks"], 2);
+  // Without looks nothing is asked for.
+  const AutoBalancer blocking =
+      make_auto("{candidates: [none, greedy, tree], look_budget: 1000, nonblocking_look: false}");
+  ASSERT_TRUE(blocking.acting_for(call).promised_nothing_moves());
+  EXPECT_FALSE(blocking.wants_look());
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {

@@ -537,6 +537,19 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   return code + kMigrationBarriers * net.barrier_s() + data + kMigrationAllreduces * net.allreduce_s(32);
 }
 
+CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
+  const ModeledProblem m = model_problem(ctx, state, in);
+  return CallOutlook{.nranks = state.nranks(),
+                     .objects = static_cast<std::int64_t>(m.problem.size()),
+                     .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
+                     .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
+                     .step_exchange_s = m.problem.step_exchange_s,
+                     .period = m.problem.period,
+                     .steps_left = m.problem.steps_left,
+                     .later_calls = m.problem.later_calls,
+                     .machine = &ctx.machine};
+}
+
 double model_lb_overhead_s(const NetworkModel& net) {
   // The loads' sum and maxima, four doubles in one allreduce.
   return net.allreduce_s(32);

@@ -67,6 +67,10 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
 // the loads' totals (engine/lb_call.cpp). What the record needs besides is reduced when
 // the run ends (engine/call_ledger.hpp), after the clock has stopped.
 double model_lb_overhead_s(const NetworkModel& net);
+// What a look (Balancer::wants_look()) started at `in.step` reduces: the loads' totals as
+// a call there would see them. Its steps left and later calls are the step's; the engine
+// sets the point's where it reads the look.
+CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 
 template <class CensusAfter>
 ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,

@@ -148,6 +148,8 @@ class ModelRun {
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
     Series series(s_.steps, p_, dims_);
     std::vector<LbEvent> events;
+    std::optional<Look> look;  // started on the way to the next LB point (Balancer::wants_look())
+    bool look_wanted = false;
     std::vector<LbDatafileWriter> exported = open_export();
     bool weights_ready = false;
     int steps_since_call = 0;
@@ -176,16 +178,40 @@ class ModelRun {
         wall_since_call[r] += times.end[r] - start[r];
       }
       start = times.end;
-      if (!is_lb_point(s_, step) || !balancer_->takes_call()) continue;
-      const double call_start = *std::max_element(start.begin(), start.end());
+      const bool look_starts = look_wanted && is_look_start(s_, step);
+      if (!look_starts && !is_lb_point(s_, step)) continue;
+      const auto invocation = static_cast<int>(events.size());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
       std::vector<double> measured_wall(wall_since_call);
       for (double& w : measured_wall) w /= steps_since_call;
-      ModelLbCall call = balance(step, static_cast<int>(events.size()), weights, phase_time, phase_time_summed,
-                                 steps_since_call, measured, measured_wall);
-      events.push_back(std::move(call.event));
-      std::fill(start.begin(), start.end(), call_start + call.duration_s);
+      const ModelLbInputs in{.step = step,
+                             .invocation = invocation,
+                             .weights = weights,
+                             .phase_time = phase_time,
+                             .steps_since_last_call = steps_since_call,
+                             .phase_time_summed = phase_time_summed,
+                             .measured_rank_load = measured,
+                             .measured_rank_wall = measured_wall,
+                             .before = {}};
+      if (look_starts) {
+        look = start_look(in, start);
+        look_wanted = false;
+      }
+      if (!is_lb_point(s_, step)) continue;
+      const bool looked = look.has_value();
+      if (!takes_call(look, step, start)) {
+        look_wanted = balancer_->wants_look();
+        // A point the look kept as it is starts the loads' window afresh, as a call that
+        // keeps the distribution does (engine/replay.cpp).
+        if (!looked) continue;
+      } else {
+        const double call_start = *std::max_element(start.begin(), start.end());
+        ModelLbCall call = balance(in);
+        look_wanted = balancer_->wants_look();
+        events.push_back(std::move(call.event));
+        std::fill(start.begin(), start.end(), call_start + call.duration_s);
+      }
       for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
       for (auto& t : phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
       std::fill(since_call.begin(), since_call.end(), 0.0);
@@ -250,25 +276,44 @@ class ModelRun {
     }
   }
 
-  ModelLbCall balance(int step, int invocation, const std::vector<std::vector<double>>& weights,
-                      const std::vector<std::vector<double>>& phase_time,
-                      const std::vector<std::vector<double>>& phase_time_summed, int steps_since_call,
-                      const std::vector<double>& measured, const std::vector<double>& measured_wall) {
-    const ModelLbContext ctx{.scenario = s_,
-                             .net = net_,
-                             .machine = machine_,
-                             .balancer = *balancer_,
-                             .dims = dims_,
-                             .code_scale = o_.charge_code ? o_.code_time_scale : 0.0};
-    const ModelLbInputs in{.step = step,
-                           .invocation = invocation,
-                           .weights = weights,
-                           .phase_time = phase_time,
-                           .steps_since_last_call = steps_since_call,
-                           .phase_time_summed = phase_time_summed,
-                           .measured_rank_load = measured,
-                           .measured_rank_wall = measured_wall,
-                           .before = census_of(halo_, net_)};
+  // A look at the loads' totals under way: what it saw, and when it is in on every rank.
+  struct Look {
+    CallOutlook seen;
+    double in_at_s = 0;
+  };
+
+  [[nodiscard]] ModelLbContext lb_context() const {
+    return ModelLbContext{.scenario = s_,
+                          .net = net_,
+                          .machine = machine_,
+                          .balancer = *balancer_,
+                          .dims = dims_,
+                          .code_scale = o_.charge_code ? o_.code_time_scale : 0.0};
+  }
+
+  // Each rank starts the look's reduction when its step ends and goes on; the reduction
+  // is in once the last rank has started it.
+  [[nodiscard]] Look start_look(const ModelLbInputs& in, const std::vector<double>& step_end) const {
+    return Look{.seen = model_look(lb_context(), state_, in),
+                .in_at_s = *std::max_element(step_end.begin(), step_end.end()) + model_lb_overhead_s(net_)};
+  }
+
+  // Whether the LB point of `step` is a call: asked with the look under way, if one is,
+  // for which every rank that is ahead of it waits.
+  bool takes_call(std::optional<Look>& look, int step, std::vector<double>& start) const {
+    if (!look) return balancer_->takes_call(nullptr);
+    for (double& t : start) t = std::max(t, look->in_at_s);
+    look->seen.steps_left = s_.steps - step - 1;
+    look->seen.later_calls = lb_points_after(s_, step);
+    const bool taken = balancer_->takes_call(&look->seen);
+    look.reset();
+    return taken;
+  }
+
+  ModelLbCall balance(const ModelLbInputs& at) {
+    const ModelLbContext ctx = lb_context();
+    ModelLbInputs in = at;
+    in.before = census_of(halo_, net_);
     ModelLbCall call = model_lb_call(ctx, state_, in, [&] {
       halo_ = halo_of(state_, s_.workload);
       return census_of(halo_, net_);
