@@ -107,6 +107,17 @@
 // its own floor fit (keeps_running_first(), alike on every rank); on rank 0 a candidate
 // is sampled or run only while what the decision spent and its expected decision fit.
 // What is skipped so could have won, but by no more than that gain.
+//
+// Keeping `none` without synchronizing (`nonblocking_look`, beyond the paper): a call's
+// reduction of the loads' totals makes every rank wait for the slowest, which `none` alone
+// never does, and where a drifting hot spot leaves the ranks out of step that wait is what
+// `auto` cost over the `none` it chose. After a call that chose or kept `none`, the engines
+// start the same reduction without waiting half a period before the next point and read it
+// at the point (wants_look()); where its totals would keep `none` again (the decision
+// remembered for their shape chose it, or the totals alone rule out every other candidate)
+// the point is skipped whole and its loads' window starts afresh. The look is half a period
+// stale, so a load that changes in the last half period before a point is seen one point
+// late.
 #pragma once
 
 #include <memory>
