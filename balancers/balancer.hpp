@@ -241,15 +241,16 @@ class Balancer {
   // false skips the call whole (no reduction of the loads, no decision, no migration), and
   // the loads measured since the last call taken carry on into the next. `look` is null,
   // or, where wants_look() asked for it at the point before, the loads' totals as they
-  // stood there, reduced without waiting (so `max_rank_load_s`, `total_load_s`,
-  // `step_exchange_s` and `objects` are one period old; the rest is this point's).
+  // stood half a period before the point, reduced without waiting (so `max_rank_load_s`,
+  // `total_load_s`, `step_exchange_s` and `objects` are that old; the rest is this point's).
   // `auto` skips calls where its last decision showed that looking again cannot pay, and
   // where a look says that it would keep `none` again. True by default.
   [[nodiscard]] virtual bool takes_call(const CallOutlook* /*look*/) const { return true; }
   // Asked after every LB point, taken or not, alike on every rank: whether the engine
-  // should start reducing the loads' totals there without waiting for them, and hand them
-  // to the next point's takes_call(). A blocking reduction makes every rank wait for the
-  // slowest at every call; a balancer that keeps the distribution as it is need not.
+  // should start reducing the loads' totals half a period before the next point without
+  // waiting for them, and hand them to that point's takes_call(). A blocking reduction
+  // makes every rank wait for the slowest at every call; a balancer that keeps the
+  // distribution as it is need not.
   [[nodiscard]] virtual bool wants_look() const { return false; }
 };
 

@@ -51,8 +51,8 @@ struct AutoParams {
   // wherever balancing could gain anything.
   double explore_budget = 0.5;
   // After a call that chose or kept `none`, look at the next LB point's loads through a
-  // reduction started at this point and read at the next, which no rank waits for unless
-  // another lags a whole period behind; where that look says the choice would be `none`
+  // reduction started half a period before it and read at it, which no rank waits for
+  // unless another lags that far behind; where that look says the choice would be `none`
   // again, the next point is skipped whole. False: every later call reduces the loads at
   // the point itself, and every rank waits there for the slowest.
   bool nonblocking_look = true;

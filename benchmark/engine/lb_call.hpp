@@ -48,9 +48,9 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                     int measured_since);
 
 // A look at the loads' totals for a balancer that asked for one (Balancer::wants_look()):
-// the same totals a call reduces, reduced without waiting from one LB point to the next.
-// A rank waits at the next point only for ranks that have not yet reached this one, where
-// a call's reduction makes every rank wait for the slowest.
+// the same totals a call reduces, reduced without waiting from half a period before an LB
+// point to the point. A rank waits at the point only for ranks that have not yet reached
+// the look's start, where a call's reduction makes every rank wait for the slowest.
 class LoadLook {
  public:
   explicit LoadLook(MPI_Comm comm) : comm_(comm) {}
