@@ -326,6 +326,9 @@ GlobalProblem scalars_of(const CallOutlook& call) {
   return s;
 }
 
+// The share of the slowest rank's load above perfect balance: what a plan takes off it.
+double excess_share(double lmax, double balanced) { return lmax > 0 ? std::max(0.0, 1.0 - balanced / lmax) : 0.0; }
+
 // What a call's totals alone say, alike on every rank: `none`'s time, and the least any
 // candidate's could be (its decision's floor at every call, every step perfectly balanced).
 struct Outlook {
@@ -333,6 +336,7 @@ struct Outlook {
   double none_s = 0;
   double calls = 1;
   double balanced_steps_s = 0;
+  double excess_share = 0;  // of the slowest rank's load, above perfect balance
   bool none_competes = false;
   // The most any candidate could gain over `none` to the end: every step perfectly
   // balanced and no call costing anything.
@@ -352,7 +356,9 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   o.calls = to_the_end ? 1.0 + call.later_calls : 1.0;
   double speed = 0;
   for (int r = 0; r < call.nranks; ++r) speed += s.speed(r);
-  o.balanced_steps_s = steps * ((speed > 0 ? call.total_load_s / speed : 0.0) + call.step_exchange_s);
+  const double balanced = speed > 0 ? call.total_load_s / speed : 0.0;
+  o.balanced_steps_s = steps * (balanced + call.step_exchange_s);
+  o.excess_share = excess_share(call.max_rank_load_s, balanced);
   o.none_s = steps * (call.max_rank_load_s + call.step_exchange_s);
   o.none_competes = std::any_of(params.candidates.begin(), params.candidates.end(),
                                 [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
@@ -380,16 +386,43 @@ double floor_s(const Balancer& c, double last_decision_s, const CallOutlook& cal
   return std::max(network, last_decision_s);
 }
 
+// What `next` is expected to take if it runs as itself now: its last decision, or before
+// it ever ran, the rounds its protocol takes on this many ranks priced on the network,
+// times what code added to the rounds of the protocols that ran before it at this call
+// (`spent` against `rounds_s`). A protocol's floor (one round) said too little: tree's 17
+// rounds at 32 ranks on bgq cost 1.1 ms on the network and 1.4 ms in all, and decisions
+// on the first accuracy sweep spent up to three times their budget.
+double expected_first_run_s(const DistributedBalancer& next, double last_decision_s, int nranks,
+                            const PricedNetwork& net, double spent, double rounds_s) {
+  if (last_decision_s > 0) return std::max(last_decision_s, protocol_floor_s(net));
+  const double code_share = rounds_s > 0 ? std::max(1.0, spent / rounds_s) : 1.0;
+  return protocol_network_s(net, next.expected_rounds(nranks)) * code_share;
+}
+
 }  // namespace
 
-std::vector<double> AutoChooser::decision_per_object() const {
-  std::vector<double> out = decision_per_object_;
-  out.resize(candidates_.size(), 0.0);
+std::vector<double> AutoChooser::learned() const {
+  const std::size_t k = candidates_.size();
+  std::vector<double> out(3 * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    if (i < decision_per_object_.size()) out[i] = decision_per_object_[i];
+    if (i < migration_s_.size()) out[k + i] = migration_s_[i];
+    if (i < migration_share_.size()) out[2 * k + i] = migration_share_[i];
+  }
   return out;
 }
 
-void AutoChooser::learn_decision_per_object(std::vector<double> per_object) const {
-  decision_per_object_ = std::move(per_object);
+void AutoChooser::learn(const std::vector<double>& learned) const {
+  const std::size_t k = candidates_.size();
+  decision_per_object_.assign(learned.begin(), learned.begin() + static_cast<std::ptrdiff_t>(k));
+  migration_s_.assign(learned.begin() + static_cast<std::ptrdiff_t>(k),
+                      learned.begin() + static_cast<std::ptrdiff_t>(2 * k));
+  migration_share_.assign(learned.begin() + static_cast<std::ptrdiff_t>(2 * k), learned.end());
+}
+
+double AutoChooser::last_migration_s(std::size_t candidate, double share_now) const {
+  if (candidate >= migration_s_.size() || !(migration_share_[candidate] > 0)) return 0.0;
+  return migration_s_[candidate] * std::min(1.0, share_now / migration_share_[candidate]);
 }
 
 double AutoChooser::last_decision_s(std::size_t candidate, std::int64_t objects) const {
@@ -406,7 +439,7 @@ std::vector<const Balancer*> AutoChooser::runs_first(const CallOutlook& call) co
     const auto* c = dynamic_cast<const DistributedBalancer*>(candidates_[i].get());
     if (!c) continue;
     const double last = last_decision_s(i, call.objects);
-    if (priced && o.cannot_win(floor_s(*c, last, call, o.net))) continue;
+    if (priced && o.cannot_win(floor_s(*c, last, call, o.net) + last_migration_s(i, o.excess_share))) continue;
     // The cheapest first, so that the explore budget (keeps_running_first) is spent on
     // the likelier winners: by its last decision, or before it ever ran, by the rounds its
     // protocol takes on this many ranks.
@@ -422,14 +455,21 @@ bool AutoChooser::keeps_running_first(const CallOutlook& call, const std::vector
                                       const Balancer& next) const {
   if (!call.machine) return true;  // no network to price the protocols on
   const Outlook o = outlook_of(params_, call);
-  // What the protocols before it took, alike on every rank: their rounds on the network
-  // (the code each rank timed for itself is left out).
+  // What the protocols before it took, alike on every rank (the engines hand each one's
+  // time as its slowest rank's), and what their rounds alone cost on the network.
   double spent = 0;
-  for (const RanPlan& r : ran) spent += protocol_network_s(o.net, std::max(1, r.protocol_rounds));
+  double rounds_s = 0;
+  for (const RanPlan& r : ran) {
+    spent += r.decision_s;
+    rounds_s += protocol_network_s(o.net, std::max(1, r.protocol_rounds));
+  }
   std::size_t index = 0;
   while (index < candidates_.size() && candidates_[index].get() != &next) ++index;
-  return spent + floor_s(next, last_decision_s(index, call.objects), call, o.net) <=
-         params_.explore_budget * o.gain_bound_s();
+  const double last = last_decision_s(index, call.objects);
+  const auto* protocol = dynamic_cast<const DistributedBalancer*>(&next);
+  const double expected = protocol ? expected_first_run_s(*protocol, last, call.nranks, o.net, spent, rounds_s)
+                                   : floor_s(next, last, call, o.net);
+  return spent + expected <= params_.explore_budget * o.gain_bound_s();
 }
 
 Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
@@ -439,14 +479,16 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (params_.candidates[i].kind == BalancerKind::none) continue;
     const double last = last_decision_s(i, call.objects);
-    const double floor = floor_s(*candidates_[i], last, call, o.net);
-    if (!o.cannot_win(floor)) return nullptr;
-    const bool measured = last == floor && floor > 0;
+    const double decision = floor_s(*candidates_[i], last, call, o.net);
+    const double migration = last_migration_s(i, o.excess_share);
+    if (!o.cannot_win(decision + migration)) return nullptr;
+    const bool measured = last == decision && decision > 0;
     candidates[std::string(params_.candidates[i].name())] =
         Json{{"skipped", true},
-             {"floor_s", floor},
+             {"floor_s", decision + migration},
              {"floor_from", measured ? "its last decision" : "the network"},
-             {"bound_s", o.calls * kSkipShare * floor + o.balanced_steps_s}};
+             {"migration_floor_s", migration},
+             {"bound_s", o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
   }
   if (!o.none_competes) return nullptr;
   candidates["none"] = Json{{"to_end_s", o.none_s}};
@@ -484,9 +526,13 @@ std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm
     // What the candidate takes as itself, by the engine's clock: simulated under SMPI.
     const double t0 = MPI_Wtime();
     const MigrationPlan plan = (*it)->plan(view, comm);
+    // Its slowest rank's time, so that every rank weighs the next one alike
+    // (keeps_running_first) and rank 0 charges it as the call took.
+    double took = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, comm);
     out.push_back(RanPlan{.balancer = next,
                           .assignment = {},
-                          .decision_s = MPI_Wtime() - t0,
+                          .decision_s = took,
                           .protocol_rounds = plan.protocol ? plan.protocol->rounds : 0});
     moved_to.emplace_back(local, view.rank);
     for (const Move& m : plan.moves) moved_to.back()[static_cast<std::size_t>(m.vertex)] = m.to;
@@ -647,12 +693,12 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
 void AutoBalancer::broadcast_decision(MPI_Comm comm) {
   // The choice travels as the last double: candidates are few, so the index is exact.
-  std::vector<double> message = chooser_.decision_per_object();
+  std::vector<double> message = chooser_.learned();
   message.push_back(static_cast<double>(chosen_.value_or(0)));
   MPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_DOUBLE, 0, comm);
   chosen_ = static_cast<std::size_t>(message.back());
   message.pop_back();
-  chooser_.learn_decision_per_object(std::move(message));
+  chooser_.learn(message);
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {
@@ -941,18 +987,34 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double exchange = problem.step_exchange_s;
   const double balanced = perfect_balance_s(problem) + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
+  migration_s_.resize(candidates_.size(), 0.0);
+  migration_share_.resize(candidates_.size(), 0.0);
   sampled_before_.resize(candidates_.size(), false);
+  const double share_now = excess_share(lmax, perfect_balance_s(problem));
   // The cheapest to decide first, so that a dear one that cannot win is seen to be so
   // before it runs: even at kSkipShare of its expected decision, and with every later step
   // perfectly balanced, it would take longer than the best candidate so far.
   std::vector<double> estimate(candidates_.size());
+  // What finding out would spend, where more than `estimate`: a protocol that did not run
+  // as itself is expected to take what keeps_running_first expected of it (its reference
+  // on rank 0 costs more), so one the engine left out for the budget is left out here too.
+  std::vector<double> to_find_out(candidates_.size(), 0.0);
   std::vector<bool> at_floor(candidates_.size(), false);
   ran_.resize(candidates_.size());
+  double ran_s = 0;
+  double ran_rounds_s = 0;
+  for (const auto& r : ran_) {
+    if (!r) continue;
+    ran_s += r->decision_s;
+    ran_rounds_s += protocol_network_s(net, std::max(1, r->protocol_rounds));
+  }
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     estimate[i] = ran_[i] ? ran_[i]->decision_s : decision_estimate_s(i, problem);
     // A protocol costs at least its floor, known before it ran.
-    if (!ran_[i] && dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) {
+    const auto* protocol = dynamic_cast<const DistributedBalancer*>(candidates_[i].get());
+    if (!ran_[i] && protocol) {
       const double floor = protocol_floor_s(net);
+      to_find_out[i] = expected_first_run_s(*protocol, estimate[i], problem.nranks, net, ran_s, ran_rounds_s);
       at_floor[i] = floor > estimate[i];
       estimate[i] = std::max(estimate[i], floor);
     }
@@ -1017,18 +1079,22 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         sampled_before_[i] = true;
       }
     }
-    const double bound = calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced;
+    // Its last migration, scaled down where less is to be taken off the slowest rank now.
+    const double migration_estimate = last_migration_s(i, share_now);
+    const double bound = calls * kSkipShare * (estimate[i] + migration_estimate) +
+                         (to_the_end ? problem.steps_left : horizon) * balanced;
     // One that ran as itself already paid for its decision: weighing it is free.
     if (best && !ran_[i] && bound >= best_time) {
       predictions[name] =
           Json{{"skipped", true},
                {"bound_s", bound},
                {"decision_estimate_s", estimate[i]},
+               {"migration_estimate_s", migration_estimate},
                {"estimated_from", estimated_from(sampled, at_floor[i], sampled_before_[i] && !sampled, problem, name)}};
       second_time = std::min(second_time, bound);
       continue;
     }
-    if (costs_to_weigh && explored + estimate[i] > explore_budget) {
+    if (costs_to_weigh && explored + std::max(estimate[i], to_find_out[i]) > explore_budget) {
       skip_over_budget();
       continue;
     }
@@ -1038,6 +1104,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const CallCost cost = call_cost(name, o, problem, net);
     if (!ran_as_itself) explored += o.decision_s;
     if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
+    migration_s_[i] = cost.migration_s;
+    migration_share_[i] = share_now;
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
     // `none` keeps the paper's L_max: nothing puts its ranks back in balance at later calls,

@@ -157,11 +157,13 @@ class AutoChooser final : public CentralizedBalancer {
   // of the objects' ids, loads and owners; or, where longer, what its last decision cost)
   // at every call, with perfectly balanced steps, would take longer. Null otherwise.
   [[nodiscard]] Json ruled_out_by_floors(const CallOutlook& call) const;
-  // Each candidate's last decision (or sample) per object, 0 where it never ran. Rank 0
+  // What the decisions learned of each candidate, 0 where it never ran: its last decision
+  // (or sample) per object, then its last migration as weighed, then the share of the
+  // slowest rank's load above perfect balance at that call (three per candidate). Rank 0
   // measures them; AutoBalancer::plan() hands them to every rank with its choice, so that
   // the floors of later calls are alike everywhere.
-  [[nodiscard]] std::vector<double> decision_per_object() const;
-  void learn_decision_per_object(std::vector<double> per_object) const;
+  [[nodiscard]] std::vector<double> learned() const;
+  void learn(const std::vector<double>& learned) const;
 
   // A candidate is skipped when kSkipShare of its expected decision, at every call left,
   // plus perfectly balanced steps already exceed the best prediction so far. Half: a
@@ -182,11 +184,17 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] double decision_estimate_s(std::size_t candidate, const GlobalProblem& problem) const;
   // Its last decision (or sample) scaled to `objects`; 0 where it never ran.
   [[nodiscard]] double last_decision_s(std::size_t candidate, std::int64_t objects) const;
+  // Its last migration, scaled down by the share of the slowest rank's load above balance
+  // now against then (never up: a plan made from scratch moves as much either way); 0
+  // where it never ran. A floor at later calls (kSkipShare of it), beyond the paper.
+  [[nodiscard]] double last_migration_s(std::size_t candidate, double share_now) const;
 
   const AutoParams& params_;
   const std::vector<std::unique_ptr<Balancer>>& candidates_;
   std::optional<std::size_t>& chosen_;
   mutable std::vector<double> decision_per_object_;  // per candidate, from its last decision or sample
+  mutable std::vector<double> migration_s_;          // per candidate, its last migration as weighed
+  mutable std::vector<double> migration_share_;      // ... and excess_share of the loads then
   mutable std::vector<bool> sampled_before_;         // ... where that came from a sample
   // Per candidate, what it did at this call when it ran as itself (ran_first); the next
   // solve() weighs it and then forgets it.

@@ -560,12 +560,43 @@ TEST(Auto, RulesOutACandidateWhoseLastDecisionCannotPayForItself) {
   EXPECT_TRUE(acting.runs_first(call).empty());
   const Json d = slow_tree.decision();
   ASSERT_TRUE(d.contains("decided_by")) << d.dump();
-  EXPECT_NEAR(d["candidates"]["tree"]["floor_s"].get<double>(), 0.05, 1e-12);
-  EXPECT_EQ(d["candidates"]["tree"]["floor_from"], "its last decision");
+  const Json& tree = d["candidates"]["tree"];
+  EXPECT_NEAR(tree["floor_s"].get<double>() - tree["migration_floor_s"].get<double>(), 0.05, 1e-12);
+  EXPECT_EQ(tree["floor_from"], "its last decision");
   const AutoBalancer quick_tree = make_auto("{candidates: [none, tree], redecide: 0}");
   first_call(quick_tree, 1e-5);
   EXPECT_FALSE(quick_tree.acting_for(call).promised_nothing_moves());
   EXPECT_FALSE(quick_tree.decision().contains("decided_by"));
+}
+
+// After a decision every rank also knows each candidate's last migration and how much of
+// the slowest rank's load stood above balance then. Here rank 0 is 14.6% over (6 ms against
+// 5.125), and tree's floor at 3 calls must stay under 2 x 26.25 ms / 3 = 17.5 ms to win:
+// a 50 ms migration learned on loads as imbalanced as these cannot pay for itself, one
+// learned where ten times as much stood over balance is taken as 5 ms, and a migration is
+// never scaled up for loads more imbalanced than those it was learned on.
+TEST(Auto, RulesOutACandidateWhoseLastMigrationCannotPayForItself) {
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 2;
+  const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook call = outlook_of(mild, fast);
+  const double share_now = 1.0 - (6e-3 + 7 * 5e-3) / 8 / 6e-3;
+  // Whether the call's totals choose `none` after tree's migration was learned so.
+  auto ruled_out = [&](const AutoBalancer& a, double migration_s, double share_then) {
+    dynamic_cast<const AutoChooser&>(a.acting_for(call)).learn({0, 0, 0, migration_s, 0, share_then});
+    return a.acting_for(call).promised_nothing_moves();
+  };
+  const AutoBalancer as_now = make_auto("{candidates: [none, tree], redecide: 0}");
+  EXPECT_TRUE(ruled_out(as_now, 0.05, share_now));
+  EXPECT_NEAR(as_now.decision()["candidates"]["tree"]["migration_floor_s"].get<double>(), 0.05, 1e-12);
+  const AutoBalancer less_over_now = make_auto("{candidates: [none, tree], redecide: 0}");
+  EXPECT_FALSE(ruled_out(less_over_now, 0.05, 10 * share_now));
+  const AutoBalancer more_over_now = make_auto("{candidates: [none, tree], redecide: 0}");
+  EXPECT_TRUE(ruled_out(more_over_now, 0.05, share_now / 2));
+  EXPECT_NEAR(more_over_now.decision()["candidates"]["tree"]["migration_floor_s"].get<double>(), 0.05, 1e-12);
+  const AutoBalancer never_ran = make_auto("{candidates: [none, tree], redecide: 0}");
+  EXPECT_FALSE(ruled_out(never_ran, 0, 0));
 }
 
 // A hot spot on one of 8 ranks for 30 more steps: the most any candidate could gain over
@@ -590,8 +621,10 @@ TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
 }
 
 // Two protocols, neither run before: tree, whose structure says fewer rounds at 8 ranks,
-// runs first, and diffusion after it only while tree's rounds, priced on the network, and
-// diffusion's floor stay within the budget (half of 30 x 39.4 ms, as above).
+// runs first, and diffusion after it only while what tree took and what diffusion is
+// expected to take stay within the budget (half of 30 x 39.4 ms, as above: 590.6 ms).
+// Diffusion is expected to take its 22 rounds on the network, times what code added to
+// tree's rounds.
 TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   const MachineInfo m = machine_with_collectives_of(8, 0.01);
   const GlobalProblem hot = hot_spot_for_30_more_steps(m);
@@ -602,17 +635,25 @@ TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   ASSERT_EQ(first.size(), 2U);
   const auto* tree = dynamic_cast<const TreeBalancer*>(first[0]);
   ASSERT_NE(tree, nullptr) << "tree runs first";
-  EXPECT_LT(tree->expected_rounds(8), dynamic_cast<const DistributedBalancer&>(*first[1]).expected_rounds(8));
+  const auto& diffusion = dynamic_cast<const DistributedBalancer&>(*first[1]);
+  EXPECT_LT(tree->expected_rounds(8), diffusion.expected_rounds(8));
+  ASSERT_EQ(diffusion.expected_rounds(8), 22);
   // A round costs 20 ms here (the barrier, then the allreduce) and plan()'s collectives
-  // 60 ms more: 9 rounds leave room for diffusion's floor, 30 do not.
-  EXPECT_TRUE(chooser.keeps_running_first(
-      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 9}}, *first[1]));
-  EXPECT_FALSE(chooser.keeps_running_first(
-      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 30}}, *first[1]));
+  // 60 ms more: diffusion is expected at 500 ms on the network.
+  auto tree_took = [&](double seconds) {
+    return std::vector<RanPlan>{
+        RanPlan{.balancer = tree, .assignment = {}, .decision_s = seconds, .protocol_rounds = 1}};
+  };
+  // Tree's one round took what the network says (80 ms): 80 + 500 ms fit.
+  EXPECT_TRUE(chooser.keeps_running_first(call, tree_took(0.080), *first[1]));
+  // It took 10% more: diffusion is expected 10% dearer too, 88 + 550 ms, which do not
+  // (on the network alone, 588 ms would).
+  EXPECT_FALSE(chooser.keeps_running_first(call, tree_took(0.088), *first[1]));
+  // Nothing ran before it: diffusion alone, at 500 ms, fits.
+  EXPECT_TRUE(chooser.keeps_running_first(call, {}, *first[1]));
   const AutoBalancer open = make_auto("{candidates: [none, diffusion, tree], redecide: 0, explore_budget: 1000}");
   const Balancer& unlimited = open.acting_for(call);
-  EXPECT_TRUE(unlimited.keeps_running_first(
-      call, {RanPlan{.balancer = tree, .assignment = {}, .decision_s = 0, .protocol_rounds = 30}}, *first[1]));
+  EXPECT_TRUE(unlimited.keeps_running_first(call, tree_took(0.5), *first[1]));
 }
 
 // After the totals alone chose `none`, later calls look at the loads again only as far as
