@@ -103,10 +103,20 @@
 // to the end (every step perfectly balanced, no call costing anything) on running
 // candidates it cannot weigh for free. The distributed ones run as themselves cheapest
 // first (their last decision, or before they ever ran the rounds their structure says
-// they take), each only while the rounds of those before it, priced on the network, and
-// its own floor fit (keeps_running_first(), alike on every rank); on rank 0 a candidate
-// is sampled or run only while what the decision spent and its expected decision fit.
-// What is skipped so could have won, but by no more than that gain.
+// they take), each only while what those before it took (each reduced to its slowest
+// rank's time, so alike on every rank) and what it is expected to take fit
+// (keeps_running_first()): its last decision, or before it ever ran, its rounds priced on
+// the network times what code added to the rounds of those before it. On rank 0 a
+// candidate is sampled or run only while what the decision spent and its expected
+// decision fit; a protocol the engine left out so is left out there too. What is skipped
+// so could have won, but by no more than that gain.
+//
+// What a call moves, learned (beyond the paper): with its choice, rank 0 also hands every
+// rank each candidate's last migration and the share of the slowest rank's load above
+// perfect balance at that call. A candidate's floor at later calls adds that migration,
+// scaled down where less stands over balance now (never up: greedy moves about as much
+// either way), so one whose call cannot pay for itself is neither run as itself, nor
+// sampled, nor run on rank 0, and where none can, the call's totals choose `none`.
 //
 // Keeping `none` without synchronizing (`nonblocking_look`, beyond the paper): a call's
 // reduction of the loads' totals makes every rank wait for the slowest, which `none` alone
@@ -148,14 +158,15 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] std::vector<const Balancer*> runs_first(const CallOutlook& call) const override;
   void ran_first(std::vector<RanPlan> plans) const override;
   // Whether `next` still runs as itself: what the protocols that ran before it at this call
-  // took on the network, with `next`'s floor, stays within `explore_budget` of the most any
+  // took, with what `next` is expected to take, stays within `explore_budget` of the most any
   // candidate could gain over `none` (see auto.hpp).
   [[nodiscard]] bool keeps_running_first(const CallOutlook& call, const std::vector<RanPlan>& ran,
                                          const Balancer& next) const override;
   // The decision for `none`, if the call's totals alone show that no other candidate can
   // win: each one's floor (a protocol's collectives and one round; a gather and a scatter
-  // of the objects' ids, loads and owners; or, where longer, what its last decision cost)
-  // at every call, with perfectly balanced steps, would take longer. Null otherwise.
+  // of the objects' ids, loads and owners; or, where longer, what its last decision cost;
+  // plus its last migration, last_migration_s) at every call, with perfectly balanced
+  // steps, would take longer. Null otherwise.
   [[nodiscard]] Json ruled_out_by_floors(const CallOutlook& call) const;
   // What the decisions learned of each candidate, 0 where it never ran: its last decision
   // (or sample) per object, then its last migration as weighed, then the share of the
