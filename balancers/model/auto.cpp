@@ -386,16 +386,27 @@ double floor_s(const Balancer& c, double last_decision_s, const CallOutlook& cal
   return std::max(network, last_decision_s);
 }
 
+// What the protocols that ran as themselves at this call took (each its slowest rank's
+// time, as the engines hand it), and what their rounds alone cost on the network.
+struct RanSoFar {
+  double took_s = 0;
+  double rounds_s = 0;
+  void add(const RanPlan& r, const PricedNetwork& net) {
+    took_s += r.decision_s;
+    rounds_s += protocol_network_s(net, std::max(1, r.protocol_rounds));
+  }
+};
+
 // What `next` is expected to take if it runs as itself now: its last decision, or before
 // it ever ran, the rounds its protocol takes on this many ranks priced on the network,
-// times what code added to the rounds of the protocols that ran before it at this call
-// (`spent` against `rounds_s`). A protocol's floor (one round) said too little: tree's 17
-// rounds at 32 ranks on bgq cost 1.1 ms on the network and 1.4 ms in all, and decisions
-// on the first accuracy sweep spent up to three times their budget.
+// times what code added to the rounds of the protocols that ran before it at this call.
+// A protocol's floor (one round) said too little: tree's 17 rounds at 32 ranks on bgq
+// cost 1.1 ms on the network and 1.4 ms in all, and decisions on the first accuracy sweep
+// spent up to three times their budget.
 double expected_first_run_s(const DistributedBalancer& next, double last_decision_s, int nranks,
-                            const PricedNetwork& net, double spent, double rounds_s) {
+                            const PricedNetwork& net, const RanSoFar& ran) {
   if (last_decision_s > 0) return std::max(last_decision_s, protocol_floor_s(net));
-  const double code_share = rounds_s > 0 ? std::max(1.0, spent / rounds_s) : 1.0;
+  const double code_share = ran.rounds_s > 0 ? std::max(1.0, ran.took_s / ran.rounds_s) : 1.0;
   return protocol_network_s(net, next.expected_rounds(nranks)) * code_share;
 }
 
@@ -455,21 +466,15 @@ bool AutoChooser::keeps_running_first(const CallOutlook& call, const std::vector
                                       const Balancer& next) const {
   if (!call.machine) return true;  // no network to price the protocols on
   const Outlook o = outlook_of(params_, call);
-  // What the protocols before it took, alike on every rank (the engines hand each one's
-  // time as its slowest rank's), and what their rounds alone cost on the network.
-  double spent = 0;
-  double rounds_s = 0;
-  for (const RanPlan& r : ran) {
-    spent += r.decision_s;
-    rounds_s += protocol_network_s(o.net, std::max(1, r.protocol_rounds));
-  }
+  RanSoFar before;  // alike on every rank
+  for (const RanPlan& r : ran) before.add(r, o.net);
   std::size_t index = 0;
   while (index < candidates_.size() && candidates_[index].get() != &next) ++index;
   const double last = last_decision_s(index, call.objects);
   const auto* protocol = dynamic_cast<const DistributedBalancer*>(&next);
-  const double expected = protocol ? expected_first_run_s(*protocol, last, call.nranks, o.net, spent, rounds_s)
-                                   : floor_s(next, last, call, o.net);
-  return spent + expected <= params_.explore_budget * o.gain_bound_s();
+  const double expected =
+      protocol ? expected_first_run_s(*protocol, last, call.nranks, o.net, before) : floor_s(next, last, call, o.net);
+  return before.took_s + expected <= params_.explore_budget * o.gain_bound_s();
 }
 
 Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
@@ -985,12 +990,13 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // Every predicted step is its slowest rank's compute plus the exchange measured in the
   // steps before this call (beyond the paper; see auto.hpp).
   const double exchange = problem.step_exchange_s;
-  const double balanced = perfect_balance_s(problem) + exchange;
+  const double perfect = perfect_balance_s(problem);
+  const double balanced = perfect + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
   migration_s_.resize(candidates_.size(), 0.0);
   migration_share_.resize(candidates_.size(), 0.0);
   sampled_before_.resize(candidates_.size(), false);
-  const double share_now = excess_share(lmax, perfect_balance_s(problem));
+  const double share_now = excess_share(lmax, perfect);
   // The cheapest to decide first, so that a dear one that cannot win is seen to be so
   // before it runs: even at kSkipShare of its expected decision, and with every later step
   // perfectly balanced, it would take longer than the best candidate so far.
@@ -1001,12 +1007,9 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   std::vector<double> to_find_out(candidates_.size(), 0.0);
   std::vector<bool> at_floor(candidates_.size(), false);
   ran_.resize(candidates_.size());
-  double ran_s = 0;
-  double ran_rounds_s = 0;
+  RanSoFar ran_first;
   for (const auto& r : ran_) {
-    if (!r) continue;
-    ran_s += r->decision_s;
-    ran_rounds_s += protocol_network_s(net, std::max(1, r->protocol_rounds));
+    if (r) ran_first.add(*r, net);
   }
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     estimate[i] = ran_[i] ? ran_[i]->decision_s : decision_estimate_s(i, problem);
@@ -1014,7 +1017,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const auto* protocol = dynamic_cast<const DistributedBalancer*>(candidates_[i].get());
     if (!ran_[i] && protocol) {
       const double floor = protocol_floor_s(net);
-      to_find_out[i] = expected_first_run_s(*protocol, estimate[i], problem.nranks, net, ran_s, ran_rounds_s);
+      to_find_out[i] = expected_first_run_s(*protocol, estimate[i], problem.nranks, net, ran_first);
       at_floor[i] = floor > estimate[i];
       estimate[i] = std::max(estimate[i], floor);
     }
