@@ -246,7 +246,12 @@ class Balancer {
   // `auto` skips calls where its last decision showed that looking again cannot pay, and
   // where a look says that it would keep `none` again. True by default.
   [[nodiscard]] virtual bool takes_call(const CallOutlook* /*look*/) const { return true; }
-  // Asked after every LB point, taken or not, alike on every rank: whether the engine
+  // After takes_call(look) kept a point with a look, alike on every rank: what the look
+  // decided, where it decided anything (`auto`: the totals alone rule out every candidate
+  // but `none`), for the record; null otherwise.
+  [[nodiscard]] virtual Json look_decision() const { return nullptr; }
+  // Asked before the first step and after every LB point, taken or not, alike on every
+  // rank: whether the engine
   // should start reducing the loads' totals half a period before the next point without
   // waiting for them, and hand them to that point's takes_call(). A blocking reduction
   // makes every rank wait for the slowest at every call; a balancer that keeps the

@@ -589,6 +589,7 @@ int calls_to_skip(double budget, double none_to_end_s, double look_s, int later_
 }  // namespace
 
 bool AutoBalancer::takes_call(const CallOutlook* look) const {
+  look_decision_ = nullptr;
   if (calls_to_skip_ > 0) {
     --calls_to_skip_;
     return false;
@@ -599,8 +600,21 @@ bool AutoBalancer::takes_call(const CallOutlook* look) const {
 }
 
 bool AutoBalancer::wants_look() const {
-  return params_.nonblocking_look && calls_to_skip_ == 0 && chosen_ &&
-         params_.candidates[*chosen_].kind == BalancerKind::none;
+  // Before the first call the run is under `none` as much as after a call that chose it.
+  const bool under_none = calls_ == 0 || (chosen_ && params_.candidates[*chosen_].kind == BalancerKind::none);
+  return params_.nonblocking_look && calls_to_skip_ == 0 && under_none;
+}
+
+void AutoBalancer::skip_calls_after_floors(Json& floor, const CallOutlook& call) const {
+  // Under the model's own extrapolation (loads stay as they are) no later call can win
+  // either, with fewer steps left to gain on; only changing loads could. So later calls
+  // look again only as far as `look_budget` of the run pays for their reductions.
+  if (call.steps_left <= 0) return;
+  const double none_s = floor["candidates"]["none"]["to_end_s"].get<double>();
+  const double look_s = floor["network"]["collective_s"].get<double>();
+  calls_to_skip_ = calls_to_skip(params_.look_budget, none_s, look_s, call.later_calls);
+  floor["look_budget"] = params_.look_budget;
+  floor["skips_next_calls"] = calls_to_skip_;
 }
 
 void AutoBalancer::remember_last_decision() const {
@@ -622,7 +636,15 @@ bool AutoBalancer::keeps_none(const CallOutlook& look) const {
   if (const Decided* before = remembered(max_over_mean_of(look))) {
     return params_.candidates[before->chosen].kind == BalancerKind::none;
   }
-  return !chooser_.ruled_out_by_floors(look).is_null();
+  Json floor = chooser_.ruled_out_by_floors(look);
+  if (floor.is_null()) return false;
+  // Kept by the totals alone: as a call decided so would, the next points look again only
+  // as far as `look_budget` pays for their reductions.
+  skip_calls_after_floors(floor, look);
+  floor["by_look"] = true;
+  floor["calls"] = calls_;
+  look_decision_ = std::move(floor);
+  return true;
 }
 
 const AutoBalancer::Decided* AutoBalancer::remembered(double max_over_mean) const {
@@ -659,16 +681,7 @@ const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
       if (params_.candidates[i].kind == BalancerKind::none) chosen_ = i;
     }
-    // Under the model's own extrapolation (loads stay as they are) no later call can win
-    // either, with fewer steps left to gain on; only changing loads could. So later calls
-    // look again only as far as `look_budget` of the run pays for their reductions.
-    if (call.steps_left > 0) {
-      const double none_s = floor_decision_["candidates"]["none"]["to_end_s"].get<double>();
-      const double look_s = floor_decision_["network"]["collective_s"].get<double>();
-      calls_to_skip_ = calls_to_skip(params_.look_budget, none_s, look_s, call.later_calls);
-      floor_decision_["look_budget"] = params_.look_budget;
-      floor_decision_["skips_next_calls"] = calls_to_skip_;
-    }
+    skip_calls_after_floors(floor_decision_, call);
     return *candidates_[*chosen_];
   }
   // The chooser's solve() puts its choice in chosen_ (under MPI only rank 0 runs it, and

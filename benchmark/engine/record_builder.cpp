@@ -94,17 +94,20 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
 // the candidate also calls it at every later LB point, priced as `auto` priced it
 // (`later_call_s`: as much as this call; see balancers/model/auto.hpp). The report scores
 // these against the runs of each candidate.
-std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events, const Totals& t) {
+std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events,
+                                            const std::optional<LookDecision>& look, const Totals& t) {
   const auto first =
       std::find_if(events.begin(), events.end(), [](const LbEvent& e) { return !e.prediction.is_null(); });
-  if (first == events.end()) return std::nullopt;
-  const auto upto = static_cast<std::size_t>(first->step) + 1;
+  const bool by_look = look && (first == events.end() || look->step < first->step);
+  if (!by_look && first == events.end()) return std::nullopt;
+  const int step = by_look ? look->step : first->step;
+  const Json& d = by_look ? look->decision : first->prediction;
+  const auto upto = static_cast<std::size_t>(step) + 1;
   const double before =
       std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
   const double steps_after = static_cast<double>(s.steps) - static_cast<double>(upto);
   RunPrediction p;
-  p.later_calls = lb_points_after(s, first->step);
-  const Json& d = first->prediction;
+  p.later_calls = lb_points_after(s, step);
   const double exchange = d.value("step_exchange_s", 0.0);
   for (const auto& [name, c] : d["candidates"].items()) {
     if (c.value("skipped", false)) {  // not run: what it would take at least
@@ -121,7 +124,8 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
   }
   p.chosen = d["chosen"].get<std::string>();
   if (d.contains("near_tie")) p.fastest_predicted = d["near_tie"]["fastest"].get<std::string>();
-  p.at_step = first->step;
+  p.at_step = step;
+  if (by_look) p.look_decision = d;
   return p;
 }
 
@@ -170,6 +174,12 @@ int lb_points_after(const Scenario& s, int step) {
 
 bool has_lb_points(const Scenario& s) { return lb_points_after(s, -1) > 0; }
 
+void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step) {
+  if (first) return;
+  Json decision = balancer.look_decision();
+  if (!decision.is_null()) first = LookDecision{.step = step, .decision = std::move(decision)};
+}
+
 RunRecord build_record(RunEnd end, MPI_Comm comm) {
   StepTotals totals = reduce_totals(end, comm);
   if (comm_rank(comm) != 0) return {};
@@ -184,7 +194,8 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
                                      .initial = end.initial,
                                      .final = end.final,
                                      .simulation = end.engine.simulation(end.setup_s, end.host_wall_s),
-                                     .provenance = std::move(end.provenance)},
+                                     .provenance = std::move(end.provenance),
+                                     .first_look = std::move(end.first_look)},
                          totals, std::move(end.events));
 }
 
@@ -244,7 +255,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
   if (s.machine.definition) r.machine_preset = s.machine.effective_preset().to_json();
   r.simulation = facts.simulation;
   if (t.has_vectors()) r.load_vector = load_vector_of(t, facts.components, nranks, s.steps);
-  r.prediction = run_prediction(s, events, t);
+  r.prediction = run_prediction(s, events, facts.first_look, t);
   r.lb = std::move(events);
   r.config = normalized(s);
   r.provenance = std::move(facts.provenance);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "balancers/balancer.hpp"
 #include "engine/machine.hpp"
 #include "engine/step_loop.hpp"
 #include "record/run_record.hpp"
@@ -19,6 +20,17 @@ namespace lbbench {
 class Engine;
 
 // Everything the record says that this rank knows at the end.
+// What a look decided at an LB point it kept (Balancer::look_decision()), where no call had
+// decided before: the run's prediction is then this one's.
+struct LookDecision {
+  int step = 0;
+  Json decision;
+};
+
+// After a look kept the point of `step`: the look's decision, if it made one and none was
+// kept before.
+void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step);
+
 struct RunEnd {
   const Scenario& scenario;
   const Engine& engine;
@@ -28,11 +40,12 @@ struct RunEnd {
   std::vector<std::string> components;  // names of the load components (one for a scalar workload)
   const RankSteps& steps;
   std::vector<LbEvent> events;  // as run_lb_call returned them
-  CommCensus initial;           // at the start
-  CommCensus final;             // at the end
-  double elapsed_s = 0;         // this rank's step loop, on the run's clock
-  double setup_s = 0;           // from the replay's start to its first step
-  double host_wall_s = 0;       // host time of the whole replay
+  std::optional<LookDecision> first_look;
+  CommCensus initial;      // at the start
+  CommCensus final;        // at the end
+  double elapsed_s = 0;    // this rank's step loop, on the run's clock
+  double setup_s = 0;      // from the replay's start to its first step
+  double host_wall_s = 0;  // host time of the whole replay
   Provenance provenance;
 };
 
@@ -63,6 +76,7 @@ struct RecordFacts {
   CommCensus final;
   std::optional<SimulationInfo> simulation;
   Provenance provenance;
+  std::optional<LookDecision> first_look;  // see RunEnd
 };
 
 // The record of a run from its totals and LB calls (no communication).

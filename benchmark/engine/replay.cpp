@@ -76,7 +76,8 @@ class Replay {
     double exporting = 0;
     std::vector<LbEvent> events;
     LoadLook look(comm_);
-    bool look_wanted = false;
+    bool look_wanted = balancer_->wants_look();
+    std::optional<LookDecision> first_look;
     int measured_since = 0;  // the first step of the loads' window: after the last call or look that kept them
     for (int step = 0; step < s_.steps; ++step) {
       const bool lb_point = is_lb_point(s_, step);
@@ -104,6 +105,7 @@ class Replay {
         if (!lb_call) {
           loop_->restart_vertex_times();
           measured_since = step + 1;
+          keep_first_look_decision(*balancer_, first_look, step);
         }
       }
       if (lb_call) {
@@ -128,6 +130,7 @@ class Replay {
                                      .components = field_->names(),
                                      .steps = loop_->steps(),
                                      .events = std::move(events),
+                                     .first_look = std::move(first_look),
                                      .initial = initial_census_,
                                      .final = final,
                                      .elapsed_s = elapsed,

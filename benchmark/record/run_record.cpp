@@ -236,6 +236,7 @@ Json to_json(const RunPrediction& p) {
   }
   Json j{{"chosen", p.chosen}, {"at_step", p.at_step}, {"later_calls", p.later_calls}, {"candidates", candidates}};
   if (p.fastest_predicted) j["fastest_predicted"] = *p.fastest_predicted;
+  if (!p.look_decision.is_null()) j["look_decision"] = p.look_decision;
   return j;
 }
 
@@ -245,6 +246,7 @@ RunPrediction prediction_from(const Fields& f) {
   p.at_step = f.get<int>("at_step", 0);
   p.later_calls = f.get<int>("later_calls", 0);
   if (f.has("fastest_predicted")) p.fastest_predicted = f.need<std::string>("fastest_predicted");
+  if (f.has("look_decision")) p.look_decision = f.raw("look_decision");
   const Json candidates = f.raw("candidates");
   if (candidates.is_object()) {
     for (const auto& [name, c] : candidates.items()) {

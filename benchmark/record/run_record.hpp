@@ -116,6 +116,9 @@ struct RunPrediction {
   std::set<std::string> at_least;
   // Where `auto`'s near-tie rule chose another candidate: the one predicted fastest.
   std::optional<std::string> fastest_predicted;
+  // Where no call decided before an LB point that a look kept (Balancer::look_decision()):
+  // that look's decision, which the rest is taken from; null otherwise.
+  Json look_decision;
 };
 
 // A replayed recorded run (an lbdatafile mesh): what the trace held, and how its ranks

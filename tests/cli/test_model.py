@@ -78,7 +78,8 @@ class ModelEngine(unittest.TestCase):
         # reduction (32 ms) costs more than 5% of the run, so no later call is taken.
         args = [str(SCENARIOS / "accuracy" / "droplets-amr.yaml"), "--ranks", "128", "--set", "ranks=128",
                 "--set", "machine.preset=grid-2site", "--set", "balancer.period=3", "--set", "balancer.name=auto"]
-        skipping = self.record("model", *args)
+        blocking = ["--set", "balancer.params.nonblocking_look=false"]
+        skipping = self.record("model", *args, *blocking)
         first = skipping["lb"][0]["prediction"]
         self.assertEqual(first["chosen"], "none")
         self.assertEqual(first["skips_next_calls"], first["later_calls"])
@@ -88,17 +89,28 @@ class ModelEngine(unittest.TestCase):
         self.assertEqual(skipping["lb_points"], 1 + first["later_calls"])
         # With the budget for every call and no look between points, every LB point is a
         # call, and each costs time.
-        looking = self.record("model", *args, "--set", "balancer.params.look_budget=1000",
-                              "--set", "balancer.params.nonblocking_look=false")
+        looking = self.record("model", *args, *blocking, "--set", "balancer.params.look_budget=1000")
         self.assertEqual(looking["lb_invocations"], 1 + first["later_calls"])
         self.assertTrue(all(c["prediction"].get("skips_next_calls", 0) == 0 for c in looking["lb"]))
         self.assertLess(skipping["total_time_s"], looking["total_time_s"])
-        # With looks (the default), each later point's look keeps `none` without a call, and
-        # no rank waits for the reduction longer than it takes to cross the sites.
-        looks = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
-        self.assertEqual(looks["lb_invocations"], 1)
+        # With looks (the default), the first point is looked at too, before any call: its
+        # totals keep `none` with no call at all, the record's prediction is the look's, and
+        # the run waits for one reduction at most half of it.
+        looks = self.record("model", *args)
+        self.assertEqual(looks["lb_invocations"], 0)
         self.assertEqual(looks["lb_points"], 1 + first["later_calls"])
-        self.assertLess(looks["total_time_s"], looking["total_time_s"])
+        decided = looks["prediction"]["look_decision"]
+        self.assertEqual((decided["chosen"], decided["by_look"]), ("none", True))
+        self.assertEqual(decided["skips_next_calls"], first["later_calls"])
+        self.assertEqual(looks["prediction"]["at_step"], skipping["prediction"]["at_step"])
+        self.assertLess(looks["total_time_s"], skipping["total_time_s"])
+        none = self.record("model", *args[:-2], "--set", "balancer.name=none")
+        self.assertLess(looks["total_time_s"] - none["total_time_s"],
+                        skipping["total_time_s"] - none["total_time_s"])
+        # With the budget for every look, each later point's look keeps `none` too.
+        every = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
+        self.assertEqual(every["lb_invocations"], 0)
+        self.assertLess(every["total_time_s"], looking["total_time_s"])
 
     def test_auto_prices_the_steps_after_a_call_along_the_loads_trends(self):
         # The quickstart's hot spot drifts. Tree keeps it together on a few ranks, which grow

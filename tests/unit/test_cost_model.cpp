@@ -708,7 +708,6 @@ TEST(Auto, KeepsNoneOnALookWhereItWouldBeChosenAgain) {
   const MachineInfo slow = machine_with_collectives_of(8, 0.05);
   const CallOutlook call = outlook_of(mild, slow);
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], look_budget: 1000}");
-  EXPECT_FALSE(a.wants_look()) << "nothing chosen yet";
   ASSERT_TRUE(a.acting_for(call).promised_nothing_moves());
   ASSERT_TRUE(a.wants_look());
   // The same shape: the decision remembered for it chose `none`.
@@ -731,6 +730,43 @@ TEST(Auto, KeepsNoneOnALookWhereItWouldBeChosenAgain) {
       make_auto("{candidates: [none, greedy, tree], look_budget: 1000, nonblocking_look: false}");
   ASSERT_TRUE(blocking.acting_for(call).promised_nothing_moves());
   EXPECT_FALSE(blocking.wants_look());
+}
+
+// Before the first call the run is under `none` as after a call that chose it: the first
+// point is looked at without waiting too. Where the look's totals alone rule out every
+// other candidate, the point is kept without a call, the look's decision is the record's,
+// and the later points look again only as far as `look_budget` pays for.
+TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 5;
+  const MachineInfo slow = machine_with_collectives_of(8, 0.05);
+  const CallOutlook call = outlook_of(mild, slow);
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
+  ASSERT_TRUE(a.wants_look()) << "before the first call";
+  EXPECT_TRUE(a.look_decision().is_null());
+  EXPECT_FALSE(a.takes_call(&call));
+  const Json d = a.look_decision();
+  ASSERT_FALSE(d.is_null());
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["by_look"], true);
+  EXPECT_EQ(d["calls"], 0);
+  // 5% of none's time to the end pays for no 50 ms reduction: the 5 later points are
+  // skipped whole, with no look before them.
+  EXPECT_EQ(d["skips_next_calls"], 5);
+  EXPECT_FALSE(a.wants_look());
+  for (int later = 0; later < 5; ++later) EXPECT_FALSE(a.takes_call(nullptr)) << later;
+  EXPECT_TRUE(a.look_decision().is_null()) << "a skipped point decides nothing";
+  // Where balancing could pay (a fast network), the look's point is a call, and the look
+  // decided nothing.
+  const AutoBalancer fast = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
+  const MachineInfo fast_network = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook cheap = outlook_of(mild, fast_network);
+  EXPECT_TRUE(fast.takes_call(&cheap));
+  EXPECT_TRUE(fast.look_decision().is_null());
+  // A call that balances: no look before the next point.
+  EXPECT_FALSE(fast.acting_for(cheap).promised_nothing_moves());
+  EXPECT_FALSE(fast.wants_look());
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {

@@ -149,7 +149,8 @@ class ModelRun {
     Series series(s_.steps, p_, dims_);
     std::vector<LbEvent> events;
     std::optional<Look> look;  // started on the way to the next LB point (Balancer::wants_look())
-    bool look_wanted = false;
+    bool look_wanted = balancer_->wants_look();
+    std::optional<LookDecision> first_look;
     std::vector<LbDatafileWriter> exported = open_export();
     bool weights_ready = false;
     int steps_since_call = 0;
@@ -205,6 +206,7 @@ class ModelRun {
         // A point the look kept as it is starts the loads' window afresh, as a call that
         // keeps the distribution does (engine/replay.cpp).
         if (!looked) continue;
+        keep_first_look_decision(*balancer_, first_look, step);
       } else {
         const double call_start = *std::max_element(start.begin(), start.end());
         ModelLbCall call = balance(in);
@@ -233,7 +235,8 @@ class ModelRun {
                                     .initial = initial,
                                     .final = census_of(halo_, net_),
                                     .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
-                                    .provenance = provenance(start_time)},
+                                    .provenance = provenance(start_time),
+                                    .first_look = std::move(first_look)},
                         series.totals(total_time), std::move(events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
