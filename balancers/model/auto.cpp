@@ -617,6 +617,15 @@ void AutoBalancer::skip_calls_after_floors(Json& floor, const CallOutlook& call)
   floor["skips_next_calls"] = calls_to_skip_;
 }
 
+std::size_t AutoBalancer::none_index() const {
+  // ruled_out_by_floors() decides only where `none` is a candidate.
+  std::size_t none = 0;
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    if (params_.candidates[i].kind == BalancerKind::none) none = i;
+  }
+  return none;
+}
+
 void AutoBalancer::remember_last_decision() const {
   if (redecided_ && chosen_) decided_.push_back({decided_at_, *chosen_});
   redecided_ = false;
@@ -638,8 +647,10 @@ bool AutoBalancer::keeps_none(const CallOutlook& look) const {
   }
   Json floor = chooser_.ruled_out_by_floors(look);
   if (floor.is_null()) return false;
-  // Kept by the totals alone: as a call decided so would, the next points look again only
-  // as far as `look_budget` pays for their reductions.
+  // Kept by the totals alone: as a call decided so would, it is remembered for the loads'
+  // shape, and the next points look again only as far as `look_budget` pays for their
+  // reductions.
+  decided_.push_back({max_over_mean_of(look), none_index()});
   skip_calls_after_floors(floor, look);
   floor["by_look"] = true;
   floor["calls"] = calls_;
@@ -678,9 +689,7 @@ const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
   // alike, with nothing gathered or run.
   floor_decision_ = chooser_.ruled_out_by_floors(call);
   if (!floor_decision_.is_null()) {
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (params_.candidates[i].kind == BalancerKind::none) chosen_ = i;
-    }
+    chosen_ = none_index();
     skip_calls_after_floors(floor_decision_, call);
     return *candidates_[*chosen_];
   }

@@ -126,8 +126,9 @@
 // reduction without waiting half a period before the next point and read it at the point
 // (wants_look()); where its totals would keep `none` again (the decision remembered for
 // their shape chose it, or the totals alone rule out every other candidate) the point is
-// skipped whole and its loads' window starts afresh. Where the totals alone decided, the
-// later points are skipped as after a call decided so (`look_budget`), and the first such
+// skipped whole and its loads' window starts afresh. Where the totals alone decided, that
+// is remembered for the loads' shape and the later points are skipped as after a call
+// decided so (`look_budget`), and the first such
 // decision is the record's prediction where no call decided before it (look_decision()):
 // on two sites joined by a 16 ms link, `auto` then pays half a reduction where it paid a
 // whole one at a first call. The look is half a period stale, so a load that changes in
@@ -279,6 +280,8 @@ class AutoBalancer final : public Balancer {
   // shape chose it, or, with none remembered, their totals alone rule out every other
   // candidate.
   [[nodiscard]] bool keeps_none(const CallOutlook& look) const;
+  // The candidate that is `none` (the last listed, if several).
+  [[nodiscard]] std::size_t none_index() const;
   // After the totals alone chose `none` (at a call, or a look): how many of the next LB
   // points to skip (look_budget), said in `floor`, the decision's record.
   void skip_calls_after_floors(Json& floor, const CallOutlook& call) const;

@@ -742,7 +742,9 @@ TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
   mild.later_calls = 5;
   const MachineInfo slow = machine_with_collectives_of(8, 0.05);
   const CallOutlook call = outlook_of(mild, slow);
-  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
+  const MachineInfo fast_network = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook cheap = outlook_of(mild, fast_network);
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree]}");
   ASSERT_TRUE(a.wants_look()) << "before the first call";
   EXPECT_TRUE(a.look_decision().is_null());
   EXPECT_FALSE(a.takes_call(&call));
@@ -757,11 +759,14 @@ TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
   EXPECT_FALSE(a.wants_look());
   for (int later = 0; later < 5; ++later) EXPECT_FALSE(a.takes_call(nullptr)) << later;
   EXPECT_TRUE(a.look_decision().is_null()) << "a skipped point decides nothing";
+  // The look's decision is remembered for the loads' shape, as a call's is: the same shape
+  // keeps `none` again without deciding, even where the totals alone would not rule the
+  // rest out.
+  EXPECT_FALSE(a.takes_call(&cheap));
+  EXPECT_TRUE(a.look_decision().is_null()) << "kept by the decision remembered";
   // Where balancing could pay (a fast network), the look's point is a call, and the look
   // decided nothing.
   const AutoBalancer fast = make_auto("{candidates: [none, greedy, tree], redecide: 0}");
-  const MachineInfo fast_network = machine_with_collectives_of(8, 1e-6);
-  const CallOutlook cheap = outlook_of(mild, fast_network);
   EXPECT_TRUE(fast.takes_call(&cheap));
   EXPECT_TRUE(fast.look_decision().is_null());
   // A call that balances: no look before the next point.
