@@ -117,19 +117,41 @@ double protocol_round_s(const PricedNetwork& net) {
 // What a centralized candidate gathers to rank 0 and scatters back (see
 // CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
 // asks for them; then one owner per object.
+// The other sites' share of what crosses to rank 0, on a machine of several sites.
+double remote_share(const GlobalProblem& problem) {
+  return problem.rank_site.empty()
+             ? 0.0
+             : 1.0 - 1.0 / (1 + *std::max_element(problem.rank_site.begin(), problem.rank_site.end()));
+}
+
+// `bytes` gathered to rank 0 and scattered back, into and out of its link; across a shared
+// wide-area link, the other sites' share (`remote`).
+double gather_scatter_priced_s(double bytes, double remote, const PricedNetwork& net) {
+  return net.collective_s / 2 + 2 * net.far_latency_s + bytes * net.local.beta_s_per_byte +
+         remote * bytes * net.wan_shared_s_per_byte;
+}
+
 double gather_and_scatter_s(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
   const auto n = static_cast<double>(problem.size());
   double gathered = 20 * n;
   if (candidate.needs_graph()) gathered += 8 * n + 16 * static_cast<double>(problem.adjncy.size());
   if (candidate.needs_vectors()) gathered += 8 * n * problem.dims;
   const double scattered = 4 * n;
-  // Into and out of rank 0's link; across a shared wide-area link, the other sites' share.
-  const double remote = problem.rank_site.empty()
-                            ? 0.0
-                            : 1.0 - 1.0 / (1 + *std::max_element(problem.rank_site.begin(), problem.rank_site.end()));
-  const double bytes = gathered + scattered;
-  return net.collective_s / 2 + 2 * net.far_latency_s + bytes * net.local.beta_s_per_byte +
-         remote * bytes * net.wan_shared_s_per_byte;
+  return gather_scatter_priced_s(gathered + scattered, remote_share(problem), net);
+}
+
+// What a decision of `auto` gathers and scatters before it can weigh any candidate, the
+// protocols that ran first included (their plans are weighed on the gathered loads): as
+// gather_and_scatter_s for a candidate that needs the graph, with each object's trend;
+// load vectors left out, so at least this.
+double decision_gather_s(std::int64_t objects, std::int64_t edges, double remote, const PricedNetwork& net) {
+  const auto n = static_cast<double>(objects);
+  return gather_scatter_priced_s(40 * n + 32 * static_cast<double>(edges), remote, net);
+}
+
+// The other sites' share of what crosses to rank 0, on a machine of several sites.
+double remote_share(const CallOutlook& call) {
+  return call.machine && call.machine->sites > 1 ? 1.0 - 1.0 / call.machine->sites : 0.0;
 }
 
 // Equation 6 between sites: the busiest receiver's bytes, those from its own site at beta
@@ -300,6 +322,7 @@ double protocol_floor_s(const PricedNetwork& net) { return protocol_network_s(ne
 CallOutlook call_outlook(const LoadView& view) {
   return CallOutlook{.nranks = view.nranks,
                      .objects = view.graph.global_vertices,
+                     .edges = view.graph.global_edges,
                      .max_rank_load_s = view.max_rank_load.seconds(),
                      .total_load_s = view.total_load.seconds(),
                      .step_exchange_s = view.step_exchange.seconds(),
@@ -333,6 +356,7 @@ double excess_share(double lmax, double balanced) { return lmax > 0 ? std::max(0
 // candidate's could be (its decision's floor at every call, every step perfectly balanced).
 struct Outlook {
   PricedNetwork net;
+  double gather_s = 0;  // a decision's own gather and scatter, once (decision_gather_s)
   double none_s = 0;
   double calls = 1;
   double balanced_steps_s = 0;
@@ -341,8 +365,11 @@ struct Outlook {
   // The most any candidate could gain over `none` to the end: every step perfectly
   // balanced and no call costing anything.
   [[nodiscard]] double gain_bound_s() const { return std::max(0.0, none_s - balanced_steps_s); }
+  // Whether a candidate whose call costs at least `floor_s` cannot win even with every
+  // later step perfectly balanced. Choosing it at a decision costs the decision's gather too
+  // (beyond the paper: `auto`'s own price of weighing it).
   [[nodiscard]] bool cannot_win(double floor_s) const {
-    return none_competes && calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
+    return none_competes && gather_s + calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
   }
 };
 
@@ -350,6 +377,7 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   const GlobalProblem s = scalars_of(call);
   Outlook o;
   o.net = priced_network(platform_of(params, s), s);
+  o.gather_s = decision_gather_s(call.objects, call.edges, remote_share(call), o.net);
   const bool to_the_end = call.steps_left > 0;
   const int horizon = params.horizon > 0 ? params.horizon : std::max(1, call.period);
   const double steps = to_the_end ? call.steps_left : horizon;
@@ -368,10 +396,7 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
 // The least a centralized candidate's call costs: its gather of the objects' ids and loads
 // and its scatter of their owners, with nothing else gathered and nothing solved.
 double gather_floor_s(const CallOutlook& call, const PricedNetwork& net) {
-  const double bytes = 24.0 * static_cast<double>(call.objects);
-  const double remote = call.machine && call.machine->sites > 1 ? 1.0 - 1.0 / call.machine->sites : 0.0;
-  return net.collective_s / 2 + 2 * net.far_latency_s + bytes * net.local.beta_s_per_byte +
-         remote * bytes * net.wan_shared_s_per_byte;
+  return gather_scatter_priced_s(24.0 * static_cast<double>(call.objects), remote_share(call), net);
 }
 
 // A candidate's floor before anything is gathered: its network's (a protocol's collectives
@@ -474,31 +499,39 @@ bool AutoChooser::keeps_running_first(const CallOutlook& call, const std::vector
   const auto* protocol = dynamic_cast<const DistributedBalancer*>(&next);
   const double expected =
       protocol ? expected_first_run_s(*protocol, last, call.nranks, o.net, before) : floor_s(next, last, call, o.net);
-  return before.took_s + expected <= params_.explore_budget * o.gain_bound_s();
+  // The decision's gather is spent on finding out too, whatever runs.
+  return o.gather_s + before.took_s + expected <= params_.explore_budget * o.gain_bound_s();
 }
 
 Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
   if (!call.machine) return nullptr;  // no network to price the floors on
   const Outlook o = outlook_of(params_, call);
+  // Finding out what any candidate costs starts with the decision's gather: where that
+  // alone is more than the explore budget, no candidate is weighed (beyond the paper).
+  const double budget = params_.explore_budget * o.gain_bound_s();
+  const bool gather_over_budget = o.gather_s > budget;
   Json candidates = Json::object();
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (params_.candidates[i].kind == BalancerKind::none) continue;
     const double last = last_decision_s(i, call.objects);
     const double decision = floor_s(*candidates_[i], last, call, o.net);
     const double migration = last_migration_s(i, o.excess_share);
-    if (!o.cannot_win(decision + migration)) return nullptr;
+    if (!gather_over_budget && !o.cannot_win(decision + migration)) return nullptr;
     const bool measured = last == decision && decision > 0;
     candidates[std::string(params_.candidates[i].name())] =
         Json{{"skipped", true},
              {"floor_s", decision + migration},
              {"floor_from", measured ? "its last decision" : "the network"},
              {"migration_floor_s", migration},
-             {"bound_s", o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
+             {"bound_s", o.gather_s + o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
   }
   if (!o.none_competes) return nullptr;
   candidates["none"] = Json{{"to_end_s", o.none_s}};
   return Json{{"chosen", "none"},
-              {"decided_by", "the call's totals: no other candidate's floor can win"},
+              {"decided_by", gather_over_budget
+                                 ? "the call's totals: the decision's gather alone costs more than its explore budget"
+                                 : "the call's totals: no other candidate's floor can win"},
+              {"exploration", Json{{"gain_bound_s", o.gain_bound_s()}, {"budget_s", budget}, {"gather_s", o.gather_s}}},
               {"chosen_over", call.steps_left > 0 ? "the rest of the run" : "the steps until the next call"},
               {"steps_left", call.steps_left},
               {"later_calls", call.later_calls},
@@ -734,6 +767,7 @@ Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolO
   const std::vector<double> now = rank_times(problem, problem.owner);
   const CallOutlook call{.nranks = problem.nranks,
                          .objects = static_cast<std::int64_t>(problem.size()),
+                         .edges = static_cast<std::int64_t>(problem.adjncy.size() / 2),
                          .max_rank_load_s = max_of(now),
                          .total_load_s = std::accumulate(now.begin(), now.end(), 0.0),
                          .step_exchange_s = problem.step_exchange_s,
@@ -1069,7 +1103,11 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // have spent theirs already.
   const double gain_bound = std::max(0.0, (to_the_end ? problem.steps_left : horizon) * (lmax + exchange - balanced));
   const double explore_budget = params_.explore_budget * gain_bound;
-  double explored = 0;
+  // The decision's own gather, priced on the network, was spent on finding out too.
+  const double gather =
+      decision_gather_s(static_cast<std::int64_t>(problem.size()), static_cast<std::int64_t>(problem.adjncy.size() / 2),
+                        remote_share(problem), net);
+  double explored = gather;
   for (const auto& r : ran_) explored += r ? r->decision_s : 0.0;
   for (const std::size_t i : order) {
     const BalancerConfig& candidate = params_.candidates[i];
@@ -1179,28 +1217,29 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const Weighed& pick = near_tie_pick(weighed, best_time, params_.near_tie);
   chosen_ = pick.candidate;
   ran_.clear();  // this call's; the next decision runs them again
-  last_decision_ =
-      Json{{"chosen", params_.candidates[pick.candidate].name()},
-           // How much slower the runner-up is predicted to be than the fastest, relative: a
-           // small margin is within the model's own error.
-           {"margin", std::isfinite(second_time) && best_time > 0 ? (second_time - best_time) / best_time : 0.0},
-           {"chosen_over", to_the_end ? "the rest of the run" : "the steps until the next call"},
-           {"horizon_steps", horizon},
-           {"steps_left", problem.steps_left},
-           {"later_calls", problem.later_calls},
-           {"alpha_s", platform.alpha_s},
-           {"beta_s_per_byte", platform.beta_s_per_byte},
-           {"network", Json{{"far_latency_s", net.far_latency_s},
-                            {"cross_site_s_per_byte", net.wan_s_per_byte},
-                            {"collective_s", net.collective_s},
-                            {"barrier_s", net.barrier_s},
-                            {"call_collectives", net.call_collectives}}},
-           {"lmax_before_s", lmax},
-           {"step_exchange_s", exchange},
-           {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
-           {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
-           {"exploration", Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"spent_s", explored}}},
-           {"candidates", predictions}};
+  last_decision_ = Json{
+      {"chosen", params_.candidates[pick.candidate].name()},
+      // How much slower the runner-up is predicted to be than the fastest, relative: a
+      // small margin is within the model's own error.
+      {"margin", std::isfinite(second_time) && best_time > 0 ? (second_time - best_time) / best_time : 0.0},
+      {"chosen_over", to_the_end ? "the rest of the run" : "the steps until the next call"},
+      {"horizon_steps", horizon},
+      {"steps_left", problem.steps_left},
+      {"later_calls", problem.later_calls},
+      {"alpha_s", platform.alpha_s},
+      {"beta_s_per_byte", platform.beta_s_per_byte},
+      {"network", Json{{"far_latency_s", net.far_latency_s},
+                       {"cross_site_s_per_byte", net.wan_s_per_byte},
+                       {"collective_s", net.collective_s},
+                       {"barrier_s", net.barrier_s},
+                       {"call_collectives", net.call_collectives}}},
+      {"lmax_before_s", lmax},
+      {"step_exchange_s", exchange},
+      {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
+      {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
+      {"exploration",
+       Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"gather_s", gather}, {"spent_s", explored}}},
+      {"candidates", predictions}};
   if (pick.candidate != *best) {
     last_decision_["near_tie"] = Json{{"fastest", params_.candidates[*best].name()},
                                       {"slower_by", best_time > 0 ? (pick.time - best_time) / best_time : 0.0},

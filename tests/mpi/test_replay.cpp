@@ -174,7 +174,7 @@ TEST(Replay, ALookReducesTheTotalsACallWould) {
   const MachineInfo machine;
   LoadLook look(kWorld);
   EXPECT_FALSE(look.started());
-  look.start({1.0 + me, 0.5 + me, 2.0 + (me == 0 ? 3.0 : me)}, 480);
+  look.start({1.0 + me, 0.5 + me, 2.0 + (me == 0 ? 3.0 : me)}, 480, 900);
   ASSERT_TRUE(look.started());
   const CallOutlook seen = look.finish(s, machine, 5);
   EXPECT_FALSE(look.started());

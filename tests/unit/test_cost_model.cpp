@@ -397,6 +397,7 @@ CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
   const std::vector<double> t = rank_times(p, p.owner);
   return CallOutlook{.nranks = p.nranks,
                      .objects = static_cast<std::int64_t>(p.size()),
+                     .edges = static_cast<std::int64_t>(p.adjncy.size() / 2),
                      .max_rank_load_s = *std::max_element(t.begin(), t.end()),
                      .total_load_s = std::accumulate(t.begin(), t.end(), 0.0),
                      .step_exchange_s = p.step_exchange_s,
@@ -538,6 +539,33 @@ TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
   EXPECT_FALSE(a.acting_for(outlook_of(mild, slow)).promised_nothing_moves());
 }
 
+// A decision gathers every object's load, neighbors and trend to rank 0 before it can weigh
+// any candidate. Where that gather alone costs more than the explore budget (half the most
+// any candidate could gain), no candidate is weighed: the call's totals choose `none`,
+// though tree's own floor could still win.
+TEST(Auto, ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget) {
+  // 1 µs a byte: the gather of 400 objects and 399 edges is 29 ms.
+  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0}");
+  // Rank 0 is 1.3 ms over perfect balance at each of 30 steps: at most 39 ms to gain, and
+  // half of it, 20 ms, to spend finding out.
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.3e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 2;
+  const MachineInfo fast = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook call = outlook_of(mild, fast);
+  EXPECT_TRUE(a.acting_for(call).promised_nothing_moves());
+  const Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_NE(d["decided_by"].get<std::string>().find("gather"), std::string::npos) << d.dump();
+  const double gather = d["exploration"]["gather_s"].get<double>();
+  EXPECT_NEAR(gather, 0.0288, 0.001);
+  EXPECT_GT(gather, d["exploration"]["budget_s"].get<double>());
+  EXPECT_LT(gather, d["exploration"]["gain_bound_s"].get<double>()) << "tree's floor alone does not rule it out";
+  // With the budget for it, the call decides.
+  const AutoBalancer open = make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0, explore_budget: 1}");
+  EXPECT_FALSE(open.acting_for(call).promised_nothing_moves());
+}
+
 // After a decision, a candidate's floor is also what its decision cost there: a protocol
 // whose network floor is a few microseconds, but which took 50 ms as itself, cannot pay
 // for itself on a 17% imbalance over 30 steps, and the next call chooses `none` with
@@ -630,7 +658,11 @@ TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
 // tree's rounds.
 TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   const MachineInfo m = machine_with_collectives_of(8, 0.01);
-  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  // 32 steps: rank 0 is 39.4 ms over perfect balance at each, and half of that over the
+  // run (the budget) is 630 ms, of which the decision's own gather (two far messages and
+  // half a collective, 25 ms here) is spent whatever runs.
+  hot.steps_left = 32;
   const CallOutlook call = outlook_of(hot, m);
   const AutoBalancer a = make_auto("{candidates: [none, diffusion, tree], redecide: 0}");
   const Balancer& chooser = a.acting_for(call);
@@ -647,10 +679,10 @@ TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
     return std::vector<RanPlan>{
         RanPlan{.balancer = tree, .assignment = {}, .decision_s = seconds, .protocol_rounds = 1}};
   };
-  // Tree's one round took what the network says (80 ms): 80 + 500 ms fit.
+  // Tree's one round took what the network says (80 ms): 25 + 80 + 500 ms fit.
   EXPECT_TRUE(chooser.keeps_running_first(call, tree_took(0.080), *first[1]));
-  // It took 10% more: diffusion is expected 10% dearer too, 88 + 550 ms, which do not
-  // (on the network alone, 588 ms would).
+  // It took 10% more: diffusion is expected 10% dearer too, 25 + 88 + 550 ms, which do not
+  // (on the network alone, 25 + 88 + 500 ms would).
   EXPECT_FALSE(chooser.keeps_running_first(call, tree_took(0.088), *first[1]));
   // Nothing ran before it: diffusion alone, at 500 ms, fits.
   EXPECT_TRUE(chooser.keeps_running_first(call, {}, *first[1]));

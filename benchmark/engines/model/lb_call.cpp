@@ -461,6 +461,7 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   // A strategy that chooses among others may hand this call to the one it chose.
   const CallOutlook call{.nranks = p,
                          .objects = static_cast<std::int64_t>(pr.size()),
+                         .edges = state.graph().global_edges,
                          .max_rank_load_s = lmax,
                          .total_load_s = total,
                          .step_exchange_s = pr.step_exchange_s,
@@ -543,6 +544,7 @@ CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const
   const ModeledProblem m = model_problem(ctx, state, in);
   return CallOutlook{.nranks = state.nranks(),
                      .objects = static_cast<std::int64_t>(m.problem.size()),
+                     .edges = state.graph().global_edges,
                      .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
                      .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
                      .step_exchange_s = m.problem.step_exchange_s,
