@@ -50,6 +50,15 @@ def read_records(paths):
     return records
 
 
+def first_decision(record):
+    """`auto`'s first decision: a look's that kept its point before any call decided, else
+    the first call's."""
+    look = (record.get("prediction") or {}).get("look_decision")
+    if look:
+        return look
+    return record["lb"][0].get("prediction") if record.get("lb") else None
+
+
 def later_calls_measured(runs):
     return statistics.median(sum(c["decision_s"] + c["migration_s"] for c in r["lb"][1:]) for r in runs)
 
@@ -119,7 +128,7 @@ def score(records):
             continue
         fastest = min(measured, key=measured.get)
         for a in auto_runs:
-            prediction = a["lb"][0].get("prediction") if a.get("lb") else None
+            prediction = first_decision(a)
             if not prediction:
                 continue
             # Candidates ruled out before they ran carry no price; `none` is the pick where

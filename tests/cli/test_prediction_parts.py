@@ -78,6 +78,17 @@ class PredictionParts(unittest.TestCase):
         tally = prediction_parts.score(records)
         self.assertEqual(row(tally, "as predicted"), (1, 1, 1))
 
+    def test_a_look_that_kept_none_before_any_call_is_the_first_decision(self):
+        # No call at all: the look's decision (none) is scored; without it nothing would be.
+        looked = {**CASE, "balancer": "auto", "total_time_s": 1.0, "lb": [],
+                  "prediction": {"chosen": "none",
+                                 "look_decision": {"later_calls": 1, "steps_left": 2,
+                                                   "candidates": {"none": {"to_end_s": 1.0}}}}}
+        records = [run("none", 1.0, [0.5, 0.5]), run("tree", 1.2, [0.5, 0.5], calls=[(0.1, 0.1)]), looked]
+        self.assertEqual(row(prediction_parts.score(records), "as predicted"), (1, 1, 1))
+        records[-1] = {**looked, "prediction": None}
+        self.assertEqual(row(prediction_parts.score(records), "as predicted"), (0, 0, 0))
+
     def test_each_candidates_own_total_in_the_same_repetition_is_the_noises_ceiling(self):
         # Tree is the faster median (3.0 against 3.1), but in repetition 1 none ran faster:
         # knowing that repetition's totals exactly still picks none there.
