@@ -901,15 +901,20 @@ std::vector<T> prefix(const std::vector<T>& v, std::size_t n) {
   return std::vector<T>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), n)));
 }
 
+// How many objects the first `ranks` ranks hold (objects come in rank order).
+std::size_t objects_of_first(const GlobalProblem& problem, int ranks) {
+  return static_cast<std::size_t>(
+      std::find_if(problem.owner.begin(), problem.owner.end(), [&](Rank r) { return r.value() >= ranks; }) -
+      problem.owner.begin());
+}
+
 // The objects of the first `ranks` ranks (a prefix: objects come in rank order) with the
 // edges among them: a smaller problem of the same kind, to time a candidate on. Only their
 // tables are copied: a copy of the whole problem would copy its whole graph, which on 1.2
 // million edges cost more than timing greedy on the sample.
 GlobalProblem first_ranks_of(const GlobalProblem& problem, int ranks) {
   GlobalProblem s = scalars_only(problem);
-  const auto m = static_cast<std::size_t>(
-      std::find_if(problem.owner.begin(), problem.owner.end(), [&](Rank r) { return r.value() >= ranks; }) -
-      problem.owner.begin());
+  const auto m = objects_of_first(problem, ranks);
   const auto r = static_cast<std::size_t>(ranks);
   const auto dims = static_cast<std::size_t>(problem.dims);
   s.nranks = ranks;
@@ -964,8 +969,18 @@ double perfect_balance_s(const GlobalProblem& problem) {
 // vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
 // for metis's 32 (gather and scatter included); scaled by the objects alone it said about
 // 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
-std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net) {
-  const int ranks = std::max(2, problem.nranks / AutoChooser::kSampleShare);
+// A sample's ranks: the first 1/share of them, at least 2.
+int sample_ranks(int nranks, int share) { return std::max(2, nranks / share); }
+
+// What ordering n objects and placing each among k parts takes, up to a constant.
+double sample_work(std::size_t n, int k) {
+  const auto objects = static_cast<double>(n);
+  return objects * (std::log2(std::max(2.0, objects)) + std::log2(static_cast<double>(k)));
+}
+
+std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net,
+                                         int share) {
+  const int ranks = sample_ranks(problem.nranks, share);
   if (!dynamic_cast<const CentralizedBalancer*>(&c) || problem.size() < AutoChooser::kSampleObjects ||
       ranks >= problem.nranks) {
     return std::nullopt;
@@ -975,12 +990,44 @@ std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem&
   const auto t0 = std::chrono::steady_clock::now();
   (void)c.decide_serially(sample, nullptr);
   const double code = seconds_since(t0) * problem.code_time_scale;
-  auto work = [](std::size_t n, int k) {
-    const auto objects = static_cast<double>(n);
-    return objects * (std::log2(std::max(2.0, objects)) + std::log2(static_cast<double>(k)));
-  };
-  return code * work(problem.size(), problem.nranks) / work(sample.size(), ranks) +
+  return code * sample_work(problem.size(), problem.nranks) / sample_work(sample.size(), ranks) +
          gather_and_scatter_s(c, problem, net);
+}
+
+// A centralized candidate's expected decision from samples, and what taking them cost
+// (host time, scaled as code is). Where the ranks are many, a smaller sample comes first
+// (1/kFirstSampleShare of the usual one's ranks), and the usual one (1/kSampleShare of the
+// ranks) follows only where what the first took, scaled to it, fits in what the decision
+// has left to spend (`left_s`): on cluster-ib at 128 ranks, metis's usual sample took 3
+// ms of a 3 ms budget only to learn that its decision would take 74 ms.
+struct Sampled {
+  std::optional<double> estimate_s;
+  int ranks = 0;  // of the sample the estimate is from
+  double took_s = 0;
+};
+
+Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net, double left_s) {
+  const int usual = sample_ranks(problem.nranks, AutoChooser::kSampleShare);
+  const int first = sample_ranks(problem.nranks, AutoChooser::kSampleShare * AutoChooser::kFirstSampleShare);
+  Sampled out;
+  auto take = [&](int share) {
+    const auto t0 = std::chrono::steady_clock::now();
+    out.estimate_s = sampled_decision_s(c, problem, net, share);
+    out.ranks = sample_ranks(problem.nranks, share);
+    const double took = seconds_since(t0) * problem.code_time_scale;
+    out.took_s += took;
+    return took;
+  };
+  if (first >= usual) {
+    take(AutoChooser::kSampleShare);
+    return out;
+  }
+  const double first_took = take(AutoChooser::kSampleShare * AutoChooser::kFirstSampleShare);
+  if (!out.estimate_s) return out;
+  const double usual_expected = first_took * sample_work(objects_of_first(problem, usual), usual) /
+                                sample_work(objects_of_first(problem, first), first);
+  if (usual_expected <= left_s - first_took) (void)take(AutoChooser::kSampleShare);
+  return out;
 }
 
 const FittedCost* fitted_decision(const GlobalProblem& problem, const std::string& name) {
@@ -1125,17 +1172,22 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
                {"explored_s", explored}};
     };
     bool sampled = false;
+    int sampled_ranks = 0;
+    // Where it was sampled at this decision, which sample said what it costs.
+    auto say_sample = [&] {
+      if (sampled) predictions[name]["sample_ranks"] = sampled_ranks;
+    };
     if (best && estimate[i] == 0) {  // unknown: time it on a sample where the problem is large
       if (costs_to_weigh && explored >= explore_budget) {
         skip_over_budget();
         continue;
       }
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto s = sampled_decision_s(*candidates_[i], problem, net);
-      explored += seconds_since(t0) * problem.code_time_scale;
-      if (s) {
+      const Sampled sampled_now = sample_within(*candidates_[i], problem, net, explore_budget - explored);
+      explored += sampled_now.took_s;
+      if (const auto s = sampled_now.estimate_s) {
         estimate[i] = *s;
         sampled = true;
+        sampled_ranks = sampled_now.ranks;
         // Kept as its expected decision: a candidate that never wins is never run in
         // full, and would be timed on a sample again at every decision.
         decision_per_object_[i] = *s / static_cast<double>(problem.size());
@@ -1154,11 +1206,13 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
                {"decision_estimate_s", estimate[i]},
                {"migration_estimate_s", migration_estimate},
                {"estimated_from", estimated_from(sampled, at_floor[i], sampled_before_[i] && !sampled, problem, name)}};
+      say_sample();
       second_time = std::min(second_time, bound);
       continue;
     }
     if (costs_to_weigh && explored + std::max(estimate[i], to_find_out[i]) > explore_budget) {
       skip_over_budget();
+      say_sample();
       continue;
     }
     const bool ran_as_itself = ran_[i].has_value();
@@ -1201,6 +1255,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       p["paper"] = paper_diffusion(problem, *diffusion, platform, horizon, cost.decision_s);
     }
     predictions[name] = p;
+    say_sample();
     const double time = to_the_end ? to_end : interval;
     // Ties go to the candidate listed first, whatever order they were tried in.
     if (!best || time < best_time || (time == best_time && i < *best)) {

@@ -691,6 +691,29 @@ TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   EXPECT_TRUE(unlimited.keeps_running_first(call, tree_took(0.5), *first[1]));
 }
 
+// From 128 ranks on, a centralized candidate that is unknown at a decision is timed first
+// on a sample of 2 ranks, then, where the budget has room for it, on the usual one of 8
+// (1/16 of the ranks), whose estimate it keeps; below that the usual sample is 2 ranks
+// already, and the only one. (Where the budget has no room, the first sample's estimate is
+// kept: the second sweep's cluster-ib records show it, `sample_ranks: 2`; a unit test of
+// it would hang on this host's timing.)
+TEST(Auto, SamplesSmallFirstFrom128Ranks) {
+  auto decided_on = [](int ranks) {
+    GlobalProblem hot = chain(8192, ranks, [](int i) { return i < 64 ? 1e-3 : 1e-4; });
+    hot.steps_left = 30;
+    hot.later_calls = 2;
+    hot.network = machine_with_collectives_of(ranks, 0).network;
+    const AutoBalancer a =
+        make_auto("{candidates: [none, greedy], alpha: 0, beta: 0, redecide: 0, explore_budget: 1000}");
+    (void)a.decide_serially(hot, nullptr);
+    return a.decision()["candidates"]["greedy"];
+  };
+  EXPECT_EQ(decided_on(128)["sample_ranks"], 8) << decided_on(128).dump();
+  EXPECT_EQ(decided_on(32)["sample_ranks"], 2);
+  EXPECT_EQ(decided_on(8)["sample_ranks"], 2);
+  EXPECT_FALSE(decided_on(2).contains("sample_ranks")) << "a sample of 2 ranks is the whole problem";
+}
+
 // After the totals alone chose `none`, later calls look at the loads again only as far as
 // `look_budget` of none's time to the end pays for their reductions.
 TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
