@@ -198,8 +198,8 @@ class AutoChooser final : public CentralizedBalancer {
   // 2.11) to 1.15 (1.43) with the same picks.
   static constexpr std::size_t kSampleObjects = 4096;
   static constexpr int kSampleShare = 16;
-  // Where 1/kFirstSampleShare of the sample's ranks is fewer ranks (from 128 ranks on), a
-  // sample that small is timed first, and the usual one only where it fits in the explore
+  // Where 1/kFirstSampleShare of the sample's ranks (at least 2) is fewer ranks (from 48
+  // ranks on), a sample that small is timed first, and the usual one only where it fits in the explore
   // budget left (see sample_within in auto.cpp).
   static constexpr int kFirstSampleShare = 4;
 

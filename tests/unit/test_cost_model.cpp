@@ -691,13 +691,13 @@ TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   EXPECT_TRUE(unlimited.keeps_running_first(call, tree_took(0.5), *first[1]));
 }
 
-// From 128 ranks on, a centralized candidate that is unknown at a decision is timed first
-// on a sample of 2 ranks, then, where the budget has room for it, on the usual one of 8
-// (1/16 of the ranks), whose estimate it keeps; below that the usual sample is 2 ranks
-// already, and the only one. (Where the budget has no room, the first sample's estimate is
-// kept: the second sweep's cluster-ib records show it, `sample_ranks: 2`; a unit test of
-// it would hang on this host's timing.)
-TEST(Auto, SamplesSmallFirstFrom128Ranks) {
+// From 48 ranks on, a centralized candidate that is unknown at a decision is timed first on
+// a sample of 1/64 of the ranks (2 at 128 ranks), then, where the budget has room for it,
+// on the usual one of 1/16 of the ranks (8), whose estimate it keeps. At 32 ranks the
+// usual sample is 2 ranks already, and the only one. (Where the budget has no room, the
+// first sample's estimate is kept, as the second sweep's cluster-ib records show with
+// `sample_ranks: 2`; a unit test of that would depend on this host's timing.)
+TEST(Auto, SamplesSmallFirstWhereTheRanksAreMany) {
   auto decided_on = [](int ranks) {
     GlobalProblem hot = chain(8192, ranks, [](int i) { return i < 64 ? 1e-3 : 1e-4; });
     hot.steps_left = 30;
