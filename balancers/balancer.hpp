@@ -252,9 +252,8 @@ class Balancer {
   // but `none`), for the record; null otherwise.
   [[nodiscard]] virtual Json look_decision() const { return nullptr; }
   // Asked before the first step and after every LB point, taken or not, alike on every
-  // rank: whether the engine
-  // should start reducing the loads' totals half a period before the next point without
-  // waiting for them, and hand them to that point's takes_call(). A blocking reduction
+  // rank: whether the engine should start reducing the loads' totals half a period before
+  // the next point without waiting for them, and hand them to that point's takes_call(). A blocking reduction
   // makes every rank wait for the slowest at every call; a balancer that keeps the
   // distribution as it is need not.
   [[nodiscard]] virtual bool wants_look() const { return false; }

@@ -172,9 +172,11 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
   }
   c.runner_up_gap = runner_up_gap(entries, measured);
   const auto own = measured.find("auto");
+  if (own == measured.end()) return;
   const auto pick = measured.find(c.chosen);
-  if (own != measured.end() && pick != measured.end() && pick->second > 0)
-    c.auto_over_pick = own->second / pick->second;
+  if (pick != measured.end() && pick->second > 0) c.auto_over_pick = own->second / pick->second;
+  const auto fastest = measured.find(c.fastest);
+  if (fastest != measured.end() && fastest->second > 0) c.auto_over_fastest = own->second / fastest->second;
 }
 
 // The picks of a class of cases, with intervals from resampling the cases.
@@ -184,6 +186,7 @@ SelectionAccuracy selection_accuracy(std::string label, const std::vector<const 
   s.label = std::move(label);
   std::vector<Cluster> correct, near_best;
   std::vector<double> auto_over_pick;
+  std::vector<double> auto_over_fastest;
   for (const ReportCase* c : cases) {
     ++s.cases;
     s.predictions += c->predictions;
@@ -192,12 +195,18 @@ SelectionAccuracy selection_accuracy(std::string label, const std::vector<const 
     correct.push_back({static_cast<double>(c->correct), static_cast<double>(c->predictions)});
     near_best.push_back({static_cast<double>(c->near_best), static_cast<double>(c->predictions)});
     if (c->auto_over_pick) auto_over_pick.push_back(*c->auto_over_pick);
+    if (c->auto_over_fastest) auto_over_fastest.push_back(*c->auto_over_fastest);
   }
   s.correct_ci = bootstrap_proportion(correct, options.resamples, options.seed);
   s.near_best_ci = bootstrap_proportion(near_best, options.resamples, options.seed + 1);
   if (!auto_over_pick.empty()) {
     s.auto_over_pick_median = median(auto_over_pick);
     s.auto_over_pick_max = *std::max_element(auto_over_pick.begin(), auto_over_pick.end());
+  }
+  if (!auto_over_fastest.empty()) {
+    s.auto_over_fastest_mean = std::accumulate(auto_over_fastest.begin(), auto_over_fastest.end(), 0.0) /
+                               static_cast<double>(auto_over_fastest.size());
+    s.auto_over_fastest_max = *std::max_element(auto_over_fastest.begin(), auto_over_fastest.end());
   }
   return s;
 }
@@ -259,19 +268,22 @@ std::string tie_rule_line(const std::vector<ReportCase>& cases) {
 std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
   std::string out = fmt::format(
       "\nThe picks by class of case, with 95% bootstrap intervals over the cases; `auto / its pick` is `auto`'s "
-      "own median total over that of the balancer it picked, where both ran:\n\n| class of case | cases | picks | "
-      "correct "
-      "[95% CI] | within {:.0f}% of the fastest [95% CI] | auto / its pick (median, largest) |\n"
-      "|---|---:|---:|---|---|---|\n",
+      "own median total over that of the balancer it picked, and `auto / fastest` over that of the fastest "
+      "candidate, where both ran (what its picks and its deciding cost, together):\n\n| class of case | cases | "
+      "picks | correct [95% CI] | within {:.0f}% of the fastest [95% CI] | auto / its pick (median, largest) | "
+      "auto / fastest (mean, largest) |\n"
+      "|---|---:|---:|---|---|---|---|\n",
       100 * ReportCase::kNearBest);
   const auto share = [](int k, int n, const Interval& ci) {
     return n ? fmt::format("{} ({:.0f}%) [{:.0f}, {:.0f}]", k, 100.0 * k / n, 100 * ci.low, 100 * ci.high) : "–";
   };
   for (const auto& s : classes) {
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
+        "| {} | {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
         share(s.correct, s.predictions, s.correct_ci), share(s.near_best, s.predictions, s.near_best_ci),
-        s.auto_over_pick_median ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max) : "–");
+        s.auto_over_pick_median ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max) : "–",
+        s.auto_over_fastest_mean ? fmt::format("{:.3f}, {:.2f}", *s.auto_over_fastest_mean, *s.auto_over_fastest_max)
+                                 : "–");
   }
   return out;
 }

@@ -59,8 +59,10 @@ struct ReportCase {
   std::optional<double> runner_up_gap;
   static constexpr double kNearTie = 0.02;
   [[nodiscard]] bool near_tie() const { return runner_up_gap && *runner_up_gap <= kNearTie; }
-  // auto's own measured median over that of the balancer it picked most often.
+  // auto's own measured median over that of the balancer it picked most often, and over
+  // that of the fastest candidate: what its picks and its deciding cost it, together.
   std::optional<double> auto_over_pick;
+  std::optional<double> auto_over_fastest;
   // Picks `auto`'s near-tie rule made instead of the candidate predicted fastest, and how
   // many of them measured no slower than that one.
   int tie_rule_picks = 0;
@@ -79,6 +81,9 @@ struct SelectionAccuracy {
   // auto's median over its pick's, over the cases that ran both: median and largest.
   std::optional<double> auto_over_pick_median;
   std::optional<double> auto_over_pick_max;
+  // auto's median over the fastest candidate's, over the same cases: mean and largest.
+  std::optional<double> auto_over_fastest_mean;
+  std::optional<double> auto_over_fastest_max;
 };
 
 struct ModelGain {

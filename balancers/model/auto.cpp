@@ -114,9 +114,6 @@ double protocol_round_s(const PricedNetwork& net) {
   return std::max(net.far_latency_s, net.barrier_s) + net.collective_s;
 }
 
-// What a centralized candidate gathers to rank 0 and scatters back (see
-// CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
-// asks for them; then one owner per object.
 // The other sites' share of what crosses to rank 0, on a machine of several sites.
 double remote_share(const GlobalProblem& problem) {
   return problem.rank_site.empty()
@@ -131,6 +128,9 @@ double gather_scatter_priced_s(double bytes, double remote, const PricedNetwork&
          remote * bytes * net.wan_shared_s_per_byte;
 }
 
+// What a centralized candidate gathers to rank 0 and scatters back (see
+// CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
+// asks for them; then one owner per object.
 double gather_and_scatter_s(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
   const auto n = static_cast<double>(problem.size());
   double gathered = 20 * n;
@@ -962,13 +962,6 @@ double perfect_balance_s(const GlobalProblem& problem) {
   return speed > 0 ? load / speed : 0.0;
 }
 
-// A centralized candidate's expected decision on a large problem, from its time on the
-// first 1/kSampleShare of the ranks, scaled as n (log n + log k) for n objects and k
-// parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
-// a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
-// vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
-// for metis's 32 (gather and scatter included); scaled by the objects alone it said about
-// 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
 // A sample's ranks: the first 1/share of them, at least 2.
 int sample_ranks(int nranks, int share) { return std::max(2, nranks / share); }
 
@@ -978,6 +971,13 @@ double sample_work(std::size_t n, int k) {
   return objects * (std::log2(std::max(2.0, objects)) + std::log2(static_cast<double>(k)));
 }
 
+// A centralized candidate's expected decision on a large problem, from its time on the
+// objects of the first 1/share of the ranks, scaled as n (log n + log k) for n objects and k
+// parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
+// a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
+// vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
+// for metis's 32 (gather and scatter included); scaled by the objects alone it said about
+// 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
 std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net,
                                          int share) {
   const int ranks = sample_ranks(problem.nranks, share);
@@ -1012,14 +1012,16 @@ Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const Pri
   Sampled out;
   auto take = [&](int share) {
     const auto t0 = std::chrono::steady_clock::now();
-    out.estimate_s = sampled_decision_s(c, problem, net, share);
-    out.ranks = sample_ranks(problem.nranks, share);
+    if (const auto estimate = sampled_decision_s(c, problem, net, share)) {
+      out.estimate_s = estimate;
+      out.ranks = sample_ranks(problem.nranks, share);
+    }
     const double took = seconds_since(t0) * problem.code_time_scale;
     out.took_s += took;
     return took;
   };
   if (first >= usual) {
-    take(AutoChooser::kSampleShare);
+    (void)take(AutoChooser::kSampleShare);
     return out;
   }
   const double first_took = take(AutoChooser::kSampleShare * AutoChooser::kFirstSampleShare);

@@ -131,13 +131,12 @@
 // (wants_look()); where its totals would keep `none` again (the decision remembered for
 // their shape chose it, or the totals alone rule out every other candidate) the point is
 // skipped whole and its loads' window starts afresh. Where the totals alone decided, that
-// is remembered for the loads' shape and the later points are skipped as after a call
-// decided so (`look_budget`), and the first such
-// decision is the record's prediction where no call decided before it (look_decision()):
-// on two sites joined by a 16 ms link, `auto` then pays half a reduction where it paid a
-// whole one at a first call. The look is half a period stale, so a load that changes in
-// the last half period before a point is seen one point late; where the look does not keep
-// `none`, the point is a call and its blocking reduction follows.
+// is remembered for the loads' shape, the later points are skipped as after a call decided
+// so (`look_budget`), and the first such decision is the record's prediction where no call
+// decided before it (look_decision()): on two sites joined by a 16 ms link, `auto` then
+// pays half a reduction where it paid a whole one at a first call. The look is half a period stale, so a load that
+// changes in the last half period before a point is seen one point late; where the look does not keep `none`, the point
+// is a call and its blocking reduction follows.
 #pragma once
 
 #include <memory>
@@ -199,8 +198,8 @@ class AutoChooser final : public CentralizedBalancer {
   static constexpr std::size_t kSampleObjects = 4096;
   static constexpr int kSampleShare = 16;
   // Where 1/kFirstSampleShare of the sample's ranks (at least 2) is fewer ranks (from 48
-  // ranks on), a sample that small is timed first, and the usual one only where it fits in the explore
-  // budget left (see sample_within in auto.cpp).
+  // ranks on), a sample that small is timed first, and the usual one only where it fits in
+  // the explore budget left (see sample_within in auto.cpp).
   static constexpr int kFirstSampleShare = 4;
 
  private:

@@ -38,9 +38,12 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # them, vary from run to run. The choice itself, the loads and the moves are compared
 # exactly.
 # Whether the near-tie rule changed the pick (`near_tie`, there or not) follows them too,
-# and so does what a decision spent exploring (it times `none`'s prediction on the host).
+# and so does what a decision spent exploring (it times `none`'s prediction on the host),
+# and a later call's floors, which add the migration each candidate made last (its code
+# included).
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
-              "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s"}
+              "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s",
+              "floor_s", "migration_floor_s"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.

@@ -420,7 +420,13 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   EXPECT_EQ(ties.correct, 0);
   EXPECT_NEAR(*ties.auto_over_pick_max, 1.0, 1e-12);
   EXPECT_NEAR(*all.auto_over_pick_max, 1.1, 1e-12);
+  // Against the fastest candidate (greedy in both): 5.5 / 5 and 5.05 / 5.
+  EXPECT_NEAR(*clear.auto_over_fastest_mean, 1.1, 1e-12);
+  EXPECT_NEAR(*ties.auto_over_fastest_mean, 1.01, 1e-12);
+  EXPECT_NEAR(*all.auto_over_fastest_mean, 1.055, 1e-12);
+  EXPECT_NEAR(*all.auto_over_fastest_max, 1.1, 1e-12);
   const std::string md = report_markdown(report, ReportOptions{});
+  EXPECT_NE(md.find("| 1.055, 1.10 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| near-ties: top two within 2% | 1 | 1 | 0 (0%) [0, 0] |"), std::string::npos) << md;
   EXPECT_NE(md.find("the second 20.0% slower"), std::string::npos) << md;
 }
