@@ -95,7 +95,8 @@ class ModelEngine(unittest.TestCase):
         self.assertLess(skipping["total_time_s"], looking["total_time_s"])
         # With looks (the default), the first point is looked at too, before any call: its
         # totals keep `none` with no call at all, the record's prediction is the look's, and
-        # the run waits for one reduction at most half of it.
+        # the run waits for about half of the reduction (started one 16 ms step before the
+        # point) where the blocking first call waited for all of it.
         looks = self.record("model", *args)
         self.assertEqual(looks["lb_invocations"], 0)
         self.assertEqual(looks["lb_points"], 1 + first["later_calls"])
@@ -103,10 +104,9 @@ class ModelEngine(unittest.TestCase):
         self.assertEqual((decided["chosen"], decided["by_look"]), ("none", True))
         self.assertEqual(decided["skips_next_calls"], first["later_calls"])
         self.assertEqual(looks["prediction"]["at_step"], skipping["prediction"]["at_step"])
-        self.assertLess(looks["total_time_s"], skipping["total_time_s"])
         none = self.record("model", *args[:-2], "--set", "balancer.name=none")
         self.assertLess(looks["total_time_s"] - none["total_time_s"],
-                        skipping["total_time_s"] - none["total_time_s"])
+                        0.55 * (skipping["total_time_s"] - none["total_time_s"]))
         # With the budget for every look, each later point's look keeps `none` too.
         every = self.record("model", *args, "--set", "balancer.params.look_budget=1000")
         self.assertEqual(every["lb_invocations"], 0)
