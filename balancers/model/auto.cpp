@@ -633,9 +633,15 @@ bool AutoBalancer::takes_call(const CallOutlook* look) const {
 }
 
 bool AutoBalancer::wants_look() const {
-  // Before the first call the run is under `none` as much as after a call that chose it.
-  const bool under_none = calls_ == 0 || (chosen_ && params_.candidates[*chosen_].kind == BalancerKind::none);
-  return params_.nonblocking_look && calls_to_skip_ == 0 && under_none;
+  // Before the first call the run is under `none` as much as after a call that chose it,
+  // and a look can keep it only where `none` is a candidate.
+  const bool none_kept = calls_ == 0 ? has_none() : chosen_ && params_.candidates[*chosen_].kind == BalancerKind::none;
+  return params_.nonblocking_look && calls_to_skip_ == 0 && none_kept;
+}
+
+bool AutoBalancer::has_none() const {
+  return std::any_of(params_.candidates.begin(), params_.candidates.end(),
+                     [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
 }
 
 void AutoBalancer::skip_calls_after_floors(Json& floor, const CallOutlook& call) const {

@@ -247,8 +247,8 @@ class AutoBalancer final : public Balancer {
   // False for the calls that a decision by the totals alone said to skip (look_budget),
   // and for those where a look (nonblocking_look) shows that `none` would be kept again.
   [[nodiscard]] bool takes_call(const CallOutlook* look) const override;
-  // Before the first call, and after a call that chose or kept `none`, unless the next
-  // point is skipped anyway.
+  // Before the first call where `none` is a candidate, and after a call that chose or kept
+  // `none`, unless the next point is skipped anyway.
   [[nodiscard]] bool wants_look() const override;
   // Where the look's totals alone ruled out every candidate but `none`: that decision.
   [[nodiscard]] Json look_decision() const override { return look_decision_; }
@@ -287,7 +287,8 @@ class AutoBalancer final : public Balancer {
   // shape chose it, or, with none remembered, their totals alone rule out every other
   // candidate.
   [[nodiscard]] bool keeps_none(const CallOutlook& look) const;
-  // The candidate that is `none` (the last listed, if several).
+  // Whether `none` is a candidate, and which one it is (the last listed, if several).
+  [[nodiscard]] bool has_none() const;
   [[nodiscard]] std::size_t none_index() const;
   // After the totals alone chose `none` (at a call, or a look): how many of the next LB
   // points to skip (look_budget), said in `floor`, the decision's record.

@@ -801,6 +801,7 @@ TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
   const CallOutlook cheap = outlook_of(mild, fast_network);
   const AutoBalancer a = make_auto("{candidates: [none, greedy, tree]}");
   ASSERT_TRUE(a.wants_look()) << "before the first call";
+  EXPECT_FALSE(make_auto("{candidates: [greedy, tree]}").wants_look()) << "no `none` for a look to keep";
   EXPECT_TRUE(a.look_decision().is_null());
   EXPECT_FALSE(a.takes_call(&call));
   const Json d = a.look_decision();
