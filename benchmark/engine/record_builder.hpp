@@ -19,7 +19,6 @@ namespace lbbench {
 
 class Engine;
 
-// Everything the record says that this rank knows at the end.
 // What a look decided at an LB point it kept (Balancer::look_decision()), where no call had
 // decided before: the run's prediction is then this one's.
 struct LookDecision {
@@ -31,6 +30,7 @@ struct LookDecision {
 // kept before.
 void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step);
 
+// Everything the record says that this rank knows at the end.
 struct RunEnd {
   const Scenario& scenario;
   const Engine& engine;
@@ -39,13 +39,13 @@ struct RunEnd {
   std::int64_t edges = 0;
   std::vector<std::string> components;  // names of the load components (one for a scalar workload)
   const RankSteps& steps;
-  std::vector<LbEvent> events;  // as run_lb_call returned them
-  std::optional<LookDecision> first_look;
-  CommCensus initial;      // at the start
-  CommCensus final;        // at the end
-  double elapsed_s = 0;    // this rank's step loop, on the run's clock
-  double setup_s = 0;      // from the replay's start to its first step
-  double host_wall_s = 0;  // host time of the whole replay
+  std::vector<LbEvent> events;             // as run_lb_call returned them
+  std::optional<LookDecision> first_look;  // where a look decided before any call
+  CommCensus initial;                      // at the start
+  CommCensus final;                        // at the end
+  double elapsed_s = 0;                    // this rank's step loop, on the run's clock
+  double setup_s = 0;                      // from the replay's start to its first step
+  double host_wall_s = 0;                  // host time of the whole replay
   Provenance provenance;
 };
 
