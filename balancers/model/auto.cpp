@@ -128,25 +128,34 @@ double gather_scatter_priced_s(double bytes, double remote, const PricedNetwork&
          remote * bytes * net.wan_shared_s_per_byte;
 }
 
-// What a centralized candidate gathers to rank 0 and scatters back (see
-// CentralizedBalancer::plan): ids, loads and counts; the graph and load vectors where it
-// asks for them; then one owner per object.
+// The bytes a centralized decision gathers to rank 0 and scatters back (see
+// CentralizedBalancer::plan) for n objects: ids, loads and counts; where it needs the
+// graph, `adjacency` neighbor entries (twice the edges) with their bytes; `dims` load
+// components per object (0 without vectors); each object's trend where `trends`; then one
+// owner per object.
+double gathered_and_scattered_bytes(double n, double adjacency, bool graph, int dims, bool trends) {
+  double bytes = 20 * n + 4 * n;  // ids, loads and counts; then one owner per object back
+  if (graph) bytes += 8 * n + 16 * adjacency;
+  bytes += 8 * n * dims;
+  if (trends) bytes += 8 * n;
+  return bytes;
+}
+
+// What a centralized candidate's gather and scatter cost.
 double gather_and_scatter_s(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
-  const auto n = static_cast<double>(problem.size());
-  double gathered = 20 * n;
-  if (candidate.needs_graph()) gathered += 8 * n + 16 * static_cast<double>(problem.adjncy.size());
-  if (candidate.needs_vectors()) gathered += 8 * n * problem.dims;
-  const double scattered = 4 * n;
-  return gather_scatter_priced_s(gathered + scattered, remote_share(problem), net);
+  const double bytes =
+      gathered_and_scattered_bytes(static_cast<double>(problem.size()), static_cast<double>(problem.adjncy.size()),
+                                   candidate.needs_graph(), candidate.needs_vectors() ? problem.dims : 0, false);
+  return gather_scatter_priced_s(bytes, remote_share(problem), net);
 }
 
 // What a decision of `auto` gathers and scatters before it can weigh any candidate, the
-// protocols that ran first included (their plans are weighed on the gathered loads): as
-// gather_and_scatter_s for a candidate that needs the graph, with each object's trend;
-// load vectors left out, so at least this.
+// protocols that ran first included (their plans are weighed on the gathered loads): the
+// graph and each object's trend; load vectors left out, so at least this.
 double decision_gather_s(std::int64_t objects, std::int64_t edges, double remote, const PricedNetwork& net) {
-  const auto n = static_cast<double>(objects);
-  return gather_scatter_priced_s(40 * n + 32 * static_cast<double>(edges), remote, net);
+  const double bytes =
+      gathered_and_scattered_bytes(static_cast<double>(objects), 2 * static_cast<double>(edges), true, 0, true);
+  return gather_scatter_priced_s(bytes, remote, net);
 }
 
 // The other sites' share of what crosses to rank 0, on a machine of several sites.
@@ -373,6 +382,12 @@ struct Outlook {
   }
 };
 
+// Whether `none` is among the candidates: only then can the call's totals choose it.
+bool none_is_candidate(const AutoParams& params) {
+  return std::any_of(params.candidates.begin(), params.candidates.end(),
+                     [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
+}
+
 Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   const GlobalProblem s = scalars_of(call);
   Outlook o;
@@ -388,8 +403,7 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   o.balanced_steps_s = steps * (balanced + call.step_exchange_s);
   o.excess_share = excess_share(call.max_rank_load_s, balanced);
   o.none_s = steps * (call.max_rank_load_s + call.step_exchange_s);
-  o.none_competes = std::any_of(params.candidates.begin(), params.candidates.end(),
-                                [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
+  o.none_competes = none_is_candidate(params);
   return o;
 }
 
@@ -635,13 +649,9 @@ bool AutoBalancer::takes_call(const CallOutlook* look) const {
 bool AutoBalancer::wants_look() const {
   // Before the first call the run is under `none` as much as after a call that chose it,
   // and a look can keep it only where `none` is a candidate.
-  const bool none_kept = calls_ == 0 ? has_none() : chosen_ && params_.candidates[*chosen_].kind == BalancerKind::none;
+  const bool none_kept =
+      calls_ == 0 ? none_is_candidate(params_) : chosen_ && params_.candidates[*chosen_].kind == BalancerKind::none;
   return params_.nonblocking_look && calls_to_skip_ == 0 && none_kept;
-}
-
-bool AutoBalancer::has_none() const {
-  return std::any_of(params_.candidates.begin(), params_.candidates.end(),
-                     [](const BalancerConfig& c) { return c.kind == BalancerKind::none; });
 }
 
 void AutoBalancer::skip_calls_after_floors(Json& floor, const CallOutlook& call) const {

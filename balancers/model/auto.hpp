@@ -287,8 +287,7 @@ class AutoBalancer final : public Balancer {
   // shape chose it, or, with none remembered, their totals alone rule out every other
   // candidate.
   [[nodiscard]] bool keeps_none(const CallOutlook& look) const;
-  // Whether `none` is a candidate, and which one it is (the last listed, if several).
-  [[nodiscard]] bool has_none() const;
+  // The candidate that is `none` (the last listed, if several).
   [[nodiscard]] std::size_t none_index() const;
   // After the totals alone chose `none` (at a call, or a look): how many of the next LB
   // points to skip (look_budget), said in `floor`, the decision's record.

@@ -717,8 +717,7 @@ TEST(Auto, SamplesSmallFirstWhereTheRanksAreMany) {
 // After the totals alone chose `none`, later calls look at the loads again only as far as
 // `look_budget` of none's time to the end pays for their reductions.
 TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
-  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
-  mild.steps_left = 30;
+  GlobalProblem mild = rank_0_mildly_over_for_30_more_steps();
   mild.later_calls = 5;
   const MachineInfo slow = machine_with_collectives_of(8, 0.05);
   const CallOutlook call = outlook_of(mild, slow);
@@ -757,8 +756,7 @@ TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
 // decision remembered for the loads' shape chose it, or where the totals alone still rule
 // every other candidate out; a hot spot past both is a call.
 TEST(Auto, KeepsNoneOnALookWhereItWouldBeChosenAgain) {
-  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
-  mild.steps_left = 30;
+  GlobalProblem mild = rank_0_mildly_over_for_30_more_steps();
   mild.later_calls = 5;
   const MachineInfo slow = machine_with_collectives_of(8, 0.05);
   const CallOutlook call = outlook_of(mild, slow);
@@ -792,8 +790,7 @@ TEST(Auto, KeepsNoneOnALookWhereItWouldBeChosenAgain) {
 // other candidate, the point is kept without a call, the look's decision is the record's,
 // and the later points look again only as far as `look_budget` pays for.
 TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
-  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
-  mild.steps_left = 30;
+  GlobalProblem mild = rank_0_mildly_over_for_30_more_steps();
   mild.later_calls = 5;
   const MachineInfo slow = machine_with_collectives_of(8, 0.05);
   const CallOutlook call = outlook_of(mild, slow);
