@@ -171,6 +171,7 @@ struct CallOutlook {
   int nranks = 1;
   std::int64_t objects = 0;  // the balancer's objects over all ranks
   std::int64_t edges = 0;    // the graph's edges (undirected): what a gather of the graph carries
+  int coord_dims = 0;        // coordinates per object; 0 where the mesh has none
   double max_rank_load_s = 0;
   double total_load_s = 0;
   double step_exchange_s = 0;  // LoadView::step_exchange
@@ -208,6 +209,8 @@ class Balancer {
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
   // ... and each object's load trend (LoadView::vertex_load_trend).
   [[nodiscard]] virtual bool needs_trends() const { return false; }
+  // ... and, with the trends, each object's coordinates where the mesh has them.
+  [[nodiscard]] virtual bool needs_coords() const { return false; }
   // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
   // the one it chose: the balancer that makes a call with these totals (the shown loads'
   // max over mean, background included, tells their shapes apart). Itself by default.

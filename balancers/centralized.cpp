@@ -112,6 +112,20 @@ void gather_trends(const LoadView& view, const std::vector<int>& vertex_counts, 
               problem.load_trend.data(), vertex_counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
 }
 
+// Every object's coordinates to rank 0, with the trends, where the mesh has them.
+void gather_coords(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm, GlobalProblem& problem) {
+  const int dims = view.graph.dim;
+  std::vector<int> counts(vertex_counts);
+  for (int& c : counts) c *= dims;
+  const std::vector<int> displs = displacements(counts);
+  if (comm_rank(comm) == 0) {
+    problem.coord_dims = dims;
+    problem.coords.resize(problem.size() * static_cast<std::size_t>(dims));
+  }
+  MPI_Gatherv(view.graph.coords.data(), view.graph.num_local() * dims, MPI_DOUBLE, problem.coords.data(), counts.data(),
+              displs.data(), MPI_DOUBLE, 0, comm);
+}
+
 // Every rank's background load to rank 0: its sum, and its vector for vector strategies.
 void gather_background(const LoadView& view, bool vectors, MPI_Comm comm, GlobalProblem& problem) {
   const bool root = comm_rank(comm) == 0;
@@ -166,6 +180,7 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   if (needs_graph()) gather_graph(view, counts, comm, problem);
   if (needs_vectors()) gather_vectors(view, counts, comm, problem);
   if (needs_trends() && view.trend_origin) gather_trends(view, counts, comm, problem);
+  if (needs_coords() && view.trend_origin && view.graph.dim > 0) gather_coords(view, counts, comm, problem);
   if (!view.background.empty()) gather_background(view, needs_vectors(), comm, problem);
 
   Assignment assignment;

@@ -24,6 +24,11 @@ struct GlobalProblem {
   // shows the loads as of trend_origin steps after the call's step.
   std::vector<double> load_trend;
   double trend_origin = 0;
+  // Each object's coordinates (coord_dims per object, object-major), gathered with the
+  // trends for strategies that ask for them (needs_coords) where the mesh has them; empty
+  // otherwise.
+  int coord_dims = 0;
+  std::vector<double> coords;
   std::vector<Rank> owner;         // current owner
   std::vector<double> rank_speed;  // one per rank; empty means all equal
   std::vector<int> rank_site;      // one per rank; empty means one site

@@ -15,6 +15,7 @@
 #include "balancers/factory.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
+#include "balancers/model/motion.hpp"
 #include "balancers/protocol.hpp"
 #include "core/error.hpp"
 #include "mpi/mpi.hpp"
@@ -131,13 +132,13 @@ double gather_scatter_priced_s(double bytes, double remote, const PricedNetwork&
 // The bytes a centralized decision gathers to rank 0 and scatters back (see
 // CentralizedBalancer::plan) for n objects: ids, loads and counts; where it needs the
 // graph, `adjacency` neighbor entries (twice the edges) with their bytes; `dims` load
-// components per object (0 without vectors); each object's trend where `trends`; then one
-// owner per object.
-double gathered_and_scattered_bytes(double n, double adjacency, bool graph, int dims, bool trends) {
+// components per object (0 without vectors); each object's trend and `coord_dims`
+// coordinates where `trends`; then one owner per object.
+double gathered_and_scattered_bytes(double n, double adjacency, bool graph, int dims, bool trends, int coord_dims) {
   double bytes = 20 * n + 4 * n;  // ids, loads and counts; then one owner per object back
   if (graph) bytes += 8 * n + 16 * adjacency;
   bytes += 8 * n * dims;
-  if (trends) bytes += 8 * n;
+  if (trends) bytes += 8 * n * (1 + coord_dims);
   return bytes;
 }
 
@@ -145,16 +146,17 @@ double gathered_and_scattered_bytes(double n, double adjacency, bool graph, int 
 double gather_and_scatter_s(const Balancer& candidate, const GlobalProblem& problem, const PricedNetwork& net) {
   const double bytes =
       gathered_and_scattered_bytes(static_cast<double>(problem.size()), static_cast<double>(problem.adjncy.size()),
-                                   candidate.needs_graph(), candidate.needs_vectors() ? problem.dims : 0, false);
+                                   candidate.needs_graph(), candidate.needs_vectors() ? problem.dims : 0, false, 0);
   return gather_scatter_priced_s(bytes, remote_share(problem), net);
 }
 
 // What a decision of `auto` gathers and scatters before it can weigh any candidate, the
 // protocols that ran first included (their plans are weighed on the gathered loads): the
-// graph and each object's trend; load vectors left out, so at least this.
-double decision_gather_s(std::int64_t objects, std::int64_t edges, double remote, const PricedNetwork& net) {
-  const double bytes =
-      gathered_and_scattered_bytes(static_cast<double>(objects), 2 * static_cast<double>(edges), true, 0, true);
+// graph and each object's trend and coordinates; load vectors left out, so at least this.
+double decision_gather_s(std::int64_t objects, std::int64_t edges, int coord_dims, double remote,
+                         const PricedNetwork& net) {
+  const double bytes = gathered_and_scattered_bytes(static_cast<double>(objects), 2 * static_cast<double>(edges), true,
+                                                    0, true, coord_dims);
   return gather_scatter_priced_s(bytes, remote, net);
 }
 
@@ -285,6 +287,58 @@ std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem) {
   return out;
 }
 
+// `none`'s steps to the next call and to the end of the run: the paper's steps x L_max
+// (equation 11) plus the measured exchange per step, or, where the loads move through the
+// mesh (motion.hpp), the critical path of the moved loads plus the exchange per step.
+struct NoneForecast {
+  double interval_s = 0;
+  double to_end_s = 0;
+  Json record;  // which forecast, and why
+};
+
+// Motion is fitted only where some rank's load would move by more than this share of the
+// slowest rank's along its trend before the run ends: else its steps stay about at L_max
+// whatever moves, and the fit is not worth a decision's time.
+constexpr double kMotionMatters = 0.05;
+// ... and used only where it explains at least this share of the trends (R^2): loads that
+// grow in place or change at random are not carried by a motion.
+constexpr double kMotionExplains = 0.5;
+
+// The most any rank's load moves along its trend over `steps` steps.
+double largest_rank_drift_s(const GlobalProblem& problem, int steps) {
+  if (problem.load_trend.empty()) return 0.0;
+  std::vector<double> trend(static_cast<std::size_t>(problem.nranks), 0.0);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    trend[static_cast<std::size_t>(problem.owner[i].value())] += problem.load_trend[i];
+  double most = 0;
+  for (int r = 0; r < problem.nranks; ++r)
+    most = std::max(most, std::abs(trend[static_cast<std::size_t>(r)]) / problem.speed(r));
+  return most * steps;
+}
+
+NoneForecast forecast_none(const GlobalProblem& problem, double lmax, double exchange, int horizon) {
+  NoneForecast f{app_time_none(lmax + exchange, horizon), app_time_none(lmax + exchange, problem.steps_left),
+                 Json{{"kind", "peak"}}};
+  const int steps = std::max(horizon, problem.steps_left);
+  if (largest_rank_drift_s(problem, steps) < kMotionMatters * lmax) return f;
+  const std::optional<Motion> motion = fit_motion(problem);
+  if (!motion) return f;
+  f.record["velocity_per_step"] = motion->velocity;
+  f.record["fit_r2"] = motion->fit_r2;
+  if (motion->fit_r2 < kMotionExplains) return f;
+  const std::vector<std::vector<double>> times = moved_rank_times(problem, *motion, steps);
+  const std::vector<std::vector<int>> neighbors = rank_neighbors(problem);
+  auto over = [&](int n) {
+    return critical_path_s(std::span(times).first(static_cast<std::size_t>(n)), neighbors) + n * exchange;
+  };
+  f.record["kind"] = "moving";
+  f.record["peak_interval_s"] = f.interval_s;
+  f.record["peak_to_end_s"] = f.to_end_s;
+  f.interval_s = over(horizon);
+  f.to_end_s = problem.steps_left > 0 ? over(problem.steps_left) : 0.0;
+  return f;
+}
+
 // Algorithm 2 over `horizon` steps with the candidate's own alpha, iterations and threshold:
 // the paper's prediction for diffusion, recorded next to the reference's.
 Json paper_diffusion(const GlobalProblem& problem, const DiffusionParams& params, const Platform& platform, int horizon,
@@ -332,6 +386,7 @@ CallOutlook call_outlook(const LoadView& view) {
   return CallOutlook{.nranks = view.nranks,
                      .objects = view.graph.global_vertices,
                      .edges = view.graph.global_edges,
+                     .coord_dims = view.graph.dim,
                      .max_rank_load_s = view.max_rank_load.seconds(),
                      .total_load_s = view.total_load.seconds(),
                      .step_exchange_s = view.step_exchange.seconds(),
@@ -392,7 +447,7 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   const GlobalProblem s = scalars_of(call);
   Outlook o;
   o.net = priced_network(platform_of(params, s), s);
-  o.gather_s = decision_gather_s(call.objects, call.edges, remote_share(call), o.net);
+  o.gather_s = decision_gather_s(call.objects, call.edges, call.coord_dims, remote_share(call), o.net);
   const bool to_the_end = call.steps_left > 0;
   const int horizon = params.horizon > 0 ? params.horizon : std::max(1, call.period);
   const double steps = to_the_end ? call.steps_left : horizon;
@@ -784,6 +839,7 @@ Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolO
   const CallOutlook call{.nranks = problem.nranks,
                          .objects = static_cast<std::int64_t>(problem.size()),
                          .edges = static_cast<std::int64_t>(problem.adjncy.size() / 2),
+                         .coord_dims = problem.coord_dims,
                          .max_rank_load_s = max_of(now),
                          .total_load_s = std::accumulate(now.begin(), now.end(), 0.0),
                          .step_exchange_s = problem.step_exchange_s,
@@ -1166,12 +1222,14 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // What this decision may spend finding out what candidates cost (explore_budget): a share
   // of the most any of them could gain over `none`. The protocols that ran as themselves
   // have spent theirs already.
-  const double gain_bound = std::max(0.0, (to_the_end ? problem.steps_left : horizon) * (lmax + exchange - balanced));
+  const NoneForecast none_steps = forecast_none(problem, lmax, exchange, horizon);
+  const double gain_bound = std::max(0.0, (to_the_end ? none_steps.to_end_s : none_steps.interval_s) -
+                                              (to_the_end ? problem.steps_left : horizon) * balanced);
   const double explore_budget = params_.explore_budget * gain_bound;
   // The decision's own gather, priced on the network, was spent on finding out too.
   const double gather =
       decision_gather_s(static_cast<std::int64_t>(problem.size()), static_cast<std::int64_t>(problem.adjncy.size() / 2),
-                        remote_share(problem), net);
+                        problem.coord_dims, remote_share(problem), net);
   double explored = gather;
   for (const auto& r : ran_) explored += r ? r->decision_s : 0.0;
   for (const std::size_t i : order) {
@@ -1243,14 +1301,14 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     migration_share_[i] = share_now;
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
-    // `none` keeps the paper's L_max: nothing puts its ranks back in balance at later calls,
-    // and its slowest rank is at the loads' peak, which a moving load keeps moving with it,
-    // where a line through its neighbors' recent steps would grow without bound.
+    // `none`'s steps are forecast_none's: nothing puts its ranks back in balance at later
+    // calls, and its slowest rank is at the loads' peak, which a moving load keeps moving
+    // with it, where a line through its neighbors' recent steps would grow without bound.
     const double slowest = none ? lmax : mean_slowest_s(problem, o, horizon);
     const double step_after = slowest + exchange;
-    const double interval = none ? app_time_none(lmax + exchange, horizon)
-                                 : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
-    const double to_end = none ? app_time_none(lmax + exchange, problem.steps_left)
+    const double interval =
+        none ? none_steps.interval_s : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
+    const double to_end = none ? none_steps.to_end_s
                                : app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s,
                                                  problem.later_calls, step_after, problem.steps_left);
     Json p{{"interval_s", interval},        {"to_end_s", to_end},
@@ -1258,6 +1316,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
            {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
     if (!problem.load_trend.empty() && !none) p["step_lmax_s"] = slowest;
+    if (none) p["steps_forecast"] = none_steps.record;
     if (sampled) p["sampled_estimate_s"] = estimate[i];  // what its sample said, before it ran in full
     if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
     if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;

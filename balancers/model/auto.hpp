@@ -161,6 +161,7 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override;
   [[nodiscard]] bool needs_trends() const override { return true; }
+  [[nodiscard]] bool needs_coords() const override { return true; }
   [[nodiscard]] Json decision() const override { return last_decision_; }
   // The distributed candidates, run as their protocols before the gather (see auto.hpp).
   // Those whose expected decision could pay for itself (see auto.hpp).
@@ -237,6 +238,7 @@ class AutoBalancer final : public Balancer {
   [[nodiscard]] bool needs_graph() const override { return true; }
   [[nodiscard]] bool needs_vectors() const override { return chooser_.needs_vectors(); }
   [[nodiscard]] bool needs_trends() const override { return true; }
+  [[nodiscard]] bool needs_coords() const override { return true; }
   [[nodiscard]] const Balancer& acting_for(const CallOutlook& call) const override;
   [[nodiscard]] Json decision() const override;
   // What its choice promised: a call that chose (or kept) `none` moves nothing anywhere,

@@ -268,13 +268,14 @@ void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLo
   // The balancer's objects: vertices a trace pins never move.
   start({rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
          mean_since(loop.steps().wall, measured_since, step)},
-        graph.has_pinned() ? graph.trace->pinned_from : graph.global_vertices, graph.global_edges);
+        graph.has_pinned() ? graph.trace->pinned_from : graph.global_vertices, graph.global_edges, graph.dim);
 }
 
-void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges) {
+void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims) {
   share_ = reduced_share(loads);
   objects_ = objects;
   edges_ = edges;
+  coord_dims_ = coord_dims;
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
   MPI_Iallreduce(share_.data(), totals_.data(), 1, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
@@ -287,6 +288,7 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
   return CallOutlook{.nranks = comm_size(comm_),
                      .objects = objects_,
                      .edges = edges_,
+                     .coord_dims = coord_dims_,
                      .max_rank_load_s = totals.max,
                      .total_load_s = totals.total,
                      .step_exchange_s = totals.step_exchange,

@@ -63,8 +63,9 @@ class LoadLook {
   void start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
              int measured_since);
   // The same from this rank's loads (its model load, and its mean compute and mean wall
-  // per step) and the balancer's objects and the graph's edges over all ranks.
-  void start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges);
+  // per step) and the balancer's objects, the graph's edges over all ranks and the
+  // coordinates per object.
+  void start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims);
   [[nodiscard]] bool started() const { return requests_[0] != MPI_REQUEST_NULL; }
   // Waits for the look started at the last point and says what it saw, for the LB point
   // of `step` (whose own steps left and later calls it carries).
@@ -77,6 +78,7 @@ class LoadLook {
   std::array<double, 4> totals_{};
   std::int64_t objects_ = 0;
   std::int64_t edges_ = 0;
+  int coord_dims_ = 0;
 };
 
 }  // namespace lbbench

@@ -174,7 +174,7 @@ TEST(Replay, ALookReducesTheTotalsACallWould) {
   const MachineInfo machine;
   LoadLook look(kWorld);
   EXPECT_FALSE(look.started());
-  look.start({1.0 + me, 0.5 + me, 2.0 + (me == 0 ? 3.0 : me)}, 480, 900);
+  look.start({1.0 + me, 0.5 + me, 2.0 + (me == 0 ? 3.0 : me)}, 480, 900, 3);
   ASSERT_TRUE(look.started());
   const CallOutlook seen = look.finish(s, machine, 5);
   EXPECT_FALSE(look.started());
@@ -183,6 +183,7 @@ TEST(Replay, ALookReducesTheTotalsACallWould) {
   EXPECT_DOUBLE_EQ(seen.step_exchange_s, std::max(5.0, 2.0 + p - 1) - (0.5 + p - 1));
   EXPECT_EQ(seen.nranks, p);
   EXPECT_EQ(seen.objects, 480);
+  EXPECT_EQ(seen.coord_dims, 3);
   EXPECT_EQ(seen.steps_left, s.steps - 6);
   EXPECT_EQ(seen.later_calls, 0);  // the point after step 5 is the last of 7 steps
 }

@@ -398,6 +398,7 @@ CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
   return CallOutlook{.nranks = p.nranks,
                      .objects = static_cast<std::int64_t>(p.size()),
                      .edges = static_cast<std::int64_t>(p.adjncy.size() / 2),
+                     .coord_dims = p.coord_dims,
                      .max_rank_load_s = *std::max_element(t.begin(), t.end()),
                      .total_load_s = std::accumulate(t.begin(), t.end(), 0.0),
                      .step_exchange_s = p.step_exchange_s,

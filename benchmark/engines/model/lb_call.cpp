@@ -86,6 +86,9 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
     const bool trends = ctx.balancer.needs_trends() && trends_measured(model_inputs);
     const std::vector<double> trend = trends ? modeled_vertex_trends(model_inputs) : std::vector<double>();
     if (trends) pr.trend_origin = trend_origin(model_inputs);
+    // Coordinates go with the trends, as the centralized gather sends them.
+    const bool coords = trends && ctx.balancer.needs_coords() && g.dim > 0;
+    if (coords) pr.coord_dims = g.dim;
     const auto local = state.vertices_of(r);
     for (std::size_t i = 0; i < local.size(); ++i) {
       const VertexId id = g.gid[static_cast<std::size_t>(local[i])];
@@ -98,6 +101,10 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
       pr.id.push_back(id);
       pr.load.push_back(loads[i]);
       if (trends) pr.load_trend.push_back(trend[i]);
+      if (coords) {
+        const auto x = g.coords_of(static_cast<LocalIndex>(local[i]));
+        pr.coords.insert(pr.coords.end(), x.begin(), x.end());
+      }
       pr.owner.push_back(Rank{r});
       m.vectors.insert(m.vectors.end(), vectors.begin() + static_cast<std::ptrdiff_t>(i * dims),
                        vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims));
@@ -250,6 +257,10 @@ Gathered gathered(const Balancer& b, const GlobalProblem& pr, int dims) {
   }
   if (!pr.load_trend.empty()) {
     g.bytes += 8 * n;
+    g.gathervs += 1;
+  }
+  if (!pr.coords.empty()) {
+    g.bytes += 8 * n * pr.coord_dims;
     g.gathervs += 1;
   }
   return g;
@@ -462,6 +473,7 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   const CallOutlook call{.nranks = p,
                          .objects = static_cast<std::int64_t>(pr.size()),
                          .edges = state.graph().global_edges,
+                         .coord_dims = state.graph().dim,
                          .max_rank_load_s = lmax,
                          .total_load_s = total,
                          .step_exchange_s = pr.step_exchange_s,
@@ -545,6 +557,7 @@ CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const
   return CallOutlook{.nranks = state.nranks(),
                      .objects = static_cast<std::int64_t>(m.problem.size()),
                      .edges = state.graph().global_edges,
+                     .coord_dims = state.graph().dim,
                      .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
                      .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
                      .step_exchange_s = m.problem.step_exchange_s,
