@@ -86,11 +86,19 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
   return v;
 }
 
+// `none`'s steps after the call: the critical path of its moved loads where `auto` forecast
+// them so (balancers/model/motion.hpp), else every step at L_max plus the exchange.
+double none_after(const Json& none, double steps_after, double peak_step_s) {
+  const bool moving = none.contains("steps_forecast") && none["steps_forecast"].value("kind", "") == "moving";
+  return moving ? none["to_end_s"].get<double>() : steps_after * peak_step_s;
+}
+
 // The whole run as `auto`'s first call predicted it, for each candidate: the measured
 // steps up to the call, then the paper's assumption (equations 9 and 11) that every
 // interval repeats the first, so the candidate's one call sets every later step's L_max
 // (averaged along the loads' trends where they were measured: `step_lmax_s`), to which
-// each step adds the exchange measured before the call (`step_exchange_s`). A run of
+// each step adds the exchange measured before the call (`step_exchange_s`); `none` as its
+// forecast says (none_after). A run of
 // the candidate also calls it at every later LB point, priced as `auto` priced it
 // (`later_call_s`: as much as this call; see balancers/model/auto.hpp). The report scores
 // these against the runs of each candidate.
@@ -116,7 +124,7 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
       continue;
     }
     const double rest = name == "none"
-                            ? steps_after * (d["lmax_before_s"].get<double>() + exchange)
+                            ? none_after(c, steps_after, d["lmax_before_s"].get<double>() + exchange)
                             : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
                                   p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
                                   steps_after * (c.value("step_lmax_s", c["lmax_after_s"].get<double>()) + exchange);

@@ -61,8 +61,8 @@ GlobalProblem grid(int ranks, const Field& load, const Field& trend) {
 
 // A spot at z = 6 moving up by `speed` cells per step, as the engine shows it: the loads as
 // of the call, each object's trend the central difference of its load a step either side.
-// It stays inside the box over the steps the tests look at: what the motion brings in at
-// an edge is the edge's load, which is the floor's here.
+// It stays inside the box over the steps the tests look at: what the motion carries out at
+// the top and back in at the bottom is the floor's load.
 GlobalProblem drifting(int ranks, double speed) {
   return grid(
       ranks, [](double x, double y, double z) { return spot(x, y, z, 6); },
