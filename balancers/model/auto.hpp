@@ -64,9 +64,9 @@
 // is its slowest rank averaged over the H steps after the call, every object moving along
 // its line from where the plan put it (mean_slowest_s in auto.cpp). `none` keeps L_max
 // where its loads stay put; where they move through the mesh (a velocity fitted to the
-// trends explains at least half of them), its steps are the critical path of the loads
-// carried along that velocity, ranks out of step as the engines run them (motion.hpp;
-// `steps_forecast` in the record).
+// trends explains at least half of them) and another candidate beat it at the peak, its
+// steps are the critical path of the loads carried along that velocity, ranks out of step
+// as the engines run them (motion.hpp; `steps_forecast` in the record).
 //
 // Re-deciding (beyond the paper, which leaves open how often Algorithm 1 runs its cost
 // model): a decision gathers the whole load model and runs every candidate, which cost 3.5

@@ -1,12 +1,14 @@
 // Loads that move through the mesh: the motion fitted to the trends, the loads carried
 // along it, the critical path of ranks out of step, and `auto`'s forecast of `none` from
 // them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "balancers/model/auto.hpp"
 #include "balancers/model/motion.hpp"
@@ -130,16 +132,21 @@ TEST(Motion, TheCriticalPathLetsRanksRunOutOfStep) {
   EXPECT_DOUBLE_EQ(critical_path_s(std::vector<std::vector<double>>{{2, 1}, {1, 2}, {4, 0}}, {{}, {}}), 7.0);
 }
 
-// `auto` with `none` and tree, deciding over `steps_left` steps at period 8.
-Json none_as_auto_prices_it(GlobalProblem p, int steps_left) {
-  ConfigNode node(YAML::Load("{candidates: [none, tree], redecide: 0}"), "test");
+// `auto`'s decision with `none` and the other candidate, over `steps_left` steps at
+// period 8.
+Json decision_of_none_and(const std::string& other, GlobalProblem p, int steps_left) {
+  ConfigNode node(YAML::Load(fmt::format("{{candidates: [none, {}], redecide: 0}}", other)), "test");
   const AutoBalancer a(AutoParams::parse(node));
   p.period = 8;
   p.steps_left = steps_left;
   p.later_calls = steps_left / 8 - 1;
   p.trend_origin = 0;
   (void)a.decide_serially(p, nullptr);
-  return a.decision()["candidates"]["none"];
+  return a.decision();
+}
+
+Json none_as_auto_prices_it(const GlobalProblem& p, int steps_left) {
+  return decision_of_none_and("tree", p, steps_left)["candidates"]["none"];
 }
 
 TEST(Auto, PricesNoneAlongTheMotionOfItsLoads) {
@@ -166,6 +173,17 @@ TEST(Auto, PricesNoneAlongTheMotionOfItsLoads) {
   EXPECT_NEAR(none["to_end_s"].get<double>(), real, 0.05 * real);
   // The paper's steps x L_max is well above it: the spot leaves the ranks it is on now.
   EXPECT_GT(none["steps_forecast"]["peak_to_end_s"].get<double>(), 1.15 * real);
+}
+
+TEST(Auto, FitsTheMotionOnlyWhereItCouldChangeTheChoice) {
+  // Greedy scatters the grid and each object carries a megabyte: `none` wins at the peak
+  // already, so the decision does not pay for fitting the motion.
+  GlobalProblem p = drifting(16, 0.3);
+  p.element_bytes = 1 << 20;
+  const Json d = decision_of_none_and("greedy", p, 24);
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["candidates"]["none"]["steps_forecast"]["kind"], "peak");
+  EXPECT_FALSE(d["candidates"]["none"]["steps_forecast"].contains("fit_r2"));
 }
 
 TEST(Auto, KeepsThePeakForNoneWhereTheLoadsStayPut) {
