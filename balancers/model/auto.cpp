@@ -1248,8 +1248,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   double skipped_bound = std::numeric_limits<double>::infinity();  // the least a skipped candidate takes
   std::vector<Weighed> weighed;
   // What this decision may spend finding out what candidates cost (explore_budget): a share
-  // of the most any of them could gain over `none`. The protocols that ran as themselves
-  // have spent theirs already.
+  // of the most any of them could gain over `none` at the peak. The protocols that ran as
+  // themselves have spent theirs already.
   const NoneForecast none_steps = forecast_none(problem, lmax, exchange, horizon, false);
   const double gain_bound = std::max(0.0, (to_the_end ? none_steps.to_end_s : none_steps.interval_s) -
                                               (to_the_end ? problem.steps_left : horizon) * balanced);
@@ -1330,9 +1330,9 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     migration_share_[i] = share_now;
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
-    // `none`'s steps are forecast_none's: nothing puts its ranks back in balance at later
-    // calls, and its slowest rank is at the loads' peak, which a moving load keeps moving
-    // with it, where a line through its neighbors' recent steps would grow without bound.
+    // `none` is weighed at the loads' peak (forecast_none): nothing puts its ranks back in
+    // balance at later calls, and a line through a rank's recent steps would grow without
+    // bound. Where the loads move, it may be priced again along their motion below.
     const double slowest = none ? lmax : mean_slowest_s(problem, o, horizon);
     const double step_after = slowest + exchange;
     const double interval =

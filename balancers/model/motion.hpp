@@ -4,7 +4,7 @@
 // neighbor ranks, the ranks run out of step: the run takes about the slowest rank's own
 // sum plus its waits, well under the paper's steps x L_max (equation 11), which prices
 // every step at the loads' peak wherever it is. On the first accuracy sweep's drift-3d
-// (block) this was 20% high, every clearly wrong pick of the model engine.
+// (block) that was 20% high, and there were all the model engine's clearly wrong picks.
 //
 // So, where the objects have coordinates and the engine measured their trends:
 // - fit_motion() finds the one velocity whose motion of the loads best explains the
@@ -12,8 +12,9 @@
 //   trend_i = -velocity . gradient_i in least squares, with the share of the trends it
 //   explains (R^2);
 // - moved_rank_times() carries the loads along it for the steps ahead, on a coarse grid
-//   of the mesh's bounding box (the mean object load per cell, interpolated between cells),
-//   and sums them per rank as the objects sit now;
+//   of the mesh's bounding box (the mean object load per cell, interpolated between cells,
+//   what leaves the box at one edge entering at the other), and gives each rank its load
+//   now plus the change the motion brings to its objects' cells;
 // - critical_path_s() runs those steps as the engines do (Algorithm 3's shape): a rank's
 //   messages leave as its step starts, and its step ends after its own compute and once its
 //   neighbor ranks' messages of that step are in.
@@ -41,7 +42,8 @@ std::optional<Motion> fit_motion(const GlobalProblem& problem);
 
 // Each rank's compute (background included, over its speed) at each of the `steps` steps
 // after the call, the objects where they are now and their loads carried along `motion`
-// from where problem.load shows them (trend_origin steps after the call).
+// from where problem.load shows them (trend_origin steps after the call). `motion` has
+// problem.coord_dims components.
 std::vector<std::vector<double>> moved_rank_times(const GlobalProblem& problem, const Motion& motion, int steps);
 
 // The time of those steps where each rank's step ends after its own compute and once the

@@ -98,10 +98,9 @@ double none_after(const Json& none, double steps_after, double peak_step_s) {
 // interval repeats the first, so the candidate's one call sets every later step's L_max
 // (averaged along the loads' trends where they were measured: `step_lmax_s`), to which
 // each step adds the exchange measured before the call (`step_exchange_s`); `none` as its
-// forecast says (none_after). A run of
-// the candidate also calls it at every later LB point, priced as `auto` priced it
-// (`later_call_s`: as much as this call; see balancers/model/auto.hpp). The report scores
-// these against the runs of each candidate.
+// forecast says (none_after). A run of the candidate also calls it at every later LB
+// point, priced as `auto` priced it (`later_call_s`: as much as this call; see
+// balancers/model/auto.hpp). The report scores these against the runs of each candidate.
 std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events,
                                             const std::optional<LookDecision>& look, const Totals& t) {
   const auto first =

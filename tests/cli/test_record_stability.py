@@ -40,10 +40,15 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # Whether the near-tie rule changed the pick (`near_tie`, there or not) follows them too,
 # and so does what a decision spent exploring (it times `none`'s prediction on the host),
 # and a later call's floors, which add the migration each candidate made last (its code
-# included).
+# included). So does how a skipped candidate's cost was found (a sample, taken while the
+# timed explore budget lasts, or none: `estimated_from`, `sample_ranks`,
+# `over_explore_budget`) and where a later call's floor came from (`floor_from`: the
+# network, or the decision a sample left): on `auto-bgp` the decision's gather of the
+# objects' coordinates left the first call's budget within 2% of what it spent.
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
               "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s",
-              "floor_s", "migration_floor_s"}
+              "floor_s", "migration_floor_s", "migration_estimate_s", "sampled_estimate_s", "estimated_from",
+              "sample_ranks", "over_explore_budget", "floor_from"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.
@@ -175,6 +180,12 @@ class TheComparisonCanFail(unittest.TestCase):
         self.assertEqual(differences({"wait_s": 0.01}, {"wait_s": 0.0100005}), [])
         self.assertEqual(differences({"wait_s": 0.01}, {"wait_s": 0.0101}), ["wait_s: 0.01 became 0.0101"])
         self.assertEqual(differences({"x": 1}, {"x": "1"}), ["x: 1 became '1'"])
+        # How a skipped candidate's cost was found follows `auto`'s timed budget; its choice does not.
+        old = {"lb": [{"prediction": {"chosen": "tree", "candidates": {
+            "metis": {"skipped": True, "over_explore_budget": True}}}}]}
+        new = {"lb": [{"prediction": {"chosen": "none", "candidates": {
+            "metis": {"skipped": True, "estimated_from": "a sample", "sample_ranks": 2}}}}]}
+        self.assertEqual(differences(old, new), ["lb[0].prediction.chosen: 'tree' became 'none'"])
 
 
 if __name__ == "__main__":
