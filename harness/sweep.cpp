@@ -273,19 +273,24 @@ std::string checked_name(ConfigNode& root, const fs::path& file) {
   return name;
 }
 
+// A value as text that never throws: yaml-cpp can hand back a string that is not UTF-8 (a
+// sweep file with a NUL byte in a scalar), and the label of a run whose scenario failed to
+// load is what its error names.
+std::string text_of(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string SweepRun::label() const {
   std::string out = config.is_object() ? config.value("name", "") : "";
-  for (const auto& [key, value] : axes.items()) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", key,
-                       value.is_string() ? value.get<std::string>() : value.dump());
-  }
+  for (const auto& [key, value] : axes.items())
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, text_of(value));
   return out + fmt::format("{}#{}", out.empty() ? "" : " ", repetition + 1);
 }
 
 std::string run_id(const Json& normalized_scenario, const std::string& engine, int repetition) {
-  const std::string text = fmt::format("{}\n{}\n{}", normalized_scenario.dump(), engine, repetition);
+  const std::string text = fmt::format("{}\n{}\n{}", text_of(normalized_scenario), engine, repetition);
   return sha256_hex(text).substr(0, 12);
 }
 

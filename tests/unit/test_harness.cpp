@@ -165,6 +165,13 @@ TEST(Sweep, ErrorsNameTheFileLineAndColumnAndSuggest) {
       error_of(dir.write("i.yaml", "scenario: " + std::string(5000, 'x') + ".yaml\nset: {ranks: 2}\n"));
   EXPECT_NE(too_long.find("i.yaml:1:11"), std::string::npos) << too_long;
   EXPECT_NE(too_long.find("cannot open the scenario file"), std::string::npos) << too_long;
+  // Found by fuzzing: a NUL byte in an axis value came back from the YAML reader as a string
+  // that is not UTF-8, and naming the run in the error threw a JSON error.
+  const std::string name = "tre" + std::string(78, 'n') + '\0' + "_" + std::string(15, 'n') + "e";
+  const std::string nul =
+      error_of(dir.write("j.yaml", sweep_text("set: {ranks: 2}\naxes:\n  balancer: [{name: " + name + "}]\n")));
+  EXPECT_NE(nul.find("j.yaml"), std::string::npos) << nul;
+  EXPECT_NE(nul.find("not UTF-8"), std::string::npos) << nul;
 }
 
 // A sweep over recorded runs needs the traces (LBBENCH_TRACES_DIR, or the shared ones next
