@@ -231,12 +231,19 @@ Outcome run_reference(const Balancer& candidate, const GlobalProblem& problem, c
 // where the plan put it. A plan that keeps a moving hot spot together on a few ranks sees
 // them grow slowest again before the next call; one that scatters it does not. L_max
 // where no trends were measured.
-double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps) {
-  if (problem.load_trend.empty() || steps < 1) return o.lmax_after;
+// Each rank's load trend where `assignment` puts the objects: the sum of its objects'
+// trends over its speed (seconds per step).
+std::vector<double> rank_trends(const GlobalProblem& problem, const Assignment& assignment) {
   std::vector<double> trend(static_cast<std::size_t>(problem.nranks), 0.0);
   for (std::size_t i = 0; i < problem.size(); ++i)
-    trend[static_cast<std::size_t>(o.assignment[i].value())] += problem.load_trend[i];
+    trend[static_cast<std::size_t>(assignment[i].value())] += problem.load_trend[i];
   for (int r = 0; r < problem.nranks; ++r) trend[static_cast<std::size_t>(r)] /= problem.speed(r);
+  return trend;
+}
+
+double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps) {
+  if (problem.load_trend.empty() || steps < 1) return o.lmax_after;
+  const std::vector<double> trend = rank_trends(problem, o.assignment);
   double sum = 0;
   for (int t = 1; t <= steps; ++t) {
     const double since = t - problem.trend_origin;
@@ -308,12 +315,8 @@ constexpr double kMotionExplains = 0.5;
 // The most any rank's load moves along its trend over `steps` steps.
 double largest_rank_drift_s(const GlobalProblem& problem, int steps) {
   if (problem.load_trend.empty()) return 0.0;
-  std::vector<double> trend(static_cast<std::size_t>(problem.nranks), 0.0);
-  for (std::size_t i = 0; i < problem.size(); ++i)
-    trend[static_cast<std::size_t>(problem.owner[i].value())] += problem.load_trend[i];
   double most = 0;
-  for (int r = 0; r < problem.nranks; ++r)
-    most = std::max(most, std::abs(trend[static_cast<std::size_t>(r)]) / problem.speed(r));
+  for (const double t : rank_trends(problem, problem.owner)) most = std::max(most, std::abs(t));
   return most * steps;
 }
 

@@ -173,12 +173,12 @@ void shift_along(const Grid& g, int axis, double shift, std::vector<double>& fie
   for (int k = 0; k < axis; ++k) inner *= static_cast<std::size_t>(g.cells[k]);
   const std::size_t layer = inner * static_cast<std::size_t>(cells);
   scratch = field;
+  const auto wrap = [cells](double x) {
+    return static_cast<std::size_t>(((static_cast<long>(x) % cells) + cells) % cells);
+  };
   for (int c = 0; c < cells; ++c) {
     const double q = c + shift;
     const double f = q - std::floor(q);
-    const auto wrap = [cells](double x) {
-      return static_cast<std::size_t>(((static_cast<long>(x) % cells) + cells) % cells);
-    };
     const std::size_t base = wrap(std::floor(q));
     const std::size_t next = wrap(std::floor(q) + 1);
     for (std::size_t outer = 0; outer < field.size(); outer += layer) {
@@ -214,8 +214,8 @@ std::vector<Share> shares_of(const GlobalProblem& p, const Grid& g) {
   return out;
 }
 
-// The ranks' compute `t` steps after the call: each rank's load as problem.load shows it
-// (`now`, background included), plus what the motion brings to its objects' cells and
+// The ranks' compute `t` steps after the call: each rank's time as problem.load shows it
+// (`now`: rank_times, background included, over its speed), plus what the motion brings to its objects' cells and
 // takes from them. Carrying the change, not the cells' means themselves, keeps each rank's
 // own objects: where the ranks' objects are scattered over the mesh, a rank's few objects
 // in a cell are not its mean, and the slowest of ranks so blurred would be slower than any
@@ -239,9 +239,9 @@ std::vector<double> rank_times_at(const GlobalProblem& p, const Motion& m, const
   std::vector<double> out = now;
   for (const Share& s : shares) {
     if (occupied[s.cell] <= 1e-12) continue;
-    out[static_cast<std::size_t>(s.rank)] += s.objects * (load[s.cell] / occupied[s.cell] - g.mean_load[s.cell]);
+    out[static_cast<std::size_t>(s.rank)] +=
+        s.objects * (load[s.cell] / occupied[s.cell] - g.mean_load[s.cell]) / p.speed(s.rank);
   }
-  for (int r = 0; r < p.nranks; ++r) out[static_cast<std::size_t>(r)] /= p.speed(r);
   return out;
 }
 
@@ -291,9 +291,7 @@ std::vector<std::vector<double>> moved_rank_times(const GlobalProblem& p, const 
   if (steps < 1) return out;
   const Grid grid = grid_over(p);
   const std::vector<Share> shares = shares_of(p, grid);
-  std::vector<double> now(static_cast<std::size_t>(p.nranks), 0.0);
-  for (int r = 0; r < p.nranks; ++r) now[static_cast<std::size_t>(r)] = p.background(r);
-  for (std::size_t i = 0; i < p.size(); ++i) now[static_cast<std::size_t>(p.owner[i].value())] += p.load[i].seconds();
+  const std::vector<double> now = rank_times(p, p.owner);
   // The sampled steps, then each step between two of them by a straight line.
   const int samples = std::min(steps, kTimeSamples);
   std::vector<double> at(static_cast<std::size_t>(samples));
