@@ -1,6 +1,7 @@
 // Loads that move through the mesh (see motion.hpp).
 #include "balancers/model/motion.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -27,33 +28,23 @@ constexpr int kTimeSamples = 16;
 // order: three unknowns need no more, and a decision pays for every one it looks at.
 constexpr std::size_t kFitObjects = 1024;
 
-// Solves a x = b for a symmetric positive semi-definite a of size n by Gaussian
-// elimination, after adding `ridge` times its mean diagonal to the diagonal: an object whose
-// neighbors all lie in a plane (a flat mesh with three coordinates) gets no gradient across
-// it. Returns false where a is zero.
-bool solve_ridged(Mat a, Vec b, int n, double ridge, Vec& x) {
+// Solves a x = b for a symmetric positive semi-definite a of size n (Eigen's LDLT), after
+// adding `ridge` times its mean diagonal to the diagonal: an object whose neighbors all lie
+// in a plane (a flat mesh with three coordinates) gets no gradient across it. Returns false
+// where a is zero.
+bool solve_ridged(const Mat& a, const Vec& b, int n, double ridge, Vec& x) {
+  Eigen::Matrix3d m = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
   double trace = 0;
-  for (int k = 0; k < n; ++k) trace += a[k][k];
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) m(r, c) = a[r][c];
+    v(r) = b[r];
+    trace += a[r][r];
+  }
   if (!(trace > 0)) return false;
-  for (int k = 0; k < n; ++k) a[k][k] += ridge * trace / n;
-  for (int col = 0; col < n; ++col) {
-    int pivot = col;
-    for (int r = col + 1; r < n; ++r) {
-      if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
-    }
-    std::swap(a[col], a[pivot]);
-    std::swap(b[col], b[pivot]);
-    for (int r = col + 1; r < n; ++r) {
-      const double f = a[r][col] / a[col][col];
-      for (int k = col; k < n; ++k) a[r][k] -= f * a[col][k];
-      b[r] -= f * b[col];
-    }
-  }
-  for (int r = n - 1; r >= 0; --r) {
-    double s = b[r];
-    for (int k = r + 1; k < n; ++k) s -= a[r][k] * x[k];
-    x[r] = s / a[r][r];
-  }
+  m.diagonal().head(n).array() += ridge * trace / n;
+  const Eigen::VectorXd solved = m.topLeftCorner(n, n).ldlt().solve(v.head(n));
+  for (int k = 0; k < n; ++k) x[k] = solved(k);
   return true;
 }
 
