@@ -1058,8 +1058,21 @@ double sample_work(std::size_t n, int k) {
 // vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
 // for metis's 32 (gather and scatter included); scaled by the objects alone it said about
 // 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
-std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net,
-                                         int share) {
+// What a sample's plan says: the candidate's decision at full size, and the share of the
+// sample's objects the plan left where they were.
+struct SampleEstimate {
+  double decision_s = 0;
+  double kept_share = 1;
+};
+
+double kept_share(const GlobalProblem& sample, const Assignment& plan) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < sample.size(); ++i) kept += plan[i] == sample.owner[i] ? 1 : 0;
+  return sample.size() > 0 ? static_cast<double>(kept) / static_cast<double>(sample.size()) : 1.0;
+}
+
+std::optional<SampleEstimate> sampled_decision_s(const Balancer& c, const GlobalProblem& problem,
+                                                 const PricedNetwork& net, int share) {
   const int ranks = sample_ranks(problem.nranks, share);
   if (!dynamic_cast<const CentralizedBalancer*>(&c) || problem.size() < AutoChooser::kSampleObjects ||
       ranks >= problem.nranks) {
@@ -1068,10 +1081,55 @@ std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem&
   const GlobalProblem sample = first_ranks_of(problem, ranks);
   if (sample.size() == 0) return std::nullopt;
   const auto t0 = std::chrono::steady_clock::now();
-  (void)c.decide_serially(sample, nullptr);
+  const Assignment plan = c.decide_serially(sample, nullptr);
   const double code = seconds_since(t0) * problem.code_time_scale;
-  return code * sample_work(problem.size(), problem.nranks) / sample_work(sample.size(), ranks) +
-         gather_and_scatter_s(c, problem, net);
+  return SampleEstimate{
+      .decision_s = code * sample_work(problem.size(), problem.nranks) / sample_work(sample.size(), ranks) +
+                    gather_and_scatter_s(c, problem, net),
+      .kept_share = kept_share(sample, plan)};
+}
+
+// The share of its objects a plan at full size is expected to move, from the share a
+// k-rank sample's plan kept where they were (beyond the paper). A plan that places the
+// objects afresh (greedy, metis) keeps about 1/k of them by chance, and 1/P at P ranks;
+// one that keeps objects home beyond chance (a refinement) keeps that share at any size.
+double moved_share_at_full_size(double kept_share, int sample_ranks, int nranks) {
+  const double chance = 1.0 / sample_ranks;
+  const double kept_beyond_chance = std::clamp((kept_share - chance) / (1.0 - chance), 0.0, 1.0);
+  return (1.0 - kept_beyond_chance) * (1.0 - 1.0 / nranks);
+}
+
+// A plan that moves `share` of every rank's objects, spread evenly over the other ranks:
+// what a plan that re-places objects afresh looks like to the migration engine and the
+// network.
+Assignment spread_plan(const GlobalProblem& problem, double share) {
+  const auto ranks = static_cast<std::size_t>(problem.nranks);
+  std::vector<std::int64_t> held(ranks, 0), sent(ranks, 0);
+  for (const Rank r : problem.owner) ++held[static_cast<std::size_t>(r.value())];
+  Assignment plan = problem.owner;
+  if (ranks < 2) return plan;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const auto from = static_cast<std::size_t>(problem.owner[i].value());
+    if (static_cast<double>(sent[from]) >= std::round(share * static_cast<double>(held[from]))) continue;
+    const auto step = 1 + static_cast<std::size_t>(sent[from]) % (ranks - 1);
+    plan[i] = Rank(static_cast<int>((from + step) % ranks));
+    ++sent[from];
+  }
+  return plan;
+}
+
+// A centralized candidate's migration before it ever ran in full (beyond the paper): what
+// its call_cost would be for a plan that moves the share its sample's plan says, spread
+// over the ranks. On drift-3d (block, bgq, 32 ranks) greedy's plan moves 426 of the
+// busiest rank's 432 objects, and its 11-13 ms of migration was found only by running it
+// in full, after its 4 ms decision.
+double sampled_migration_s(std::string_view name, const GlobalProblem& problem, const PricedNetwork& net,
+                           double kept_share, int sample_ranks) {
+  Outcome o;
+  o.assignment = spread_plan(problem, moved_share_at_full_size(kept_share, sample_ranks, problem.nranks));
+  o.moves = rank_moves(problem, o.assignment);
+  o.elements_moved_max = static_cast<double>(*std::max_element(o.moves.arrived.begin(), o.moves.arrived.end()));
+  return call_cost(name, o, problem, net).migration_s;
 }
 
 // A centralized candidate's expected decision from samples, and what taking them cost
@@ -1082,7 +1140,8 @@ std::optional<double> sampled_decision_s(const Balancer& c, const GlobalProblem&
 // ms of a 3 ms budget only to learn that its decision would take 74 ms.
 struct Sampled {
   std::optional<double> estimate_s;
-  int ranks = 0;  // of the sample the estimate is from
+  int ranks = 0;          // of the sample the estimate is from
+  double kept_share = 1;  // of its objects, by its plan
   double took_s = 0;
 };
 
@@ -1093,7 +1152,8 @@ Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const Pri
   auto take = [&](int share) {
     const auto t0 = std::chrono::steady_clock::now();
     if (const auto estimate = sampled_decision_s(c, problem, net, share)) {
-      out.estimate_s = estimate;
+      out.estimate_s = estimate->decision_s;
+      out.kept_share = estimate->kept_share;
       out.ranks = sample_ranks(problem.nranks, share);
     }
     const double took = seconds_since(t0) * problem.code_time_scale;
@@ -1280,9 +1340,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     };
     bool sampled = false;
     int sampled_ranks = 0;
+    double sampled_kept_share = 1;
     // Where it was sampled at this decision, which sample said what it costs.
     auto say_sample = [&] {
-      if (sampled) predictions[name]["sample_ranks"] = sampled_ranks;
+      if (!sampled) return;
+      predictions[name]["sample_ranks"] = sampled_ranks;
+      predictions[name]["sample_kept_share"] = sampled_kept_share;
     };
     if (best && estimate[i] == 0) {  // unknown: time it on a sample where the problem is large
       if (costs_to_weigh && explored >= explore_budget) {
@@ -1295,10 +1358,14 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         estimate[i] = *s;
         sampled = true;
         sampled_ranks = sampled_now.ranks;
+        sampled_kept_share = sampled_now.kept_share;
         // Kept as its expected decision: a candidate that never wins is never run in
         // full, and would be timed on a sample again at every decision.
         decision_per_object_[i] = *s / static_cast<double>(problem.size());
         sampled_before_[i] = true;
+        // And its expected migration, from what the sample's plan moved, kept as its last.
+        migration_s_[i] = sampled_migration_s(name, problem, net, sampled_now.kept_share, sampled_now.ranks);
+        migration_share_[i] = share_now;
       }
     }
     // Its last migration, scaled down where less is to be taken off the slowest rank now.
@@ -1349,7 +1416,10 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
     if (!problem.load_trend.empty() && !none) p["step_lmax_s"] = slowest;
     if (none) p["steps_forecast"] = none_steps.record;
-    if (sampled) p["sampled_estimate_s"] = estimate[i];  // what its sample said, before it ran in full
+    if (sampled) {  // what its sample said, before it ran in full
+      p["sampled_estimate_s"] = estimate[i];
+      p["sampled_migration_s"] = migration_estimate;
+    }
     if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
     if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
     if (cost.fitted_decision || cost.fitted_migration) {

@@ -44,11 +44,12 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # timed explore budget lasts, or none: `estimated_from`, `sample_ranks`,
 # `over_explore_budget`) and where a later call's floor came from (`floor_from`: the
 # network, or the decision a sample left): on `auto-bgp` the decision's gather of the
-# objects' coordinates left the first call's budget within 2% of what it spent.
+# objects' coordinates left the first call's budget within 2% of what it spent. What a
+# sample's plan kept (`sample_kept_share`) and the migration it predicts follow the sample.
 AUTO_TIMED = {"decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
               "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s",
               "floor_s", "migration_floor_s", "migration_estimate_s", "sampled_estimate_s", "estimated_from",
-              "sample_ranks", "over_explore_budget", "floor_from"}
+              "sample_ranks", "over_explore_budget", "floor_from", "sample_kept_share", "sampled_migration_s"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.
