@@ -1373,7 +1373,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     double bound = bound_with(migration_estimate);
     // Where its decision alone leaves it in the running, its migration from what its
     // sample's plan moved, kept as its last. Not before: pricing that plan walks every
-    // object on rank 0, 0.3 ms of each decision on the second accuracy sweep's 15,606-
+    // object on rank 0, 0.3-0.9 ms of the first decisions on the second accuracy sweep's 15,606-
     // and 24,000-object cases, where the decisions alone ruled greedy and metis out.
     if (sampled && best && !ran_[i] && bound < best_time) {
       migration_s_[i] = sampled_migration_s(name, problem, net, sampled_kept_share, sampled_ranks);
