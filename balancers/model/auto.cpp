@@ -1051,13 +1051,6 @@ double sample_work(std::size_t n, int k) {
   return objects * (std::log2(std::max(2.0, objects)) + std::log2(static_cast<double>(k)));
 }
 
-// A centralized candidate's expected decision on a large problem, from its time on the
-// objects of the first 1/share of the ranks, scaled as n (log n + log k) for n objects and k
-// parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
-// a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
-// vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
-// for metis's 32 (gather and scatter included); scaled by the objects alone it said about
-// 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
 // What a sample's plan says: the candidate's decision at full size, and the share of the
 // sample's objects the plan left where they were.
 struct SampleEstimate {
@@ -1071,6 +1064,13 @@ double kept_share(const GlobalProblem& sample, const Assignment& plan) {
   return sample.size() > 0 ? static_cast<double>(kept) / static_cast<double>(sample.size()) : 1.0;
 }
 
+// A centralized candidate's expected decision on a large problem, from its time on the
+// objects of the first 1/share of the ranks, scaled as n (log n + log k) for n objects and k
+// parts (ordering the objects, then placing each among the parts: greedy's sort and heap,
+// a partitioner's levels), plus its gather and scatter. On the quickstart's 16,384
+// vertices at 32 ranks, sampled on 2 ranks, that says 4.9 ms for greedy's 4.5 and 18 ms
+// for metis's 32 (gather and scatter included); scaled by the objects alone it said about
+// 2.5 and 10 ms, metis looked as if it might win, and it ran in full.
 std::optional<SampleEstimate> sampled_decision_s(const Balancer& c, const GlobalProblem& problem,
                                                  const PricedNetwork& net, int share) {
   const int ranks = sample_ranks(problem.nranks, share);

@@ -968,6 +968,48 @@ TEST(Auto, SkipsACandidateThatCannotWinOnItsExpectedDecision) {
   EXPECT_NEAR(d["candidates"]["greedy"]["decision_estimate_s"].get<double>(), sampled_s, 1e-12 * sampled_s);
 }
 
+// A centralized candidate never run in full is expected to move what its sample's plan
+// says: greedy places every object afresh and keeps about half of a 2-rank sample's
+// objects by chance, so at 32 ranks it moves nearly all; refine keeps them home beyond
+// chance. Each is then run in full (the budget allows it): greedy's migration is what its
+// sample predicted; refine's sample, two ranks equally loaded, moved nothing, so its
+// estimate errs low, never high.
+TEST(Auto, ExpectsACentralizedCandidatesMigrationFromItsSamplesPlan) {
+  GlobalProblem hot = chain(16384, 32, [](int i) { return i < 2048 ? 3e-4 : 1e-4; });
+  hot.steps_left = 40;
+  hot.later_calls = 3;
+  hot.migration_code = MigrationCode{.pack_s = 1e-6, .unpack_s = 3e-6, .keep_s = 2e-7};
+  auto weighed = [&](const std::string& name) {
+    const AutoBalancer a =
+        make_auto(fmt::format("{{candidates: [none, {}], alpha: 1.0e-6, redecide: 0, explore_budget: 1000}}", name));
+    (void)a.decide_serially(hot, nullptr);
+    return a.decision()["candidates"][name];
+  };
+  const Json greedy = weighed("greedy");
+  EXPECT_NEAR(greedy["sample_kept_share"].get<double>(), 0.5, 0.1);
+  EXPECT_NEAR(greedy["sampled_migration_s"].get<double>(), greedy["migration_s"].get<double>(),
+              0.1 * greedy["migration_s"].get<double>());
+  const Json refine = weighed("refine");
+  EXPECT_GT(refine["sample_kept_share"].get<double>(), 0.9);
+  EXPECT_LE(refine["sampled_migration_s"].get<double>(), refine["migration_s"].get<double>());
+  EXPECT_LT(refine["sampled_migration_s"].get<double>(), greedy["sampled_migration_s"].get<double>() / 4);
+  // Where what balancing could gain (8 ms over the run) pays for greedy's decisions (about
+  // 1 ms each, 4 calls) but not for its migrations as well (8 ms and more each), greedy is
+  // skipped on its sample, not run in full to find that out.
+  GlobalProblem mild = chain(16384, 32, [](int i) { return i < 2048 ? 1.00446e-4 : 1e-4; });
+  mild.steps_left = 40;
+  mild.later_calls = 3;
+  mild.migration_code = MigrationCode{.pack_s = 4e-6, .unpack_s = 12e-6, .keep_s = 8e-7};
+  const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
+  (void)a.decide_serially(mild, nullptr);
+  const Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
+  EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "a sample");
+  EXPECT_GT(d["candidates"]["greedy"]["migration_estimate_s"].get<double>(),
+            d["candidates"]["greedy"]["decision_estimate_s"].get<double>());
+}
+
 // A protocol never run is expected to cost at least its floor (six allreduces and a
 // round); where that floor alone loses to a cheaper candidate, the record says so.
 TEST(Auto, NamesTheProtocolsFloorWhereItRuledADistributedCandidateOut) {
@@ -1025,45 +1067,4 @@ TEST(NetworkFit, NeedsTwoSizes) {
 }
 
 }  // namespace
-// A centralized candidate never run in full is expected to move what its sample's plan
-// says: greedy places every object afresh and keeps about half of a 2-rank sample's
-// objects by chance, so at 32 ranks it moves nearly all; refine keeps them home beyond
-// chance. Each is then run in full (the budget allows it), and its own migration is what
-// the sample predicted.
-TEST(Auto, ExpectsACentralizedCandidatesMigrationFromItsSamplesPlan) {
-  GlobalProblem hot = chain(16384, 32, [](int i) { return i < 2048 ? 3e-4 : 1e-4; });
-  hot.steps_left = 40;
-  hot.later_calls = 3;
-  hot.migration_code = MigrationCode{.pack_s = 1e-6, .unpack_s = 3e-6, .keep_s = 2e-7};
-  auto weighed = [&](const std::string& name) {
-    const AutoBalancer a =
-        make_auto(fmt::format("{{candidates: [none, {}], alpha: 1.0e-6, redecide: 0, explore_budget: 1000}}", name));
-    (void)a.decide_serially(hot, nullptr);
-    return a.decision()["candidates"][name];
-  };
-  const Json greedy = weighed("greedy");
-  EXPECT_NEAR(greedy["sample_kept_share"].get<double>(), 0.5, 0.1);
-  EXPECT_NEAR(greedy["sampled_migration_s"].get<double>(), greedy["migration_s"].get<double>(),
-              0.1 * greedy["migration_s"].get<double>());
-  const Json refine = weighed("refine");
-  EXPECT_GT(refine["sample_kept_share"].get<double>(), 0.9);
-  EXPECT_LE(refine["sampled_migration_s"].get<double>(), refine["migration_s"].get<double>());
-  EXPECT_LT(refine["sampled_migration_s"].get<double>(), greedy["sampled_migration_s"].get<double>() / 4);
-  // Where what balancing could gain (8 ms over the run) pays for greedy's decisions (about
-  // 1 ms each, 4 calls) but not for its migrations as well (8 ms and more each), greedy is
-  // skipped on its sample, not run in full to find that out.
-  GlobalProblem mild = chain(16384, 32, [](int i) { return i < 2048 ? 1.00446e-4 : 1e-4; });
-  mild.steps_left = 40;
-  mild.later_calls = 3;
-  mild.migration_code = MigrationCode{.pack_s = 4e-6, .unpack_s = 12e-6, .keep_s = 8e-7};
-  const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, redecide: 0}");
-  (void)a.decide_serially(mild, nullptr);
-  const Json d = a.decision();
-  EXPECT_EQ(d["chosen"], "none");
-  EXPECT_EQ(d["candidates"]["greedy"]["skipped"], true);
-  EXPECT_EQ(d["candidates"]["greedy"]["estimated_from"], "a sample");
-  EXPECT_GT(d["candidates"]["greedy"]["migration_estimate_s"].get<double>(),
-            d["candidates"]["greedy"]["decision_estimate_s"].get<double>());
-}
-
 }  // namespace lbbench
