@@ -254,6 +254,19 @@ double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps)
   return sum / steps;
 }
 
+// `none`'s slowest rank as mean_slowest_s prices every candidate's: its ranks as they are
+// now, along their trends. Not at the peak alone: on AMR a regrid inside the steps
+// since the last call leaves the refined objects' mean between their old and new loads,
+// and their trend says where they are going; priced at that mean, `none` was
+// under-priced against every candidate priced along the same trends.
+double none_step_s(const GlobalProblem& problem, const std::vector<double>& now, double lmax, int horizon) {
+  Outcome o;
+  o.assignment = problem.owner;
+  o.rank_loads = now;
+  o.lmax_after = lmax;
+  return mean_slowest_s(problem, o, horizon);
+}
+
 // What a candidate that ran as itself at this call did (Balancer::ran_first).
 Outcome outcome_of(RanPlan ran, const GlobalProblem& problem) {
   Outcome o;
@@ -320,11 +333,14 @@ double largest_rank_drift_s(const GlobalProblem& problem, int steps) {
   return most * steps;
 }
 
-// With `along_motion`, where the loads move; else at the peak.
-NoneForecast forecast_none(const GlobalProblem& problem, double lmax, double exchange, int horizon, bool along_motion) {
-  NoneForecast f{.interval_s = app_time_none(lmax + exchange, horizon),
-                 .to_end_s = app_time_none(lmax + exchange, problem.steps_left),
-                 .record = Json{{"kind", "peak"}}};
+// `step_s` is `none`'s slowest rank as every candidate's is (mean_slowest_s: along the
+// ranks' trends over the H steps after the call, L_max where none were measured); with
+// `along_motion`, where the loads move, the critical path of the moved loads instead.
+NoneForecast forecast_none(const GlobalProblem& problem, double lmax, double step_s, double exchange, int horizon,
+                           bool along_motion) {
+  NoneForecast f{.interval_s = app_time_none(step_s + exchange, horizon),
+                 .to_end_s = app_time_none(step_s + exchange, problem.steps_left),
+                 .record = Json{{"kind", problem.load_trend.empty() ? "peak" : "trend"}}};
   if (!along_motion) return f;
   const int steps = std::max(horizon, problem.steps_left);
   if (largest_rank_drift_s(problem, steps) < kMotionMatters * lmax) return f;
@@ -340,8 +356,8 @@ NoneForecast forecast_none(const GlobalProblem& problem, double lmax, double exc
   };
   f.moving = true;
   f.record["kind"] = "moving";
-  f.record["peak_interval_s"] = f.interval_s;
-  f.record["peak_to_end_s"] = f.to_end_s;
+  f.record["peak_interval_s"] = app_time_none(lmax + exchange, horizon);  // the paper's form
+  f.record["peak_to_end_s"] = app_time_none(lmax + exchange, problem.steps_left);
   f.interval_s = over(horizon);
   f.to_end_s = problem.steps_left > 0 ? over(problem.steps_left) : 0.0;
   return f;
@@ -1313,7 +1329,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // What this decision may spend finding out what candidates cost (explore_budget): a share
   // of the most any of them could gain over `none` at the peak. The protocols that ran as
   // themselves have spent theirs already.
-  const NoneForecast none_steps = forecast_none(problem, lmax, exchange, horizon, false);
+  const double none_step = none_step_s(problem, now, lmax, horizon);
+  const NoneForecast none_steps = forecast_none(problem, lmax, none_step, exchange, horizon, false);
   const double gain_bound = std::max(0.0, (to_the_end ? none_steps.to_end_s : none_steps.interval_s) -
                                               (to_the_end ? problem.steps_left : horizon) * balanced);
   const double explore_budget = params_.explore_budget * gain_bound;
@@ -1409,10 +1426,10 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     migration_share_[i] = share_now;
     sampled_before_[i] = false;
     const bool none = candidate.kind == BalancerKind::none;
-    // `none` is weighed at the loads' peak (forecast_none): nothing puts its ranks back in
-    // balance at later calls, and a line through a rank's recent steps would grow without
-    // bound. Where the loads move, it may be priced again along their motion below.
-    const double slowest = none ? lmax : mean_slowest_s(problem, o, horizon);
+    // `none`'s steps are forecast_none's: its slowest rank along the trends over the H steps
+    // after the call, as a candidate's, held to the end. Where the loads move, it may be
+    // priced again along their motion below.
+    const double slowest = none ? none_step : mean_slowest_s(problem, o, horizon);
     const double step_after = slowest + exchange;
     const double interval =
         none ? none_steps.interval_s : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
@@ -1423,7 +1440,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
            {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
            {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
            {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
-    if (!problem.load_trend.empty() && !none) p["step_lmax_s"] = slowest;
+    if (!problem.load_trend.empty()) p["step_lmax_s"] = slowest;
     if (none) p["steps_forecast"] = none_steps.record;
     if (sampled) {  // what its sample said, before it ran in full
       p["sampled_estimate_s"] = estimate[i];
@@ -1465,7 +1482,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     return params_.candidates[w.candidate].kind == BalancerKind::none;
   });
   if (best && none_at != weighed.end() && none_at->candidate != *best) {
-    const NoneForecast moved = forecast_none(problem, lmax, exchange, horizon, true);
+    const NoneForecast moved = forecast_none(problem, lmax, none_step, exchange, horizon, true);
     Json& p = predictions[std::string(params_.candidates[none_at->candidate].name())];
     p["steps_forecast"] = moved.record;
     if (moved.moving) {

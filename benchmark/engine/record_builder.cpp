@@ -87,10 +87,11 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
 }
 
 // `none`'s steps after the call: the critical path of its moved loads where `auto` forecast
-// them so (balancers/model/motion.hpp), else every step at L_max plus the exchange.
-double none_after(const Json& none, double steps_after, double peak_step_s) {
+// them so (balancers/model/motion.hpp), else every step at its slowest rank along the
+// trends (`step_lmax_s`; L_max where none were measured) plus the exchange.
+double none_after(const Json& none, double steps_after, double lmax_s, double exchange_s) {
   const bool moving = none.contains("steps_forecast") && none["steps_forecast"].value("kind", "") == "moving";
-  return moving ? none["to_end_s"].get<double>() : steps_after * peak_step_s;
+  return moving ? none["to_end_s"].get<double>() : steps_after * (none.value("step_lmax_s", lmax_s) + exchange_s);
 }
 
 // The whole run as `auto`'s first call predicted it, for each candidate: the measured
@@ -123,7 +124,7 @@ std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector
       continue;
     }
     const double rest = name == "none"
-                            ? none_after(c, steps_after, d["lmax_before_s"].get<double>() + exchange)
+                            ? none_after(c, steps_after, d["lmax_before_s"].get<double>(), exchange)
                             : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
                                   p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
                                   steps_after * (c.value("step_lmax_s", c["lmax_after_s"].get<double>()) + exchange);

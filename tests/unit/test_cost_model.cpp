@@ -317,9 +317,22 @@ TEST(Auto, PricesTheStepsAfterACallAlongTheLoadsTrends) {
               tree["decision_s"].get<double>() + tree["migration_s"].get<double>() +
                   4 * tree["later_call_s"].get<double>() + 20 * tree["step_lmax_s"].get<double>(),
               1e-12);
-  // `none` keeps the paper's L_max: its slowest rank is at the peak, which moves with it.
-  EXPECT_FALSE(d["candidates"]["none"].contains("step_lmax_s"));
-  EXPECT_NEAR(d["candidates"]["none"]["to_end_s"].get<double>(), 20 * d["lmax_before_s"].get<double>(), 1e-15);
+  // `none` alike, from where its objects are now: rank 0 cools and rank 1 warms.
+  loads = rank_times(hot, hot.owner);
+  trend.assign(8, 0.0);
+  for (std::size_t i = 0; i < hot.size(); ++i)
+    trend[static_cast<std::size_t>(hot.owner[i].value())] += hot.load_trend[i];
+  mean = 0;
+  for (int t = 1; t <= 4; ++t) {
+    double slowest = 0;
+    for (std::size_t r = 0; r < 8; ++r) slowest = std::max(slowest, loads[r] + trend[r] * (t + 1.5));
+    mean += slowest / 4;
+  }
+  const Json none = d["candidates"]["none"];
+  EXPECT_EQ(none["steps_forecast"]["kind"], "trend");
+  EXPECT_NEAR(none["step_lmax_s"].get<double>(), mean, 1e-15);
+  EXPECT_LT(none["step_lmax_s"].get<double>(), d["lmax_before_s"].get<double>());
+  EXPECT_NEAR(none["to_end_s"].get<double>(), 20 * none["step_lmax_s"].get<double>(), 1e-15);
 }
 
 TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {

@@ -182,15 +182,15 @@ TEST(Auto, FitsTheMotionOnlyWhereItCouldChangeTheChoice) {
   p.element_bytes = 1 << 20;
   const Json d = decision_of_none_and("greedy", p, 24);
   EXPECT_EQ(d["chosen"], "none");
-  EXPECT_EQ(d["candidates"]["none"]["steps_forecast"]["kind"], "peak");
+  EXPECT_EQ(d["candidates"]["none"]["steps_forecast"]["kind"], "trend");
   EXPECT_FALSE(d["candidates"]["none"]["steps_forecast"].contains("fit_r2"));
 }
 
-TEST(Auto, KeepsThePeakForNoneWhereTheLoadsStayPut) {
+TEST(Auto, KeepsNoneAtLmaxWhereTheLoadsStayPut) {
   const GlobalProblem still = grid(
       16, [](double x, double y, double z) { return spot(x, y, z, 6); }, [](double, double, double) { return 0.0; });
   const Json none = none_as_auto_prices_it(still, 24);
-  EXPECT_EQ(none["steps_forecast"]["kind"], "peak");
+  EXPECT_EQ(none["steps_forecast"]["kind"], "trend");
   EXPECT_FALSE(none["steps_forecast"].contains("fit_r2"));  // nothing moves enough to fit
   const std::vector<double> t = rank_times(still, still.owner);
   EXPECT_NEAR(none["to_end_s"].get<double>(), 24 * *std::max_element(t.begin(), t.end()), 1e-15);
