@@ -1327,8 +1327,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   double skipped_bound = std::numeric_limits<double>::infinity();  // the least a skipped candidate takes
   std::vector<Weighed> weighed;
   // What this decision may spend finding out what candidates cost (explore_budget): a share
-  // of the most any of them could gain over `none` at the peak. The protocols that ran as
-  // themselves have spent theirs already.
+  // of the most any of them could gain over `none` (along the trends). The protocols that
+  // ran as themselves have spent theirs already.
   const double none_step = none_step_s(problem, now, lmax, horizon);
   const NoneForecast none_steps = forecast_none(problem, lmax, none_step, exchange, horizon, false);
   const double gain_bound = std::max(0.0, (to_the_end ? none_steps.to_end_s : none_steps.interval_s) -
@@ -1474,7 +1474,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         none ? 0.0 : cost.decision_s + cost.migration_s + (to_the_end ? problem.later_calls * cost.later_call_s : 0.0);
     weighed.push_back({i, time, calls_cost, o.elements_moved_max, o.assignment});
   }
-  // Where another candidate beat `none`'s steps at the loads' peak, `none` may still win
+  // Where another candidate beat `none`'s steps along the trends, `none` may still win
   // with its steps along the loads' motion: that forecast is made only where it can change
   // the choice, since the decision pays for it (about 1 ms of rank 0's code at 13,824
   // objects, where the motion is fitted).

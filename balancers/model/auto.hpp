@@ -62,9 +62,9 @@
 // Beyond the paper, loads that move: where the engine measured each object's trend over
 // the steps since the last call (GlobalProblem::load_trend), a candidate's L_max,after
 // is its slowest rank averaged over the H steps after the call, every object moving along
-// its line from where the plan put it (mean_slowest_s in auto.cpp). `none` keeps L_max
-// where its loads stay put; where they move through the mesh (a velocity fitted to the
-// trends explains at least half of them) and another candidate beat it at the peak, its
+// its line from where the plan put it (mean_slowest_s in auto.cpp), and `none`'s alike
+// from where its objects are; where they move through the mesh (a velocity fitted to the
+// trends explains at least half of them) and another candidate beat it so, its
 // steps are the critical path of the loads carried along that velocity, ranks out of step
 // as the engines run them (motion.hpp; `steps_forecast` in the record).
 //
