@@ -254,6 +254,21 @@ double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps)
   return sum / steps;
 }
 
+// The objects' trends summed, over the ranks' summed speed: how fast perfect balance moves
+// (seconds per step). 0 where no trends were measured.
+double total_trend_per_step(const GlobalProblem& problem) {
+  if (problem.load_trend.empty()) return 0.0;
+  double speed = 0;
+  for (int r = 0; r < problem.nranks; ++r) speed += problem.speed(r);
+  return speed > 0 ? std::accumulate(problem.load_trend.begin(), problem.load_trend.end(), 0.0) / speed : 0.0;
+}
+
+// The mean over the `steps` steps after the call of how far each lies from the loads'
+// own step (trend_origin), as mean_slowest_s averages them.
+double mean_steps_since_origin(const GlobalProblem& problem, int steps) {
+  return (steps + 1) / 2.0 - problem.trend_origin;
+}
+
 // `none`'s slowest rank as mean_slowest_s prices every candidate's: its ranks as they are
 // now, along their trends. Not at the peak alone: on AMR a regrid inside the steps
 // since the last call leaves the refined objects' mean between their old and new loads,
@@ -1274,7 +1289,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // steps before this call (beyond the paper; see auto.hpp).
   const double exchange = problem.step_exchange_s;
   const double perfect = perfect_balance_s(problem);
-  const double balanced = perfect + exchange;
+  // Perfect balance moves with the loads' total trend, as every candidate's and `none`'s
+  // slowest rank moves with its own: without it, on loads that grow (droplets-amr), the
+  // gain bound held `none`'s growth against a balance that did not grow, and the budget
+  // it set paid for greedy's full run at a decision that chose tree anyway.
+  const double balanced =
+      perfect + total_trend_per_step(problem) * mean_steps_since_origin(problem, horizon) + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
   migration_s_.resize(candidates_.size(), 0.0);
   migration_share_.resize(candidates_.size(), 0.0);
