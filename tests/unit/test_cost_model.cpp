@@ -277,6 +277,28 @@ TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
   EXPECT_EQ(a.decision()["chosen_over"], "the steps until the next call");
 }
 
+// Loads that grow everywhere: the gain bound holds `none`'s steps (the lower of L_max and
+// its trends) against perfect balance moving with the total trend, not against the
+// balance of now.
+TEST(Auto, MovesPerfectBalanceWithTheLoadsTotalTrend) {
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  GlobalProblem growing = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  growing.period = 4;
+  growing.steps_left = 20;
+  growing.later_calls = 4;
+  growing.load_trend.assign(growing.size(), 1e-6);
+  growing.trend_origin = -1.5;
+  (void)a.decide_serially(growing, nullptr);
+  const Json d = a.decision();
+  const double perfect_now = (50 * 1.2e-4 + 350 * 1e-4) / 8;
+  const double moving_by = 400 * 1e-6 / 8 * ((4 + 1) / 2.0 + 1.5);  // over the 4 steps to the next call
+  const double lmax = d["lmax_before_s"].get<double>();
+  const double none_step = d["candidates"]["none"]["step_lmax_s"].get<double>();
+  EXPECT_GT(none_step, lmax);  // rank 0 grows too
+  EXPECT_NEAR(d["exploration"]["gain_bound_s"].get<double>(), 20 * (lmax - perfect_now - moving_by), 1e-12);
+  EXPECT_GT(moving_by, 0.1 * (lmax - perfect_now));  // a share of the gap that matters
+}
+
 // Loads moving along their trends: the steps after a call are priced at the slowest rank
 // averaged over the steps until the next call, from where the plan put each object.
 TEST(Auto, PricesTheStepsAfterACallAlongTheLoadsTrends) {
