@@ -1290,9 +1290,9 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double exchange = problem.step_exchange_s;
   const double perfect = perfect_balance_s(problem);
   // Perfect balance moves with the loads' total trend, as every candidate's and `none`'s
-  // slowest rank moves with its own: without it, on loads that grow (droplets-amr), the
-  // gain bound held `none`'s growth against a balance that did not grow, and the budget
-  // it set paid for greedy's full run at a decision that chose tree anyway.
+  // slowest rank moves with its own: on loads that grow, the balance of now is a floor no
+  // plan's steps reach, and the bounds that skip a candidate and set the budget would
+  // hold steps that grow against one that does not.
   const double balanced =
       perfect + total_trend_per_step(problem) * mean_steps_since_origin(problem, horizon) + exchange;
   decision_per_object_.resize(candidates_.size(), 0.0);
