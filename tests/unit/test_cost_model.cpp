@@ -323,16 +323,22 @@ TEST(Auto, PricesTheStepsAfterACallAlongTheLoadsTrends) {
   EXPECT_EQ(d["load_trends"]["origin_step"], -1.5);
   ASSERT_EQ(d["chosen"], "tree");  // one candidate that moves: the plan returned is tree's
   const Json tree = d["candidates"]["tree"];
-  std::vector<double> loads = rank_times(hot, plan);
-  std::vector<double> trend(8, 0.0);
-  for (std::size_t i = 0; i < hot.size(); ++i) trend[static_cast<std::size_t>(plan[i].value())] += hot.load_trend[i];
-  double mean = 0;
-  for (int t = 1; t <= 4; ++t) {
-    double slowest = 0;
-    for (std::size_t r = 0; r < 8; ++r) slowest = std::max(slowest, loads[r] + trend[r] * (t + 1.5));
-    mean += slowest / 4;
-  }
-  EXPECT_NEAR(tree["step_lmax_s"].get<double>(), mean, 1e-15);
+  // The slowest rank over the 4 steps to the next call, each rank moving along its objects'
+  // trends from where `placed` puts them.
+  auto mean_slowest = [&](const Assignment& placed) {
+    const std::vector<double> loads = rank_times(hot, placed);
+    std::vector<double> trend(8, 0.0);
+    for (std::size_t i = 0; i < hot.size(); ++i)
+      trend[static_cast<std::size_t>(placed[i].value())] += hot.load_trend[i];
+    double mean = 0;
+    for (int t = 1; t <= 4; ++t) {
+      double slowest = 0;
+      for (std::size_t r = 0; r < 8; ++r) slowest = std::max(slowest, loads[r] + trend[r] * (t + 1.5));
+      mean += slowest / 4;
+    }
+    return mean;
+  };
+  EXPECT_NEAR(tree["step_lmax_s"].get<double>(), mean_slowest(plan), 1e-15);
   // Tree keeps the chain in order, so the warming objects gather on a few ranks, which grow
   // slowest again before the next call.
   EXPECT_GT(tree["step_lmax_s"].get<double>(), tree["lmax_after_s"].get<double>() * 1.02);
@@ -341,19 +347,9 @@ TEST(Auto, PricesTheStepsAfterACallAlongTheLoadsTrends) {
                   4 * tree["later_call_s"].get<double>() + 20 * tree["step_lmax_s"].get<double>(),
               1e-12);
   // `none` alike, from where its objects are now: rank 0 cools and rank 1 warms.
-  loads = rank_times(hot, hot.owner);
-  trend.assign(8, 0.0);
-  for (std::size_t i = 0; i < hot.size(); ++i)
-    trend[static_cast<std::size_t>(hot.owner[i].value())] += hot.load_trend[i];
-  mean = 0;
-  for (int t = 1; t <= 4; ++t) {
-    double slowest = 0;
-    for (std::size_t r = 0; r < 8; ++r) slowest = std::max(slowest, loads[r] + trend[r] * (t + 1.5));
-    mean += slowest / 4;
-  }
   const Json none = d["candidates"]["none"];
   EXPECT_EQ(none["steps_forecast"]["kind"], "trend");
-  EXPECT_NEAR(none["step_lmax_s"].get<double>(), mean, 1e-15);
+  EXPECT_NEAR(none["step_lmax_s"].get<double>(), mean_slowest(hot.owner), 1e-15);
   EXPECT_LT(none["step_lmax_s"].get<double>(), d["lmax_before_s"].get<double>());
   EXPECT_NEAR(none["to_end_s"].get<double>(), 20 * none["step_lmax_s"].get<double>(), 1e-15);
 }
