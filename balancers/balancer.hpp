@@ -49,6 +49,10 @@ struct NetworkFacts {
   double far_message_s = 0;
   double allreduce_s = 0;
   double barrier_s = 0;
+  // What a rank's MPI library spends receiving one small message. A gatherv is linear at
+  // its root (in Open MPI, MPICH and SMPI alike): rank 0 pays this once per rank, so at
+  // 8,192 ranks each gatherv costs at least 8,192 of them, whatever it carries.
+  double receive_overhead_s = 0;
   // Between sites (several sites only): the wide-area link's latency, and the rate one
   // flow across it gets (its share of a shared link, or the link, bounded by TCP's window
   // over the round trip).

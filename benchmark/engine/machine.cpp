@@ -79,6 +79,7 @@ NetworkFacts network_facts(const NetworkModel& net) {
   n.far_message_s = net.send_overhead_s(kSmall) + net.transfer_s(0, far, kSmall) + net.receive_overhead_s(kSmall);
   n.allreduce_s = net.allreduce_s(8);
   n.barrier_s = net.barrier_s();
+  n.receive_overhead_s = net.receive_overhead_s(kSmall);
   n.node_bandwidth_Bps = net.node_bandwidth_Bps();
   n.call_collectives = kMigrationCollectives;
   if (preset.sites > 1) {  // the last rank is on the last site

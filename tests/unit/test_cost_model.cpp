@@ -599,6 +599,28 @@ TEST(Auto, ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget) {
   EXPECT_FALSE(open.acting_for(call).promised_nothing_moves());
 }
 
+// A gatherv is linear at its root: rank 0 receives one share from every rank, at one
+// receive overhead each, however few bytes the shares hold. With many ranks that, not the
+// bytes, is what a decision's gather costs, and `auto` must see it before it gathers.
+TEST(Auto, PricesItsGatherAtOneReceivePerRankForEachGathervAtTheRoot) {
+  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-12, redecide: 0}");
+  // As in ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget: 20 ms to spend.
+  GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.3e-4 : 1e-4; });
+  mild.steps_left = 30;
+  mild.later_calls = 2;
+  MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  const CallOutlook call = outlook_of(mild, m);
+  EXPECT_FALSE(a.acting_for(call).promised_nothing_moves()) << "the bytes alone cost nothing";
+  // 1 ms a receive: ids, loads, degrees, neighbors, their bytes and the trends are six
+  // gathervs of 8 receives each at rank 0, 48 ms.
+  m.network.receive_overhead_s = 1e-3;
+  EXPECT_TRUE(a.acting_for(outlook_of(mild, m)).promised_nothing_moves());
+  const Json d = a.decision();
+  EXPECT_EQ(d["chosen"], "none");
+  EXPECT_NE(d["decided_by"].get<std::string>().find("gather"), std::string::npos) << d.dump();
+  EXPECT_NEAR(d["exploration"]["gather_s"].get<double>(), 6 * 8 * 1e-3, 1e-4);
+}
+
 // After a decision, a candidate's floor is also what its decision cost there: a protocol
 // whose network floor is a few microseconds, but which took 50 ms as itself, cannot pay
 // for itself on a 17% imbalance over 30 steps, and the next call chooses `none` with
