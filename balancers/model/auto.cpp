@@ -1036,45 +1036,33 @@ std::size_t objects_of_first(const GlobalProblem& problem, int ranks) {
       problem.owner.begin());
 }
 
-// A smaller problem of the same kind on `ranks` ranks, to time a candidate on: the
-// objects at `picked` (ascending positions in the problem) with the edges among them, each
-// owned by its rank modulo `ranks` (the first ranks' objects keep their own). Only their
+// The objects of the first `ranks` ranks (a prefix: objects come in rank order) with the
+// edges among them: a smaller problem of the same kind, to time a candidate on. Only their
 // tables are copied: a copy of the whole problem would copy its whole graph, which on 1.2
 // million edges cost more than timing greedy on the sample.
-GlobalProblem sample_of(const GlobalProblem& problem, int ranks, const std::vector<std::size_t>& picked) {
+GlobalProblem first_ranks_of(const GlobalProblem& problem, int ranks) {
   GlobalProblem s = scalars_only(problem);
+  const auto m = objects_of_first(problem, ranks);
   const auto r = static_cast<std::size_t>(ranks);
   const auto dims = static_cast<std::size_t>(problem.dims);
   s.nranks = ranks;
+  s.id = prefix(problem.id, m);
+  s.load = prefix(problem.load, m);
+  s.load_trend = prefix(problem.load_trend, m);
+  s.owner = prefix(problem.owner, m);
+  s.load_vec = prefix(problem.load_vec, m * dims);
   s.rank_speed = prefix(problem.rank_speed, r);
   s.rank_site = prefix(problem.rank_site, r);
   s.rank_node = prefix(problem.rank_node, r);
   s.rank_background = prefix(problem.rank_background, r);
   s.rank_background_vec = prefix(problem.rank_background_vec, r * dims);
-  for (const std::size_t i : picked) {
-    if (!problem.id.empty()) s.id.push_back(problem.id[i]);
-    s.load.push_back(problem.load[i]);
-    if (!problem.load_trend.empty()) s.load_trend.push_back(problem.load_trend[i]);
-    s.owner.emplace_back(problem.owner[i].value() % ranks);
-    if (problem.load_vec.empty()) continue;
-    for (std::size_t k = 0; k < dims; ++k) s.load_vec.push_back(problem.load_vec[i * dims + k]);
-  }
   if (!problem.has_graph()) return s;
-  // Each picked object's place in the sample; a prefix needs no table.
-  const bool is_prefix = picked.empty() || picked.back() + 1 == picked.size();
-  std::vector<std::int64_t> place(is_prefix ? 0 : problem.size(), -1);
-  for (std::size_t k = 0; k < picked.size() && !is_prefix; ++k) place[picked[k]] = static_cast<std::int64_t>(k);
-  auto place_of = [&](std::int64_t j) {
-    if (is_prefix) return static_cast<std::size_t>(j) < picked.size() ? j : std::int64_t{-1};
-    return place[static_cast<std::size_t>(j)];
-  };
   s.xadj.push_back(0);
   if (problem.has_fixed_edges()) s.fixed_xadj.push_back(0);
-  for (const std::size_t i : picked) {
+  for (std::size_t i = 0; i < m; ++i) {
     for (auto e = problem.xadj[i]; e < problem.xadj[i + 1]; ++e) {
-      const std::int64_t j = place_of(problem.adjncy[static_cast<std::size_t>(e)]);
-      if (j < 0) continue;
-      s.adjncy.push_back(j);
+      if (static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]) >= m) continue;
+      s.adjncy.push_back(problem.adjncy[static_cast<std::size_t>(e)]);
       if (!problem.adj_bytes.empty()) s.adj_bytes.push_back(problem.adj_bytes[static_cast<std::size_t>(e)]);
     }
     s.xadj.push_back(static_cast<std::int64_t>(s.adjncy.size()));
@@ -1087,51 +1075,6 @@ GlobalProblem sample_of(const GlobalProblem& problem, int ranks, const std::vect
     s.fixed_xadj.push_back(static_cast<std::int64_t>(s.fixed_rank.size()));
   }
   return s;
-}
-
-// The objects of the first `ranks` ranks (a prefix: objects come in rank order).
-std::vector<std::size_t> first_ranks_objects(const GlobalProblem& problem, int ranks) {
-  std::vector<std::size_t> picked(objects_of_first(problem, ranks));
-  std::iota(picked.begin(), picked.end(), std::size_t{0});
-  return picked;
-}
-
-// As many objects as the first `ranks` ranks hold, grown breadth first through the graph
-// from the first object (and from the next one not taken, where a piece of the graph runs
-// out), in the problem's order: a piece of the graph as dense as the whole, laid out in
-// memory as the whole is. Where the objects are scattered (cyclic, random), the first
-// ranks' own objects hold a sparse piece of the graph, and metis's time on them said
-// 1.3-2.5x less than its decisions on the whole took (first accuracy sweep, model engine).
-std::vector<std::size_t> graph_region(const GlobalProblem& problem, int ranks) {
-  const std::size_t count = objects_of_first(problem, ranks);
-  std::vector<char> taken(problem.size(), 0);
-  std::vector<std::size_t> region;
-  region.reserve(count);
-  std::size_t seed = 0;
-  for (std::size_t head = 0; region.size() < count; ++head) {
-    if (head == region.size()) {
-      while (taken[seed] != 0) ++seed;
-      taken[seed] = 1;
-      region.push_back(seed);
-    }
-    const std::size_t i = region[head];
-    for (auto e = problem.xadj[i]; e < problem.xadj[i + 1] && region.size() < count; ++e) {
-      const auto j = static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]);
-      if (taken[j] != 0) continue;
-      taken[j] = 1;
-      region.push_back(j);
-    }
-  }
-  std::sort(region.begin(), region.end());
-  return region;
-}
-
-// A sample of the problem for candidate `c` on `ranks` ranks: a piece of the graph for a
-// candidate that partitions it, the first ranks' objects otherwise.
-GlobalProblem sample_for(const Balancer& c, const GlobalProblem& problem, int ranks) {
-  return sample_of(
-      problem, ranks,
-      c.needs_graph() && problem.has_graph() ? graph_region(problem, ranks) : first_ranks_objects(problem, ranks));
 }
 
 // The shortest a step can be after any plan: every rank at the same share of the load for
@@ -1161,12 +1104,7 @@ double sample_work(std::size_t n, int k) {
 struct SampleEstimate {
   double decision_s = 0;
   double kept_share = 1;
-  double neighbors_per_object = 0;  // in the sample: how dense a piece of the graph it is
 };
-
-double neighbors_per_object(const GlobalProblem& p) {
-  return p.size() > 0 ? static_cast<double>(p.adjncy.size()) / static_cast<double>(p.size()) : 0.0;
-}
 
 double kept_share(const GlobalProblem& sample, const Assignment& plan) {
   std::size_t kept = 0;
@@ -1188,7 +1126,7 @@ std::optional<SampleEstimate> sampled_decision_s(const Balancer& c, const Global
       ranks >= problem.nranks) {
     return std::nullopt;
   }
-  const GlobalProblem sample = sample_for(c, problem, ranks);
+  const GlobalProblem sample = first_ranks_of(problem, ranks);
   if (sample.size() == 0) return std::nullopt;
   const auto t0 = std::chrono::steady_clock::now();
   const Assignment plan = c.decide_serially(sample, nullptr);
@@ -1196,8 +1134,7 @@ std::optional<SampleEstimate> sampled_decision_s(const Balancer& c, const Global
   return SampleEstimate{
       .decision_s = code * sample_work(problem.size(), problem.nranks) / sample_work(sample.size(), ranks) +
                     gather_and_scatter_s(c, problem, net),
-      .kept_share = kept_share(sample, plan),
-      .neighbors_per_object = neighbors_per_object(sample)};
+      .kept_share = kept_share(sample, plan)};
 }
 
 // The share of its objects a plan at full size is expected to move, from the share a
@@ -1254,7 +1191,6 @@ struct Sampled {
   std::optional<double> estimate_s;
   int ranks = 0;          // of the sample the estimate is from
   double kept_share = 1;  // of its objects, by its plan
-  double neighbors_per_object = 0;
   double took_s = 0;
 };
 
@@ -1268,7 +1204,6 @@ Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const Pri
     if (const auto estimate = sampled_decision_s(c, problem, net, share)) {
       out.estimate_s = estimate->decision_s;
       out.kept_share = estimate->kept_share;
-      out.neighbors_per_object = estimate->neighbors_per_object;
       out.ranks = sample_ranks(problem.nranks, share);
     }
     const double took = seconds_since(t0) * problem.code_time_scale;
@@ -1466,13 +1401,11 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     bool sampled = false;
     int sampled_ranks = 0;
     double sampled_kept_share = 1;
-    double sampled_density = 0;
     // Where it was sampled at this decision, which sample said what it costs.
     auto say_sample = [&] {
       if (!sampled) return;
       predictions[name]["sample_ranks"] = sampled_ranks;
       predictions[name]["sample_kept_share"] = sampled_kept_share;
-      if (candidates_[i]->needs_graph()) predictions[name]["sample_neighbors_per_object"] = sampled_density;
     };
     if (best && estimate[i] == 0) {  // unknown: time it on a sample where the problem is large
       if (costs_to_weigh && explored >= explore_budget) {
@@ -1491,7 +1424,6 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         sampled = true;
         sampled_ranks = sampled_now.ranks;
         sampled_kept_share = sampled_now.kept_share;
-        sampled_density = sampled_now.neighbors_per_object;
         // Kept as its expected decision: a candidate that never wins is never run in
         // full, and would be timed on a sample again at every decision.
         decision_per_object_[i] = *s / static_cast<double>(problem.size());

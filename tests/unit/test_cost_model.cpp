@@ -769,50 +769,6 @@ TEST(Auto, SamplesSmallFirstWhereTheRanksAreMany) {
   EXPECT_FALSE(decided_on(2).contains("sample_ranks")) << "a sample of 2 ranks is the whole problem";
 }
 
-// A partitioner's time depends on the graph it is given. Where the objects are scattered
-// over the ranks, the first ranks' own objects hold a sparse piece of it, so metis is timed
-// on a piece of the graph grown from one object instead, as dense as the whole; greedy,
-// which is not given the graph, on the first ranks' objects.
-TEST(Auto, TimesAPartitionerOnAPieceOfTheGraphAsDenseAsTheWhole) {
-  constexpr int kRanks = 32;
-  constexpr int kObjects = 8192;
-  // A chain dealt out cyclically (vertex v on rank v mod 32), its objects in rank order as
-  // a gather brings them: vertex v at position (v mod 32) * 256 + v / 32. Rank 0's are hot.
-  GlobalProblem dealt = chain(kObjects, kRanks, [](int v) { return v % kRanks == 0 ? 1e-3 : 1e-4; });
-  const auto position = [](int v) { return (v % kRanks) * (kObjects / kRanks) + v / kRanks; };
-  GlobalProblem cyclic = dealt;
-  cyclic.xadj.assign(1, 0);
-  cyclic.adjncy.clear();
-  std::vector<std::vector<std::int64_t>> neighbors(kObjects);
-  for (int v = 0; v < kObjects; ++v) {
-    const auto at = static_cast<std::size_t>(position(v));
-    cyclic.id[at] = VertexId{v};
-    cyclic.load[at] = dealt.load[static_cast<std::size_t>(v)];
-    cyclic.owner[at] = Rank{v % kRanks};
-    for (const int u : {v - 1, v + 1}) {
-      if (u >= 0 && u < kObjects) neighbors[at].push_back(position(u));
-    }
-  }
-  for (const auto& n : neighbors) {
-    cyclic.adjncy.insert(cyclic.adjncy.end(), n.begin(), n.end());
-    cyclic.xadj.push_back(static_cast<std::int64_t>(cyclic.adjncy.size()));
-  }
-  cyclic.adj_bytes.assign(cyclic.adjncy.size(), 8);
-  cyclic.steps_left = 30;
-  cyclic.later_calls = 2;
-  cyclic.network = machine_with_collectives_of(kRanks, 0).network;
-  const AutoBalancer a =
-      make_auto("{candidates: [none, greedy, metis], alpha: 0, beta: 0, redecide: 0, explore_budget: 1000}");
-  (void)a.decide_serially(cyclic, nullptr);
-  const Json metis = a.decision()["candidates"]["metis"];
-  ASSERT_TRUE(metis.contains("sample_neighbors_per_object")) << a.decision().dump();
-  // Ranks 0 and 1's objects are vertices 32k and 32k + 1: one neighbor each among them.
-  // A piece of the chain has two, as the whole does (less its two ends).
-  EXPECT_GT(metis["sample_neighbors_per_object"].get<double>(), 1.9);
-  EXPECT_EQ(metis["sample_ranks"], 2);
-  EXPECT_FALSE(a.decision()["candidates"]["greedy"].contains("sample_neighbors_per_object"));
-}
-
 // After the totals alone chose `none`, later calls look at the loads again only as far as
 // `look_budget` of none's time to the end pays for their reductions.
 TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
