@@ -769,6 +769,29 @@ TEST(Auto, SamplesSmallFirstWhereTheRanksAreMany) {
   EXPECT_FALSE(decided_on(2).contains("sample_ranks")) << "a sample of 2 ranks is the whole problem";
 }
 
+// At 128 ranks a candidate is timed on 2 ranks' objects first, and on the usual 8 only
+// where the first sample left it in the running: where it cannot win even so, the first
+// sample is enough, however much the budget has left.
+TEST(Auto, TimesTheUsualSampleOnlyWhereTheFirstLeavesTheCandidateInTheRunning) {
+  auto metis_sample_ranks = [](double hot_load) {
+    GlobalProblem p = chain(8192, 128, [&](int i) { return i < 64 ? hot_load : 1e-4; });
+    p.steps_left = 30;
+    p.later_calls = 2;
+    p.network = machine_with_collectives_of(128, 0).network;
+    const AutoBalancer a =
+        make_auto("{candidates: [none, metis], alpha: 0, beta: 0, redecide: 0, explore_budget: 1.0e6}");
+    (void)a.decide_serially(p, nullptr);
+    return a.decision()["candidates"]["metis"];
+  };
+  // Rank 0 at 64 ms a step against 6.4 for the others: 1.7 s to gain.
+  const Json can_win = metis_sample_ranks(1e-3);
+  EXPECT_EQ(can_win["sample_ranks"], 8) << can_win.dump();
+  // Rank 0 0.01% over the others: no decision pays for itself.
+  const Json cannot = metis_sample_ranks(1.0001e-4);
+  EXPECT_EQ(cannot["sample_ranks"], 2) << cannot.dump();
+  EXPECT_EQ(cannot["skipped"], true);
+}
+
 // After the totals alone chose `none`, later calls look at the loads again only as far as
 // `look_budget` of none's time to the end pays for their reductions.
 TEST(Auto, SkipsTheLaterCallsThatLookingAgainCannotPayFor) {
