@@ -199,7 +199,7 @@ class RunCommand(unittest.TestCase):
         weighed = not candidates["greedy"].get("skipped", False)
         if not weighed:
             # Where a busy host measured the loads nearly even, greedy is skipped before it
-            # runs, on its fitted decision alone (the bound, or the explore budget): the
+            # runs, on its fitted decision alone (the skip's bound): the
             # record still gives the decision it expected.
             self.assertAlmostEqual(candidates["greedy"]["decision_estimate_s"], expected, delta=1e-12)
         else:
