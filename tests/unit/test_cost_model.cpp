@@ -393,8 +393,13 @@ TEST(Auto, PricesTheMigrationEnginesCodeWhereAPlanMoves) {
 // Moves between nodes cross the busiest node's links, which all its ranks share: priced
 // where it takes longer than the busiest receiver's bytes.
 TEST(Auto, PricesTheBusiestNodesLinksWhereAPlanMovesBetweenNodes) {
-  const AutoBalancer a = make_auto("{candidates: [none, greedy], alpha: 1.0e-6, beta: 1.0e-15, redecide: 0}");
+  // Greedy must be weighed at all three decisions, however long its last one took on a
+  // slow host (a sanitizer build under load): an open explore budget, and 300 steps left
+  // to gain on, so that no decision time rules it out.
+  const AutoBalancer a =
+      make_auto("{candidates: [none, greedy], alpha: 1.0e-6, beta: 1.0e-15, redecide: 0, explore_budget: 1000000}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
+  hot.steps_left = 300;
   hot.element_bytes = 1000;
   (void)a.decide_serially(hot, nullptr);
   const double alone = a.decision()["candidates"]["greedy"]["migration_s"].get<double>();
