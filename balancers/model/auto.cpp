@@ -1383,20 +1383,22 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
                         problem.coord_dims, remote_share(problem), net);
   double explored = gather;
   for (const auto& r : ran_) explored += r ? r->decision_s : 0.0;
+  const double calls = to_the_end ? 1.0 + problem.later_calls : 1.0;
+  // The least a candidate whose every call costs at least `call_s` takes: kSkipShare of
+  // that at every call, and every step perfectly balanced (the bound that skips it).
+  auto skip_bound = [&](double call_s) { return calls * kSkipShare * call_s + steps_ahead * balanced; };
   for (const std::size_t i : order) {
     const BalancerConfig& candidate = params_.candidates[i];
     const std::string name(candidate.name());
-    const double calls = to_the_end ? 1.0 + problem.later_calls : 1.0;
     // Where finding out what it costs (a sample, then its reference) would take the
     // decision past its budget, it is not weighed; nor, with nothing left to spend, sampled.
     const bool costs_to_weigh = best && !ran_[i] && candidate.kind != BalancerKind::none;
     auto skip_over_budget = [&] {
-      predictions[name] =
-          Json{{"skipped", true},
-               {"over_explore_budget", true},
-               {"bound_s", calls * kSkipShare * estimate[i] + (to_the_end ? problem.steps_left : horizon) * balanced},
-               {"decision_estimate_s", estimate[i]},
-               {"explored_s", explored}};
+      predictions[name] = Json{{"skipped", true},
+                               {"over_explore_budget", true},
+                               {"bound_s", skip_bound(estimate[i])},
+                               {"decision_estimate_s", estimate[i]},
+                               {"explored_s", explored}};
     };
     bool sampled = false;
     int sampled_ranks = 0;
@@ -1414,9 +1416,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       }
       // A first sample that already rules the candidate out, with its decision alone at
       // every call, is enough.
-      const auto rules_out = [&](double decision_s) {
-        return calls * kSkipShare * decision_s + (to_the_end ? problem.steps_left : horizon) * balanced >= best_time;
-      };
+      const auto rules_out = [&](double decision_s) { return skip_bound(decision_s) >= best_time; };
       const Sampled sampled_now = sample_within(*candidates_[i], problem, net, explore_budget - explored, rules_out);
       explored += sampled_now.took_s;
       if (const auto s = sampled_now.estimate_s) {
@@ -1432,9 +1432,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     }
     // Its last migration, scaled down where less is to be taken off the slowest rank now.
     double migration_estimate = last_migration_s(i, share_now);
-    auto bound_with = [&](double migration) {
-      return calls * kSkipShare * (estimate[i] + migration) + (to_the_end ? problem.steps_left : horizon) * balanced;
-    };
+    auto bound_with = [&](double migration) { return skip_bound(estimate[i] + migration); };
     double bound = bound_with(migration_estimate);
     // Where its decision alone leaves it in the running, its migration from what its
     // sample's plan moved, kept as its last. Not before: pricing that plan walks every
