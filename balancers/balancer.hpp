@@ -237,6 +237,16 @@ class Balancer {
                                                  const Balancer& /*next*/) const {
     return true;
   }
+  // What a decision that is neither a protocol's rounds nor a gather to rank 0 exchanges
+  // besides its code, every rank at once (`auto` weighing its candidates' plans by their
+  // totals): rounds of the sparse exchange, and allreduces of these sizes in bytes. plan()
+  // runs them; an engine that decides without plan() (the model engine) charges them after
+  // decide_serially(), whose code it charges as every rank's share of it. None by default.
+  struct DecisionTraffic {
+    int sparse_rounds = 0;
+    std::vector<double> allreduce_bytes;
+  };
+  [[nodiscard]] virtual DecisionTraffic decision_traffic() const { return {}; }
   // After a call, on rank 0: what a strategy that chooses among others decided and why. It
   // goes into the record's LB entry; null for the rest.
   [[nodiscard]] virtual Json decision() const { return nullptr; }

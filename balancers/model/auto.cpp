@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -17,8 +18,10 @@
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/model/motion.hpp"
+#include "balancers/model/plan_totals.hpp"
 #include "balancers/protocol.hpp"
 #include "core/error.hpp"
+#include "mpi/code_time.hpp"
 #include "mpi/mpi.hpp"
 
 namespace lbbench {
@@ -476,6 +479,11 @@ double excess_share(double lmax, double balanced) { return lmax > 0 ? std::max(0
 struct Outlook {
   PricedNetwork net;
   double gather_s = 0;  // a decision's own gather and scatter, once (decision_gather_s)
+  // Where the gather alone is over the explore budget and `weigh_by_totals` is set, the
+  // distributed candidates are weighed by their plans' totals (see auto.hpp), which cost
+  // `totals_s` (a sparse round and two allreduces) where the gather would.
+  bool by_totals = false;
+  double totals_s = 0;
   double none_s = 0;
   double calls = 1;
   double balanced_steps_s = 0;
@@ -484,13 +492,51 @@ struct Outlook {
   // The most any candidate could gain over `none` to the end: every step perfectly
   // balanced and no call costing anything.
   [[nodiscard]] double gain_bound_s() const { return std::max(0.0, none_s - balanced_steps_s); }
+  // What weighing any candidate costs the decision: its gather, or its plans' totals.
+  [[nodiscard]] double weighing_s() const { return by_totals ? totals_s : gather_s; }
   // Whether a candidate whose call costs at least `floor_s` cannot win even with every
-  // later step perfectly balanced. Choosing it at a decision costs the decision's gather too
+  // later step perfectly balanced. Choosing it at a decision costs weighing it too
   // (beyond the paper: `auto`'s own price of weighing it).
   [[nodiscard]] bool cannot_win(double floor_s) const {
-    return none_competes && gather_s + calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
+    return none_competes && weighing_s() + calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
   }
 };
+
+// The layout of the plans' totals at a call: the horizon's steps and the machine's nodes.
+TotalsShape totals_shape(const AutoParams& params, const CallOutlook& call, double trend_origin) {
+  TotalsShape shape{.horizon = params.horizon > 0 ? params.horizon : std::max(1, call.period),
+                    .trend_origin = trend_origin};
+  if (call.machine && !call.machine->rank_node.empty()) {
+    shape.nodes = 1 + *std::max_element(call.machine->rank_node.begin(), call.machine->rank_node.end());
+  }
+  return shape;
+}
+
+// What weighing `plans` plans and `none`'s loads by their totals exchanges: one sparse
+// round (the senders tell each receiver what arrives), then one allreduce of the maxima
+// and one of the sums.
+Balancer::DecisionTraffic totals_traffic(int plans, const TotalsShape& shape) {
+  PlanTotals one(shape);
+  const double weighed = plans + 1;
+  return Balancer::DecisionTraffic{
+      .sparse_rounds = 1,
+      .allreduce_bytes = {weighed * static_cast<double>(one.maxima().size() * sizeof(double)),
+                          weighed * static_cast<double>(one.sums().size() * sizeof(double))}};
+}
+
+// ... before anything ran, at most: every candidate's plan but `none`'s.
+Balancer::DecisionTraffic totals_traffic(const AutoParams& params, const CallOutlook& call) {
+  const auto plans = std::max<std::size_t>(1, params.candidates.size()) - 1;
+  return totals_traffic(static_cast<int>(plans), totals_shape(params, call, 0));
+}
+
+// That traffic on this network: the round's farthest message or its barrier, the later,
+// and each allreduce's latency and its bytes there and back.
+double totals_weighing_s(const PricedNetwork& net, const Balancer::DecisionTraffic& traffic) {
+  double s = traffic.sparse_rounds * std::max(net.far_latency_s, net.barrier_s);
+  for (const double bytes : traffic.allreduce_bytes) s += net.collective_s + 2 * bytes * net.local.beta_s_per_byte;
+  return s;
+}
 
 // Whether `none` is among the candidates: only then can the call's totals choose it.
 bool none_is_candidate(const AutoParams& params) {
@@ -514,6 +560,9 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   o.excess_share = excess_share(call.max_rank_load_s, balanced);
   o.none_s = steps * (call.max_rank_load_s + call.step_exchange_s);
   o.none_competes = none_is_candidate(params);
+  o.by_totals = params.weigh_by_totals && call.machine && o.none_competes &&
+                o.gather_s > params.explore_budget * o.gain_bound_s();
+  o.totals_s = totals_weighing_s(o.net, totals_traffic(params, call));
   return o;
 }
 
@@ -624,8 +673,8 @@ bool AutoChooser::keeps_running_first(const CallOutlook& call, const std::vector
   const auto* protocol = dynamic_cast<const DistributedBalancer*>(&next);
   const double expected =
       protocol ? expected_first_run_s(*protocol, last, call.nranks, o.net, before) : floor_s(next, last, call, o.net);
-  // The decision's gather is spent on finding out too, whatever runs.
-  return o.gather_s + before.took_s + expected <= params_.explore_budget * o.gain_bound_s();
+  // The decision's gather (or its plans' totals) is spent on finding out too, whatever runs.
+  return o.weighing_s() + before.took_s + expected <= params_.explore_budget * o.gain_bound_s();
 }
 
 Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
@@ -641,22 +690,32 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
     const double last = last_decision_s(i, call.objects);
     const double decision = floor_s(*candidates_[i], last, call, o.net);
     const double migration = last_migration_s(i, o.excess_share);
-    if (!gather_over_budget && !o.cannot_win(decision + migration)) return nullptr;
+    // Weighed by the plans' totals, only a protocol's plan is known on every rank; the
+    // others need the gather.
+    const bool weighable =
+        o.by_totals ? dynamic_cast<const DistributedBalancer*>(candidates_[i].get()) != nullptr : !gather_over_budget;
+    if (weighable && !o.cannot_win(decision + migration)) return nullptr;
     const bool measured = last == decision && decision > 0;
-    candidates[std::string(params_.candidates[i].name())] =
-        Json{{"skipped", true},
+    Json& c = candidates[std::string(params_.candidates[i].name())];
+    c = Json{{"skipped", true},
              {"floor_s", decision + migration},
              {"floor_from", measured ? "its last decision" : "the network"},
              {"migration_floor_s", migration},
-             {"bound_s", o.gather_s + o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
+             {"bound_s", o.weighing_s() + o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
+    if (o.by_totals && !weighable) c["needs_the_gather"] = true;
   }
   if (!o.none_competes) return nullptr;
   candidates["none"] = Json{{"to_end_s", o.none_s}};
   return Json{{"chosen", "none"},
-              {"decided_by", gather_over_budget
+              {"decided_by", o.by_totals ? "the call's totals: no protocol's floor can win, and the decision's gather "
+                                           "alone, which the others need, costs more than its explore budget"
+                             : gather_over_budget
                                  ? "the call's totals: the decision's gather alone costs more than its explore budget"
                                  : "the call's totals: no other candidate's floor can win"},
-              {"exploration", Json{{"gain_bound_s", o.gain_bound_s()}, {"budget_s", budget}, {"gather_s", o.gather_s}}},
+              {"exploration", Json{{"gain_bound_s", o.gain_bound_s()},
+                                   {"budget_s", budget},
+                                   {"gather_s", o.gather_s},
+                                   {"totals_s", o.totals_s}}},
               {"chosen_over", call.steps_left > 0 ? "the rest of the run" : "the steps until the next call"},
               {"steps_left", call.steps_left},
               {"later_calls", call.later_calls},
@@ -670,33 +729,66 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
 
 void AutoChooser::ran_first(std::vector<RanPlan> plans) const {
   ran_.assign(candidates_.size(), std::nullopt);
+  ran_order_.clear();
   for (RanPlan& plan : plans) {
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      if (candidates_[i].get() == plan.balancer) ran_[i] = std::move(plan);
+      if (candidates_[i].get() != plan.balancer) continue;
+      ran_[i] = std::move(plan);
+      ran_order_.push_back(i);
     }
   }
 }
 
-std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm) {
+std::vector<const RanPlan*> AutoChooser::ran_plans() const {
+  std::vector<const RanPlan*> out;
+  for (const std::size_t i : ran_order_) {
+    if (i < ran_.size() && ran_[i]) out.push_back(&*ran_[i]);
+  }
+  return out;
+}
+
+namespace {
+
+// What the candidates that ran as themselves at a call did: alike on every rank, and each
+// one's plan on this rank.
+struct RanHere {
+  std::vector<RanPlan> ran;
+  std::vector<MigrationPlan> plans;
+};
+
+// Runs the candidates `acting` lists (runs_first) as themselves, while it lets them
+// (keeps_running_first).
+RanHere run_as_themselves(const Balancer& acting, const std::vector<std::unique_ptr<Balancer>>& candidates,
+                          const LoadView& view, MPI_Comm comm) {
   const CallOutlook call = call_outlook(view);
-  const auto local = static_cast<std::size_t>(view.graph.num_local());
-  std::vector<RanPlan> out;
-  std::vector<std::vector<Rank>> moved_to;  // per candidate that ran, each local vertex's destination
-  for (const Balancer* next : chooser_.runs_first(call)) {
-    if (!chooser_.keeps_running_first(call, out, *next)) break;
-    const auto it =
-        std::find_if(candidates_.begin(), candidates_.end(), [&](const auto& b) { return b.get() == next; });
+  RanHere out;
+  for (const Balancer* next : acting.runs_first(call)) {
+    if (!acting.keeps_running_first(call, out.ran, *next)) break;
+    const auto it = std::find_if(candidates.begin(), candidates.end(), [&](const auto& b) { return b.get() == next; });
     // What the candidate takes as itself, by the engine's clock: simulated under SMPI.
     const double t0 = MPI_Wtime();
-    const MigrationPlan plan = (*it)->plan(view, comm);
+    out.plans.push_back((*it)->plan(view, comm));
     // Its slowest rank's time, so that every rank weighs the next one alike
     // (keeps_running_first) and rank 0 charges it as the call took.
     double took = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &took, 1, MPI_DOUBLE, MPI_MAX, comm);
-    out.push_back(RanPlan{.balancer = next,
-                          .assignment = {},
-                          .decision_s = took,
-                          .protocol_rounds = plan.protocol ? plan.protocol->rounds : 0});
+    const MigrationPlan& plan = out.plans.back();
+    out.ran.push_back(RanPlan{.balancer = next,
+                              .assignment = {},
+                              .decision_s = took,
+                              .protocol_rounds = plan.protocol ? plan.protocol->rounds : 0});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm) {
+  const auto local = static_cast<std::size_t>(view.graph.num_local());
+  RanHere here = run_as_themselves(chooser_, candidates_, view, comm);
+  std::vector<RanPlan>& out = here.ran;
+  std::vector<std::vector<Rank>> moved_to;  // per candidate that ran, each local vertex's destination
+  for (const MigrationPlan& plan : here.plans) {
     moved_to.emplace_back(local, view.rank);
     for (const Move& m : plan.moves) moved_to.back()[static_cast<std::size_t>(m.vertex)] = m.to;
   }
@@ -723,7 +815,7 @@ std::vector<RanPlan> AutoBalancer::run_first(const LoadView& view, MPI_Comm comm
     out[c].assignment.resize(objects);
     for (std::size_t i = 0; i < objects; ++i) out[c].assignment[i] = all[i * k + c];
   }
-  return out;
+  return std::move(out);
 }
 
 bool AutoChooser::needs_vectors() const {
@@ -853,21 +945,30 @@ const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
     skip_calls_after_floors(floor_decision_, call);
     return *candidates_[*chosen_];
   }
+  chosen_.reset();
+  // Where the decision's gather alone is over its explore budget, the protocols' plans are
+  // weighed by their totals; every rank makes the choice.
+  if (chooser_.by_totals(call)) {
+    totals_.at_call(call);
+    return totals_;
+  }
   // The chooser's solve() puts its choice in chosen_ (under MPI only rank 0 runs it, and
   // plan() broadcasts it); the next call remembers it.
-  chosen_.reset();
   return chooser_;
 }
 
 void AutoBalancer::prepare(MPI_Comm comm) {
   chooser_.prepare(comm);
+  totals_.prepare(comm);
   for (auto& c : candidates_) c->prepare(comm);
 }
 
 MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
   const Balancer& acting = acting_for(call_outlook(view));
   MigrationPlan out;
-  if (&acting != &chooser_) {
+  if (&acting == &totals_) {
+    out = totals_.plan(view, comm);
+  } else if (&acting != &chooser_) {
     out = candidates_[*chosen_]->plan(view, comm);
   } else {
     chooser_.ran_first(run_first(view, comm));
@@ -968,35 +1069,59 @@ double busiest_node_s(const GlobalProblem& problem, const Assignment& a) {
   return std::max(max_of(out), max_of(in)) / bandwidth;
 }
 
-CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const PricedNetwork& net) {
+// What a plan moves, as a call's migration is priced: from the whole assignment on rank 0,
+// or from the plan's totals reduced over the ranks (moved_of in both forms).
+struct Moved {
+  bool any = false;
+  double elements_moved_max = 0;  // most objects arriving on one rank
+  double code_s = 0;              // migration_code_s
+  double node_link_s = 0;         // busiest_node_s
+  double cross_site_s = 0;        // cross_site_movement_s, where there are several sites
+};
+
+Moved moved_of(const Outcome& o, const GlobalProblem& problem, const PricedNetwork& net) {
+  return Moved{.any = o.moves.any,
+               .elements_moved_max = o.elements_moved_max,
+               .code_s = migration_code_s(problem, o.moves),
+               .node_link_s = o.moves.any ? busiest_node_s(problem, o.assignment) : 0.0,
+               .cross_site_s = net.wan_s_per_byte > 0 ? cross_site_movement_s(problem, o.assignment, net) : 0.0};
+}
+
+// A call's cost for a plan that moves `m`, on a problem of `vertices` and `edges`, whose
+// scalars (element bytes, fits, ranks) `problem` gives.
+CallCost priced_call(std::string_view name, double decision_s, const Moved& m, double vertices, double edges,
+                     const GlobalProblem& problem, const PricedNetwork& net) {
   CallCost c;
   if (name == "none") return c;
   const auto element_bytes = static_cast<double>(problem.element_bytes);
-  c.decision_s = o.decision_s;
+  c.decision_s = decision_s;
   double idle_migration = net.call_collectives * net.collective_s;
-  c.migration_code_s = migration_code_s(problem, o.moves);
-  const double node_link_s = o.moves.any ? net.local.alpha_s + busiest_node_s(problem, o.assignment) : 0.0;
+  c.migration_code_s = m.code_s;
+  const double node_link_s = m.any ? net.local.alpha_s + m.node_link_s : 0.0;
   c.migration_s = idle_migration + c.migration_code_s +
                   (net.wan_s_per_byte > 0
-                       ? cross_site_movement_s(problem, o.assignment, net)
-                       : std::max(data_movement_cost(net.local, o.elements_moved_max, element_bytes), node_link_s));
+                       ? m.cross_site_s
+                       : std::max(data_movement_cost(net.local, m.elements_moved_max, element_bytes), node_link_s));
   const FittedCosts* fits = problem.fitted_costs.get();
   if (const FittedCost* d = fits ? fits->decision_of(name) : nullptr) {
-    const auto vertices = static_cast<double>(problem.size());
-    const auto edges = static_cast<double>(problem.adjncy.size()) / 2;
     c.decision_s = d->seconds(vertices, edges, problem.nranks);
     c.fitted_decision = true;
   }
   if (fits && fits->migration) {
     // The migration engine runs at every call, moving something or not.
-    const double per_rank = static_cast<double>(problem.size()) / problem.nranks;
-    c.migration_s = fits->migration_s(per_rank, o.elements_moved_max, element_bytes);
+    const double per_rank = vertices / problem.nranks;
+    c.migration_s = fits->migration_s(per_rank, m.elements_moved_max, element_bytes);
     idle_migration = fits->migration_s(per_rank, 0, element_bytes);
     c.fitted_migration = true;
   }
   c.repeat_s = c.decision_s + idle_migration;
   c.later_call_s = c.decision_s + c.migration_s;
   return c;
+}
+
+CallCost call_cost(std::string_view name, const Outcome& o, const GlobalProblem& problem, const PricedNetwork& net) {
+  return priced_call(name, o.decision_s, moved_of(o, problem, net), static_cast<double>(problem.size()),
+                     static_cast<double>(problem.adjncy.size()) / 2, problem, net);
 }
 
 }  // namespace
@@ -1573,6 +1698,357 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
                                       {"within", params_.near_tie}};
   }
   return pick.assignment;
+}
+
+// Weighing by the plans' totals (see AutoTotalsWeigher in auto.hpp).
+
+namespace {
+
+// Each rank's share of a plan of the whole problem: what the engines' reductions add up.
+std::vector<RankShare> rank_shares(const GlobalProblem& problem, const Assignment& a) {
+  std::vector<RankShare> shares(static_cast<std::size_t>(problem.nranks));
+  const std::vector<double> loads = rank_times(problem, a);
+  const std::vector<double> trends =
+      problem.load_trend.empty() ? std::vector<double>(shares.size(), 0.0) : rank_trends(problem, a);
+  for (std::size_t r = 0; r < shares.size(); ++r) {
+    shares[r].load_s = loads[r];
+    shares[r].trend_s = trends[r];
+  }
+  const auto bytes = static_cast<double>(problem.element_bytes);
+  auto node = [&](int r) { return problem.rank_node.empty() ? 0 : problem.rank_node[static_cast<std::size_t>(r)]; };
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const int from = problem.owner[i].value();
+    const int to = a[i].value();
+    RankShare& sender = shares[static_cast<std::size_t>(from)];
+    RankShare& receiver = shares[static_cast<std::size_t>(to)];
+    if (from == to) {
+      ++sender.kept;
+      continue;
+    }
+    ++sender.sent;
+    ++receiver.arrived;
+    if (problem.site(from) == problem.site(to)) {
+      receiver.bytes_in_own_site += bytes;
+    } else {
+      receiver.bytes_in_other_sites += bytes;
+      sender.bytes_out_other_sites += bytes;
+    }
+    if (node(from) != node(to)) {
+      sender.bytes_out_other_nodes += bytes;
+      receiver.bytes_in_other_nodes += bytes;
+    }
+  }
+  return shares;
+}
+
+SharePrices share_prices(const PricedNetwork& net, const GlobalProblem& scalars) {
+  return SharePrices{.s_per_byte_own_site = net.local.beta_s_per_byte,
+                     .s_per_byte_other_sites = net.wan_s_per_byte,
+                     .code = scalars.migration_code};
+}
+
+PlanTotals totals_of(const GlobalProblem& problem, const Assignment& a, const TotalsShape& shape,
+                     const SharePrices& prices) {
+  PlanTotals t(shape);
+  const std::vector<RankShare> shares = rank_shares(problem, a);
+  for (std::size_t r = 0; r < shares.size(); ++r) {
+    t.add(shares[r], problem.rank_node.empty() ? 0 : problem.rank_node[r], prices);
+  }
+  return t;
+}
+
+// What a plan moves, from its totals: as moved_of prices the whole assignment.
+Moved moved_of(const PlanTotals& t, const GlobalProblem& scalars, const PricedNetwork& net) {
+  const double bandwidth = scalars.network.node_bandwidth_Bps;
+  const bool any = t.any_moved();
+  return Moved{.any = any,
+               .elements_moved_max = t.arrived_max(),
+               .code_s = any ? t.code_host_s() * scalars.code_time_scale : 0.0,
+               .node_link_s = any && bandwidth > 0 ? t.busiest_node_bytes() / bandwidth : 0.0,
+               .cross_site_s = any && net.wan_s_per_byte > 0
+                                   ? net.far_latency_s + std::max(t.busiest_receiver_s(),
+                                                                  t.cross_site_bytes() * net.wan_shared_s_per_byte)
+                                   : 0.0};
+}
+
+}  // namespace
+
+bool AutoChooser::by_totals(const CallOutlook& call) const {
+  return call.machine != nullptr && outlook_of(params_, call).by_totals;
+}
+
+std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, const GlobalProblem& scalars,
+                                                     const std::vector<PlanTotals>& totals,
+                                                     const PlanTotals& none_totals) const {
+  const Outlook o = outlook_of(params_, call);
+  const PricedNetwork& net = o.net;
+  const int horizon = params_.horizon > 0 ? params_.horizon : std::max(1, call.period);
+  const bool to_the_end = call.steps_left > 0;
+  const double exchange = call.step_exchange_s;
+  const std::vector<const RanPlan*> ran = ran_plans();
+  decision_per_object_.resize(candidates_.size(), 0.0);
+  migration_s_.resize(candidates_.size(), 0.0);
+  migration_share_.resize(candidates_.size(), 0.0);
+  sampled_before_.resize(candidates_.size(), false);
+  Json predictions = Json::object();
+  std::vector<Weighed> weighed;
+  double explored = o.totals_s;
+  // `none`: its loads as they are, along their trends, as solve() prices it (the loads'
+  // motion is not fitted: that needs every object's place).
+  std::size_t none = 0;
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    if (params_.candidates[i].kind == BalancerKind::none) none = i;
+  }
+  const double none_step = none_totals.mean_slowest_s() + exchange;
+  const double none_interval = app_time_none(none_step, horizon);
+  const double none_to_end = app_time_none(none_step, call.steps_left);
+  predictions[std::string(params_.candidates[none].name())] = Json{{"interval_s", none_interval},
+                                                                   {"to_end_s", none_to_end},
+                                                                   {"step_lmax_s", none_totals.mean_slowest_s()},
+                                                                   {"lmax_after_s", none_totals.lmax_s()}};
+  weighed.push_back({none, to_the_end ? none_to_end : none_interval, 0.0, 0.0, {}});
+  const auto objects = static_cast<double>(call.objects);
+  for (std::size_t j = 0; j < ran.size(); ++j) {
+    const std::size_t c = ran_order_[j];
+    const std::string name(params_.candidates[c].name());
+    const Moved moved = moved_of(totals[j], scalars, net);
+    const CallCost cost =
+        priced_call(name, ran[j]->decision_s, moved, objects, static_cast<double>(call.edges), scalars, net);
+    explored += ran[j]->decision_s;
+    if (objects > 0) decision_per_object_[c] = cost.decision_s / objects;
+    migration_s_[c] = cost.migration_s;
+    migration_share_[c] = o.excess_share;
+    sampled_before_[c] = false;
+    const double slowest = totals[j].mean_slowest_s();
+    const double step_after = slowest + exchange;
+    const double interval = app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
+    const double to_end = app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s, call.later_calls,
+                                          step_after, call.steps_left);
+    Json p{{"interval_s", interval},
+           {"to_end_s", to_end},
+           {"decision_s", cost.decision_s},
+           {"migration_s", cost.migration_s},
+           {"repeat_s", cost.repeat_s},
+           {"later_call_s", cost.later_call_s},
+           {"lmax_after_s", totals[j].lmax_s()},
+           {"step_lmax_s", slowest},
+           {"elements_moved_max", moved.elements_moved_max},
+           {"protocol_rounds", ran[j]->protocol_rounds},
+           {"ran_as_itself", true}};
+    if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
+    if (cost.fitted_decision) p["decision_reference_s"] = ran[j]->decision_s;
+    predictions[name] = p;
+    const double calls_cost =
+        cost.decision_s + cost.migration_s + (to_the_end ? call.later_calls * cost.later_call_s : 0.0);
+    weighed.push_back({c, to_the_end ? to_end : interval, calls_cost, moved.elements_moved_max, {}});
+  }
+  // The rest were not weighed: a protocol the explore budget left out, or a candidate
+  // whose plan only the gather would show.
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const std::string name(params_.candidates[i].name());
+    if (predictions.contains(name)) continue;
+    const bool protocol = dynamic_cast<const DistributedBalancer*>(candidates_[i].get()) != nullptr;
+    predictions[name] = protocol ? Json{{"skipped", true}, {"over_explore_budget", true}}
+                                 : Json{{"skipped", true}, {"needs_the_gather", true}};
+  }
+  const Ranking r = ranking_of(weighed, std::numeric_limits<double>::infinity());
+  const Weighed& pick = near_tie_pick(weighed, r.best_time, params_.near_tie);
+  chosen_ = pick.candidate;
+  last_decision_ = Json{
+      {"chosen", params_.candidates[pick.candidate].name()},
+      {"margin", std::isfinite(r.second_time) && r.best_time > 0 ? (r.second_time - r.best_time) / r.best_time : 0.0},
+      {"decided_by",
+       "the plans' totals, reduced over the ranks: the decision's gather alone costs more than its "
+       "explore budget"},
+      {"chosen_over", to_the_end ? "the rest of the run" : "the steps until the next call"},
+      {"horizon_steps", horizon},
+      {"steps_left", call.steps_left},
+      {"later_calls", call.later_calls},
+      {"alpha_s", net.local.alpha_s},
+      {"beta_s_per_byte", net.local.beta_s_per_byte},
+      {"network", Json{{"far_latency_s", net.far_latency_s},
+                       {"cross_site_s_per_byte", net.wan_s_per_byte},
+                       {"collective_s", net.collective_s},
+                       {"barrier_s", net.barrier_s},
+                       {"call_collectives", net.call_collectives}}},
+      {"lmax_before_s", call.max_rank_load_s},
+      {"step_exchange_s", exchange},
+      {"lave_s", call.nranks ? call.total_load_s / call.nranks : 0.0},
+      {"exploration", Json{{"gain_bound_s", o.gain_bound_s()},
+                           {"budget_s", params_.explore_budget * o.gain_bound_s()},
+                           {"gather_s", o.gather_s},
+                           {"totals_s", o.totals_s},
+                           {"spent_s", explored}}},
+      {"candidates", predictions}};
+  if (pick.candidate != r.best) {
+    last_decision_["near_tie"] = Json{{"fastest", params_.candidates[r.best].name()},
+                                      {"slower_by", r.best_time > 0 ? (pick.time - r.best_time) / r.best_time : 0.0},
+                                      {"within", params_.near_tie}};
+  }
+  std::optional<std::size_t> out;
+  for (std::size_t j = 0; j < ran.size(); ++j) {
+    if (ran_order_[j] == pick.candidate) out = j;
+  }
+  return out;
+}
+
+void AutoChooser::forget_ran() const {
+  ran_.clear();
+  ran_order_.clear();
+}
+
+Assignment AutoTotalsWeigher::decide_serially(const GlobalProblem& problem, ProtocolObserver* /*observer*/) const {
+  const TotalsShape shape = totals_shape(params_, call_, problem.trend_origin);
+  const PricedNetwork net = priced_network(platform_of(params_, problem), problem);
+  const SharePrices prices = share_prices(net, problem);
+  const std::vector<const RanPlan*> ran = chooser_.ran_plans();
+  std::vector<PlanTotals> totals;
+  for (const RanPlan* r : ran) totals.push_back(totals_of(problem, r->assignment, shape, prices));
+  traffic_ = totals_traffic(static_cast<int>(ran.size()), shape);
+  const std::optional<std::size_t> chosen =
+      chooser_.weigh_totals(call_, problem, totals, totals_of(problem, problem.owner, shape, prices));
+  Assignment out = chosen ? ran[*chosen]->assignment : problem.owner;
+  chooser_.forget_ran();  // this call's; the next decision runs them again
+  return out;
+}
+
+namespace {
+
+// A call's scalars as a problem with no objects, from a view: what prices its plans.
+GlobalProblem scalars_of(const LoadView& view) {
+  GlobalProblem s = scalars_of(call_outlook(view));
+  s.rank_node = view.machine.rank_node.values();
+  s.element_bytes = view.element_bytes;
+  s.trend_origin = view.trend_origin.value_or(0.0);
+  s.fitted_costs = view.machine.fitted_costs;
+  s.migration_code = view.machine.migration_code;
+  return s;
+}
+
+// What a plan sends from this rank to one other: objects, their loads and their trends.
+struct Sending {
+  double objects = 0;
+  double load_s = 0;
+  double trend_s = 0;
+};
+
+// This rank's share of each plan (and, last, of the loads as they are), once the plans'
+// senders told every rank what arrives: one sparse round.
+std::vector<RankShare> shares_here(const LoadView& view, const std::vector<MigrationPlan>& plans,
+                                   SparseExchange& exchange) {
+  const std::size_t k = plans.size();
+  const int me = view.rank.value();
+  const bool trends = !view.vertex_load_trend.empty();
+  auto trend_of = [&](std::size_t v) { return trends ? view.vertex_load_trend[v] : 0.0; };
+  const MachineInfo& m = view.machine;
+  auto node = [&](int r) { return m.rank_node.empty() ? 0 : m.rank_node[static_cast<std::size_t>(r)]; };
+  auto site = [&](int r) { return m.rank_site.empty() ? 0 : m.rank_site[static_cast<std::size_t>(r)]; };
+  const double speed = m.rank_speed.empty() ? 1.0 : m.rank_speed[static_cast<std::size_t>(me)];
+  const auto bytes = static_cast<double>(view.element_bytes);
+  double here_load = 0, here_trend = 0, background = 0;
+  for (std::size_t v = 0; v < view.vertex_load.size(); ++v) {
+    here_load += view.vertex_load[v].seconds();
+    here_trend += trend_of(v);
+  }
+  for (const Load b : view.background) background += b.seconds();
+  std::vector<RankShare> shares(k + 1);
+  std::vector<double> load_after(k + 1, here_load), trend_after(k + 1, here_trend);
+  std::map<int, Bytes> outgoing;
+  std::vector<std::map<int, Sending>> sending(k);
+  {  // what leaves, per plan and receiver: code only, charged as such
+    const ChargedCode counting;
+    for (std::size_t c = 0; c < k; ++c) {
+      for (const Move& mv : plans[c].moves) {
+        const int to = mv.to.value();
+        if (to == me) continue;
+        const auto v = static_cast<std::size_t>(mv.vertex);
+        Sending& s = sending[c][to];
+        s.objects += 1;
+        s.load_s += view.vertex_load[v].seconds();
+        s.trend_s += trend_of(v);
+      }
+      RankShare& share = shares[c];
+      for (const auto& [to, s] : sending[c]) {
+        share.sent += static_cast<std::int64_t>(s.objects);
+        load_after[c] -= s.load_s;
+        trend_after[c] -= s.trend_s;
+        if (site(to) != site(me)) share.bytes_out_other_sites += s.objects * bytes;
+        if (node(to) != node(me)) share.bytes_out_other_nodes += s.objects * bytes;
+        ByteWriter w(outgoing[to]);
+        w.put(static_cast<double>(c));
+        w.put(s);
+      }
+      share.kept = static_cast<std::int64_t>(view.vertex_load.size()) - share.sent;
+    }
+  }
+  shares[k].kept = static_cast<std::int64_t>(view.vertex_load.size());
+  const std::vector<Message> received = exchange.exchange(to_messages(outgoing));
+  const ChargedCode reading;
+  for (const Message& msg : received) {
+    ByteReader r(msg.data);
+    while (!r.done()) {
+      const auto c = static_cast<std::size_t>(r.get<double>());
+      const auto s = r.get<Sending>();
+      RankShare& share = shares.at(c);
+      share.arrived += static_cast<std::int64_t>(s.objects);
+      load_after[c] += s.load_s;
+      trend_after[c] += s.trend_s;
+      (site(msg.peer) == site(me) ? share.bytes_in_own_site : share.bytes_in_other_sites) += s.objects * bytes;
+      if (node(msg.peer) != node(me)) share.bytes_in_other_nodes += s.objects * bytes;
+    }
+  }
+  for (std::size_t c = 0; c <= k; ++c) {
+    shares[c].load_s = (load_after[c] + background) / speed;
+    shares[c].trend_s = trend_after[c] / speed;
+  }
+  return shares;
+}
+
+}  // namespace
+
+void AutoTotalsWeigher::prepare(MPI_Comm comm) {
+  if (exchange_ && exchange_parent_ == comm) return;
+  exchange_ = std::make_unique<SparseExchange>(comm);
+  exchange_parent_ = comm;
+}
+
+MigrationPlan AutoTotalsWeigher::plan(const LoadView& view, MPI_Comm comm) {
+  prepare(comm);
+  RanHere here = run_as_themselves(*this, candidates_, view, comm);
+  const std::size_t k = here.plans.size();
+  chooser_.ran_first(here.ran);
+  const GlobalProblem scalars = scalars_of(view);
+  const TotalsShape shape = totals_shape(params_, call_, scalars.trend_origin);
+  const PricedNetwork net = priced_network(platform_of(params_, scalars), scalars);
+  const SharePrices prices = share_prices(net, scalars);
+  const std::vector<RankShare> shares = shares_here(view, here.plans, *exchange_);
+  // Every plan's totals (and, last, `none`'s) in two reductions: their maxima, their sums.
+  std::vector<PlanTotals> totals(k + 1, PlanTotals(shape));
+  std::vector<double> maxima, sums;
+  for (std::size_t c = 0; c <= k; ++c) {
+    totals[c].add(shares[c], view.machine.rank_node.empty() ? 0 : view.machine.rank_node[view.rank.value()], prices);
+    maxima.insert(maxima.end(), totals[c].maxima().begin(), totals[c].maxima().end());
+    sums.insert(sums.end(), totals[c].sums().begin(), totals[c].sums().end());
+  }
+  MPI_Allreduce(MPI_IN_PLACE, maxima.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm);
+  std::size_t at_max = 0, at_sum = 0;
+  for (PlanTotals& t : totals) {
+    std::copy_n(maxima.begin() + static_cast<std::ptrdiff_t>(at_max), t.maxima().size(), t.maxima().begin());
+    std::copy_n(sums.begin() + static_cast<std::ptrdiff_t>(at_sum), t.sums().size(), t.sums().begin());
+    at_max += t.maxima().size();
+    at_sum += t.sums().size();
+  }
+  const PlanTotals none = std::move(totals.back());
+  totals.pop_back();
+  traffic_ = totals_traffic(static_cast<int>(k), shape);
+  std::optional<std::size_t> chosen;
+  {
+    const ChargedCode weighing;
+    chosen = chooser_.weigh_totals(call_, scalars, totals, none);
+  }
+  chooser_.forget_ran();
+  return chosen ? std::move(here.plans[*chosen]) : MigrationPlan{};
 }
 
 }  // namespace lbbench

@@ -149,7 +149,9 @@
 #include <vector>
 
 #include "balancers/centralized.hpp"
+#include "balancers/model/plan_totals.hpp"
 #include "balancers/params.hpp"
+#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 
@@ -189,6 +191,21 @@ class AutoChooser final : public CentralizedBalancer {
   // the floors of later calls are alike everywhere.
   [[nodiscard]] std::vector<double> learned() const;
   void learn(const std::vector<double>& learned) const;
+  // Whether a decision at this call weighs its candidates by their plans' totals: its
+  // gather alone would cost more than its explore budget, and `weigh_by_totals` is set.
+  [[nodiscard]] bool by_totals(const CallOutlook& call) const;
+  // Such a decision, alike on every rank: `none` (its loads as they are, `none_totals`) and
+  // each candidate that ran as itself at this call (ran_first, `totals` in its order),
+  // priced as solve() prices them from their plans' totals. Its choice goes in `chosen`,
+  // its record in decision(). Returns the index, among ran_plans(), of the chosen plan, or
+  // nothing for `none`.
+  [[nodiscard]] std::optional<std::size_t> weigh_totals(const CallOutlook& call, const GlobalProblem& scalars,
+                                                        const std::vector<PlanTotals>& totals,
+                                                        const PlanTotals& none_totals) const;
+  // The candidates that ran as themselves at this call (ran_first), in the order they ran;
+  // forget_ran() forgets them once they were weighed.
+  [[nodiscard]] std::vector<const RanPlan*> ran_plans() const;
+  void forget_ran() const;
 
   // A candidate is skipped when kSkipShare of its expected decision, at every call left,
   // plus perfectly balanced steps already exceed the best prediction so far. Half: a
@@ -228,7 +245,47 @@ class AutoChooser final : public CentralizedBalancer {
   // Per candidate, what it did at this call when it ran as itself (ran_first); the next
   // solve() weighs it and then forgets it.
   mutable std::vector<std::optional<RanPlan>> ran_;
+  mutable std::vector<std::size_t> ran_order_;  // ... the candidates' indices, as they ran
   mutable Json last_decision_;
+};
+
+// One decision of `auto` where its own gather would cost more than its explore budget (at
+// thousands of ranks): the distributed candidates run as themselves, every rank tells the
+// ranks its plans send objects to what arrives, and `none` and each plan are weighed by
+// what they leave every rank, reduced over the ranks (plan_totals.hpp), with nothing
+// gathered. Every rank makes the same choice, and the chosen plan is each rank's own.
+class AutoTotalsWeigher final : public Balancer {
+ public:
+  AutoTotalsWeigher(const AutoParams& params, const AutoChooser& chooser,
+                    const std::vector<std::unique_ptr<Balancer>>& candidates)
+      : params_(params), chooser_(chooser), candidates_(candidates) {}
+  MigrationPlan plan(const LoadView& view, MPI_Comm comm) override;
+  void prepare(MPI_Comm comm) override;
+  // What the engines' reductions would give, from the whole problem: every rank's share,
+  // added up.
+  [[nodiscard]] Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const override;
+  [[nodiscard]] bool needs_trends() const override { return true; }
+  [[nodiscard]] std::vector<const Balancer*> runs_first(const CallOutlook& call) const override {
+    return chooser_.runs_first(call);
+  }
+  void ran_first(std::vector<RanPlan> plans) const override { chooser_.ran_first(std::move(plans)); }
+  [[nodiscard]] bool keeps_running_first(const CallOutlook& call, const std::vector<RanPlan>& ran,
+                                         const Balancer& next) const override {
+    return chooser_.keeps_running_first(call, ran, next);
+  }
+  [[nodiscard]] DecisionTraffic decision_traffic() const override { return traffic_; }
+  [[nodiscard]] Json decision() const override { return chooser_.decision(); }
+  // The call it decides at, as acting_for() saw it.
+  void at_call(const CallOutlook& call) const { call_ = call; }
+
+ private:
+  const AutoParams& params_;
+  const AutoChooser& chooser_;
+  const std::vector<std::unique_ptr<Balancer>>& candidates_;
+  mutable CallOutlook call_;
+  mutable DecisionTraffic traffic_;
+  std::unique_ptr<SparseExchange> exchange_;
+  MPI_Comm exchange_parent_ = MPI_COMM_NULL;
 };
 
 class AutoBalancer final : public Balancer {
@@ -265,6 +322,7 @@ class AutoBalancer final : public Balancer {
   // The present call's choice; the same on every rank once plan() has broadcast it.
   mutable std::optional<std::size_t> chosen_;
   AutoChooser chooser_{params_, candidates_, chosen_};
+  AutoTotalsWeigher totals_{params_, chooser_, candidates_};
   struct Decided {
     double max_over_mean;
     std::size_t chosen;

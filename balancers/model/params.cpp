@@ -51,6 +51,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   p.explore_budget = node.number("explore_budget", p.explore_budget, 0.0, 1e6);
   p.nonblocking_look = node.boolean("nonblocking_look", p.nonblocking_look);
   p.near_tie = node.number("near_tie", p.near_tie, 0.0, 1.0);
+  p.weigh_by_totals = node.boolean("weigh_by_totals", p.weigh_by_totals);
   node.finish();
   return p;
 }
@@ -68,7 +69,8 @@ Json AutoParams::to_json() const {
               {"look_budget", look_budget},
               {"paper_diffusion", paper_diffusion},
               {"explore_budget", explore_budget},
-              {"nonblocking_look", nonblocking_look}};
+              {"nonblocking_look", nonblocking_look},
+              {"weigh_by_totals", weigh_by_totals}};
 }
 
 void AutoParams::check_dims(int dims) const {

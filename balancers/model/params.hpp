@@ -56,6 +56,10 @@ struct AutoParams {
   // again, the next point is skipped whole. False: every later call reduces the loads at
   // the point itself, and every rank waits there for the slowest.
   bool nonblocking_look = true;
+  // Where a decision's own gather alone costs more than its explore budget (thousands of
+  // ranks), weigh the distributed candidates by what their plans leave each rank, reduced
+  // over the ranks, with nothing gathered (see auto.hpp). False: such a call keeps `none`.
+  bool weigh_by_totals = true;
 
   static const std::vector<std::string> kDefaultCandidates;
 

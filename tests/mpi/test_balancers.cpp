@@ -140,6 +140,61 @@ TEST(Auto, EveryRankLearnsWhatTheDecisionCostWithItsChoice) {
   EXPECT_EQ(d["candidates"]["tree"]["floor_from"], "its last decision");
 }
 
+// Where the decision's gather alone is over its explore budget, every rank weighs tree's
+// plan by its totals: a sparse round tells each rank what arrives, two reductions bring the
+// totals to every rank, and every rank makes the same choice with nothing gathered. Its
+// predictions are the gathered decision's, on loads that grow and ranks on two nodes, and
+// the plan applied is tree's own.
+TEST(Auto, WeighsTheProtocolsPlansByTheirTotalsOnEveryRankWithNothingGathered) {
+  const int me = comm_rank(kWorld);
+  const int p = comm_size(kWorld);
+  if (p == 1) GTEST_SKIP() << "one rank has nothing to balance";
+  const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
+  MachineInfo machine = MachineInfo::uniform(p);
+  machine.network.far_message_s = machine.network.allreduce_s = machine.network.barrier_s = 1e-9;
+  std::vector<int> nodes(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) nodes[static_cast<std::size_t>(r)] = 2 * r / p;
+  machine.rank_node = nodes;
+  machine.network.node_bandwidth_Bps = 1e6;
+  const std::vector<Load> hot(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  // Every object grows alike: the ranks that receive rank 0's objects grow fastest after.
+  const std::vector<double> trend(static_cast<std::size_t>(g.num_local()), 1e-5);
+  auto view_on = [&](const MachineInfo& m) {
+    LoadView v = test::load_view(g, hot, m, 1, 0, kWorld);
+    v.vertex_load_trend = trend;
+    v.trend_origin = 0.0;
+    v.period = 5;
+    return v;
+  };
+  const auto gathering = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
+  const MigrationPlan gathered = gathering->plan(view_on(machine), kWorld);
+  // A second a receive at the gatherv's root.
+  MachineInfo slow_root = machine;
+  slow_root.network.receive_overhead_s = 1.0;
+  const auto weighing = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
+  const MigrationPlan weighed = weighing->plan(view_on(slow_root), kWorld);
+  const MigrationPlan alone = test::balancer_from_yaml("tree", "{}")->plan(view_on(slow_root), kWorld);
+  EXPECT_FALSE(weighing->promised_nothing_moves()) << "rank " << me;
+  ASSERT_EQ(weighed.moves.size(), alone.moves.size()) << "rank " << me;
+  for (std::size_t i = 0; i < alone.moves.size(); ++i) {
+    EXPECT_EQ(weighed.moves[i].vertex, alone.moves[i].vertex);
+    EXPECT_EQ(weighed.moves[i].to, alone.moves[i].to);
+  }
+  if (me != 0) return;
+  const Json& d = weighed.decision;
+  ASSERT_TRUE(d.contains("decided_by")) << d.dump();
+  EXPECT_NE(d["decided_by"].get<std::string>().find("plans' totals"), std::string::npos);
+  EXPECT_EQ(d["chosen"], "tree");
+  ASSERT_EQ(gathered.decision["chosen"], "tree") << gathered.decision.dump();
+  for (const char* key : {"step_lmax_s", "lmax_after_s", "elements_moved_max", "migration_s"}) {
+    const double want = gathered.decision["candidates"]["tree"][key].get<double>();
+    EXPECT_GT(want, 0) << key;
+    EXPECT_NEAR(d["candidates"]["tree"][key].get<double>(), want, 1e-9 * want) << key;
+  }
+  const double none_want = gathered.decision["candidates"]["none"]["interval_s"].get<double>();
+  EXPECT_NEAR(d["candidates"]["none"]["interval_s"].get<double>(), none_want, 1e-9 * none_want);
+}
+
 // Every Zoltan method with every approach that applies, and Scotch.
 class ZoltanVariants : public testing::TestWithParam<std::string> {};
 

@@ -582,8 +582,9 @@ TEST(Auto, ChoosesNoneFromTheCallsTotalsWhereNoOtherCandidatesFloorCanWin) {
 // any candidate could gain), no candidate is weighed: the call's totals choose `none`,
 // though tree's own floor could still win.
 TEST(Auto, ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget) {
-  // 1 µs a byte: the gather of 400 objects and 399 edges is 29 ms.
-  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0}");
+  // 1 µs a byte: the gather of 400 objects and 399 edges is 29 ms. (By default tree would
+  // be weighed by its plan's totals instead: WeighsTheProtocolsByTheirPlansTotals....)
+  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0, weigh_by_totals: false}");
   // Rank 0 is 1.3 ms over perfect balance at each of 30 steps: at most 39 ms to gain, and
   // half of it, 20 ms, to spend finding out.
   GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.3e-4 : 1e-4; });
@@ -600,7 +601,8 @@ TEST(Auto, ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget) {
   EXPECT_GT(gather, d["exploration"]["budget_s"].get<double>());
   EXPECT_LT(gather, d["exploration"]["gain_bound_s"].get<double>()) << "tree's floor alone does not rule it out";
   // With the budget for it, the call decides.
-  const AutoBalancer open = make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0, explore_budget: 1}");
+  const AutoBalancer open =
+      make_auto("{candidates: [none, tree], beta: 1.0e-6, redecide: 0, explore_budget: 1, weigh_by_totals: false}");
   EXPECT_FALSE(open.acting_for(call).promised_nothing_moves());
 }
 
@@ -608,7 +610,7 @@ TEST(Auto, ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget) {
 // receive overhead each, however few bytes the shares hold. With many ranks that, not the
 // bytes, is what a decision's gather costs, and `auto` must see it before it gathers.
 TEST(Auto, PricesItsGatherAtOneReceivePerRankForEachGathervAtTheRoot) {
-  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-12, redecide: 0}");
+  const AutoBalancer a = make_auto("{candidates: [none, tree], beta: 1.0e-12, redecide: 0, weigh_by_totals: false}");
   // As in ChoosesNoneWhereTheDecisionsGatherAloneIsOverItsExploreBudget: 20 ms to spend.
   GlobalProblem mild = chain(400, 8, [](int i) { return i < 50 ? 1.3e-4 : 1e-4; });
   mild.steps_left = 30;
@@ -624,6 +626,73 @@ TEST(Auto, PricesItsGatherAtOneReceivePerRankForEachGathervAtTheRoot) {
   EXPECT_EQ(d["chosen"], "none");
   EXPECT_NE(d["decided_by"].get<std::string>().find("gather"), std::string::npos) << d.dump();
   EXPECT_NEAR(d["exploration"]["gather_s"].get<double>(), 6 * 8 * 1e-3, 1e-4);
+}
+
+// Where the decision's gather alone costs more than its explore budget, the protocols'
+// plans are weighed by what they leave every rank, reduced over the ranks, with nothing
+// gathered: the same predictions as the gathered problem gives, for a cost that does not
+// grow with the objects. Tree's plan on a hot spot that grows, across two nodes joined by
+// slow links, with the migration engine's code priced: every term of its call and steps
+// is the gathered decision's.
+TEST(Auto, WeighsTheProtocolsByTheirPlansTotalsWhereItsGatherIsOverItsExploreBudget) {
+  MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  m.rank_node = std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1};
+  m.network.node_bandwidth_Bps = 1e6;
+  GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  hot.rank_node = m.rank_node.values();
+  hot.migration_code = MigrationCode{.pack_s = 1e-6, .unpack_s = 2e-6, .keep_s = 1e-7};
+  for (std::size_t i = 0; i < hot.size(); ++i) hot.load_trend.push_back(i < 50 ? 2e-5 : 0.0);
+  hot.trend_origin = -2;
+  const Assignment tree_plan =
+      make_balancer(default_balancer_config(find_balancer("tree", ConfigNode(YAML::Node(), "test")).kind))
+          ->decide_serially(hot, nullptr);
+  // One decision on machine `on`, tree having run as itself in 1 ms: its choice and record.
+  auto decide_on = [&](const AutoBalancer& a, const MachineInfo& on) {
+    hot.network = on.network;
+    const CallOutlook call = outlook_of(hot, on);
+    const Balancer& acting = a.acting_for(call);
+    const std::vector<const Balancer*> first = acting.runs_first(call);
+    EXPECT_EQ(first.size(), 1U);
+    if (first.empty()) return std::tuple(Assignment{}, Json(), Balancer::DecisionTraffic{});
+    acting.ran_first(
+        {RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1e-3, .protocol_rounds = 7}});
+    Assignment chosen = acting.decide_serially(hot, nullptr);
+    return std::tuple(chosen, a.decision(), acting.decision_traffic());
+  };
+  const auto [gathered_plan, gathered, no_traffic] = decide_on(make_auto("{candidates: [none, tree], redecide: 0}"), m);
+  EXPECT_EQ(no_traffic.sparse_rounds, 0);
+  ASSERT_FALSE(gathered.contains("decided_by")) << gathered.dump();
+  // 20 ms a receive: six gathervs of 8 receives each, 0.96 s, where balancing could gain
+  // 1.2 s at most and the budget is half of it.
+  MachineInfo slow_root = m;
+  slow_root.network.receive_overhead_s = 0.02;
+  const AutoBalancer a = make_auto("{candidates: [none, tree], redecide: 0}");
+  const auto [plan, d, traffic] = decide_on(a, slow_root);
+  ASSERT_TRUE(d.contains("decided_by")) << d.dump();
+  EXPECT_NE(d["decided_by"].get<std::string>().find("plans' totals"), std::string::npos);
+  EXPECT_GT(d["exploration"]["gather_s"].get<double>(), d["exploration"]["budget_s"].get<double>());
+  EXPECT_LT(d["exploration"]["totals_s"].get<double>(), 1e-4);
+  EXPECT_EQ(d["chosen"], "tree");
+  EXPECT_EQ(plan, tree_plan);
+  EXPECT_EQ(gathered["chosen"], "tree");
+  for (const char* name : {"none", "tree"}) {
+    for (const char* key : {"to_end_s", "interval_s", "step_lmax_s", "lmax_after_s"}) {
+      const double want = gathered["candidates"][name][key].get<double>();
+      EXPECT_NEAR(d["candidates"][name][key].get<double>(), want, 1e-12 * want) << name << " " << key;
+    }
+  }
+  for (const char* key : {"migration_s", "migration_code_s", "elements_moved_max", "later_call_s"}) {
+    const double want = gathered["candidates"]["tree"][key].get<double>();
+    EXPECT_GT(want, 0) << key;
+    EXPECT_NEAR(d["candidates"]["tree"][key].get<double>(), want, 1e-12 * want) << key;
+  }
+  // The engine that decides without plan() charges its exchanges: one sparse round, and
+  // the two reductions of `none`'s and tree's totals.
+  EXPECT_EQ(traffic.sparse_rounds, 1);
+  EXPECT_EQ(traffic.allreduce_bytes.size(), 2U);
+  // Without it, the call's totals keep `none`.
+  const AutoBalancer without = make_auto("{candidates: [none, tree], redecide: 0, weigh_by_totals: false}");
+  EXPECT_TRUE(without.acting_for(outlook_of(hot, slow_root)).promised_nothing_moves());
 }
 
 // After a decision, a candidate's floor is also what its decision cost there: a protocol

@@ -433,6 +433,11 @@ Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const ModelS
     const double cpu0 = code_cpu_seconds();
     d.assignment = balancer.decide_serially(pr, nullptr);
     d.decision_s = (code_cpu_seconds() - cpu0) * scale / pr.nranks;  // every rank decides for its own vertices
+    // What it exchanges besides: a sparse round is the barrier that ends its sends after
+    // the farthest message (NBX's), as a protocol round without its allreduce.
+    const Balancer::DecisionTraffic traffic = balancer.decision_traffic();
+    d.decision_s += traffic.sparse_rounds * (net.barrier_s() + ctx.machine.network.far_message_s);
+    for (const double bytes : traffic.allreduce_bytes) d.decision_s += net.allreduce_s(bytes);
   }
   return d;
 }

@@ -1,0 +1,44 @@
+// A plan's totals over the ranks (see plan_totals.hpp).
+#include "balancers/model/plan_totals.hpp"
+
+#include <algorithm>
+
+namespace lbbench {
+
+PlanTotals::PlanTotals(const TotalsShape& shape)
+    : shape_(shape),
+      max_(static_cast<std::size_t>(shape.horizon) + 1 + kSlots, 0.0),
+      sum_(1 + 2 * static_cast<std::size_t>(std::max(0, shape.nodes)), 0.0) {}
+
+void PlanTotals::add(const RankShare& share, int node, const SharePrices& prices) {
+  // A step cannot take less than nothing, however a falling trend goes on.
+  max_[0] = std::max(max_[0], share.load_s);
+  for (int t = 1; t <= shape_.horizon; ++t) {
+    const double at = share.load_s + share.trend_s * (t - shape_.trend_origin);
+    max_[static_cast<std::size_t>(t)] = std::max(max_[static_cast<std::size_t>(t)], std::max(0.0, at));
+  }
+  auto keep_max = [&](Slot s, double v) { max_[slot(s)] = std::max(max_[slot(s)], v); };
+  keep_max(kArrived, static_cast<double>(share.arrived));
+  keep_max(kMoved, share.sent > 0 ? 1.0 : 0.0);
+  keep_max(kPack, static_cast<double>(share.sent) * prices.code.pack_s);
+  keep_max(kRebuild, static_cast<double>(share.kept) * prices.code.keep_s +
+                         static_cast<double>(share.arrived) * prices.code.unpack_s);
+  keep_max(kReceiver, share.bytes_in_own_site * prices.s_per_byte_own_site +
+                          share.bytes_in_other_sites * prices.s_per_byte_other_sites);
+  sum_[0] += share.bytes_out_other_sites;
+  if (shape_.nodes <= 0 || node < 0 || node >= shape_.nodes) return;
+  sum_[1 + static_cast<std::size_t>(node)] += share.bytes_out_other_nodes;
+  sum_[1 + static_cast<std::size_t>(shape_.nodes + node)] += share.bytes_in_other_nodes;
+}
+
+double PlanTotals::mean_slowest_s() const {
+  double sum = 0;
+  for (int t = 1; t <= shape_.horizon; ++t) sum += max_[static_cast<std::size_t>(t)];
+  return shape_.horizon > 0 ? sum / shape_.horizon : max_[0];
+}
+
+double PlanTotals::busiest_node_bytes() const {
+  return sum_.size() > 1 ? *std::max_element(sum_.begin() + 1, sum_.end()) : 0.0;
+}
+
+}  // namespace lbbench
