@@ -1848,8 +1848,15 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
     const std::string name(params_.candidates[i].name());
     if (predictions.contains(name)) continue;
     const bool protocol = dynamic_cast<const DistributedBalancer*>(candidates_[i].get()) != nullptr;
-    predictions[name] = protocol ? Json{{"skipped", true}, {"over_explore_budget", true}}
-                                 : Json{{"skipped", true}, {"needs_the_gather", true}};
+    // The least it could take: its floor at every call, every step perfectly balanced, and
+    // for one that needs it, the gather.
+    const double floor =
+        floor_s(*candidates_[i], last_decision_s(i, call.objects), call, net) + last_migration_s(i, o.excess_share);
+    predictions[name] =
+        Json{{"skipped", true},
+             {protocol ? "over_explore_budget" : "needs_the_gather", true},
+             {"floor_s", floor},
+             {"bound_s", (protocol ? 0.0 : o.gather_s) + o.calls * kSkipShare * floor + o.balanced_steps_s}};
   }
   const Ranking r = ranking_of(weighed, std::numeric_limits<double>::infinity());
   const Weighed& pick = near_tie_pick(weighed, r.best_time, params_.near_tie);
