@@ -202,6 +202,10 @@ class AutoChooser final : public CentralizedBalancer {
   [[nodiscard]] std::optional<std::size_t> weigh_totals(const CallOutlook& call, const GlobalProblem& scalars,
                                                         const std::vector<PlanTotals>& totals,
                                                         const PlanTotals& none_totals) const;
+  // Where the last decision chose a candidate run once (`run_once`): the loads' max over
+  // mean its plan leaves, for which `auto` remembers `none`.
+  [[nodiscard]] std::optional<double> then_none_at() const { return then_none_at_; }
+  void set_then_none_at(std::optional<double> shape) const { then_none_at_ = shape; }
   // The candidates that ran as themselves at this call (ran_first), in the order they ran;
   // forget_ran() forgets them once they were weighed.
   [[nodiscard]] std::vector<const RanPlan*> ran_plans() const;
@@ -246,6 +250,7 @@ class AutoChooser final : public CentralizedBalancer {
   // solve() weighs it and then forgets it.
   mutable std::vector<std::optional<RanPlan>> ran_;
   mutable std::vector<std::size_t> ran_order_;  // ... the candidates' indices, as they ran
+  mutable std::optional<double> then_none_at_;  // see then_none_at()
   mutable Json last_decision_;
 };
 

@@ -52,6 +52,8 @@ AutoParams AutoParams::parse(ConfigNode& node) {
   p.nonblocking_look = node.boolean("nonblocking_look", p.nonblocking_look);
   p.near_tie = node.number("near_tie", p.near_tie, 0.0, 1.0);
   p.weigh_by_totals = node.boolean("weigh_by_totals", p.weigh_by_totals);
+  p.run_once = node.boolean("run_once", p.run_once);
+  p.once_margin = node.number("once_margin", p.once_margin, 0.0, 1.0);
   node.finish();
   return p;
 }
@@ -70,7 +72,9 @@ Json AutoParams::to_json() const {
               {"paper_diffusion", paper_diffusion},
               {"explore_budget", explore_budget},
               {"nonblocking_look", nonblocking_look},
-              {"weigh_by_totals", weigh_by_totals}};
+              {"weigh_by_totals", weigh_by_totals},
+              {"run_once", run_once},
+              {"once_margin", once_margin}};
 }
 
 void AutoParams::check_dims(int dims) const {

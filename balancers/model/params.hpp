@@ -60,6 +60,13 @@ struct AutoParams {
   // ranks), weigh the distributed candidates by what their plans leave each rank, reduced
   // over the ranks, with nothing gathered (see auto.hpp). False: such a call keeps `none`.
   bool weigh_by_totals = true;
+  // Also weigh each candidate as `auto` runs it: once now, then `none` kept at the later
+  // calls while the loads keep the shape its plan left (see RunOnce in auto.cpp). False:
+  // each candidate is weighed as run at every call, as the paper extrapolates.
+  bool run_once = true;
+  // ... only where run once it beats `none` by more than this (relative): the plan's
+  // placement is trusted to hold to the end of the run.
+  double once_margin = 0.15;
 
   static const std::vector<std::string> kDefaultCandidates;
 

@@ -6,6 +6,7 @@
 // totals.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -34,6 +35,14 @@ struct TotalsShape {
   int horizon = 1;
   double trend_origin = 0;  // the step the loads are as of (GlobalProblem::trend_origin)
   int nodes = 0;            // 0: nodes not known
+  // Steps left to the end of the run (0: not known), over which the slowest rank is also
+  // kept with the plan's placement held: at every step where they are few, else at
+  // kRunSamples steps spread evenly.
+  int steps_left = 0;
+  static constexpr int kRunSamples = 64;
+  [[nodiscard]] int run_samples() const { return std::min(steps_left, kRunSamples); }
+  // The step after the call that run sample `i` stands for (1-based).
+  [[nodiscard]] double run_step(int i) const;
 };
 
 // What a rank's arriving bytes cost at the busiest receiver, and what its share of a
@@ -58,6 +67,9 @@ class PlanTotals {
   [[nodiscard]] double lmax_s() const { return max_[0]; }
   // The slowest rank averaged over the horizon's steps, every rank along its trend.
   [[nodiscard]] double mean_slowest_s() const;
+  // ... over the steps left to the end of the run, the plan's placement held (0 where
+  // they are not known).
+  [[nodiscard]] double mean_slowest_to_end_s() const;
   [[nodiscard]] double arrived_max() const { return max_[slot(kArrived)]; }
   [[nodiscard]] bool any_moved() const { return max_[slot(kMoved)] > 0; }
   // The busiest rank's packing plus the busiest rank's rebuilding, host seconds
@@ -66,13 +78,19 @@ class PlanTotals {
   // The busiest receiver's arriving bytes at their prices (equation 6 across sites).
   [[nodiscard]] double busiest_receiver_s() const { return max_[slot(kReceiver)]; }
   [[nodiscard]] double cross_site_bytes() const { return sum_[0]; }
+  // The fastest any rank's load moves along its trend (seconds per step, either way).
+  [[nodiscard]] double largest_trend_s() const { return max_[slot(kDrift)]; }
   // The most bytes through one node's links, in or out (0 where nodes are not known).
   [[nodiscard]] double busiest_node_bytes() const;
 
  private:
-  // After the horizon's slots (the load as of the origin, then each step after the call):
-  enum Slot { kArrived, kMoved, kPack, kRebuild, kReceiver, kSlots };
-  [[nodiscard]] std::size_t slot(Slot s) const { return static_cast<std::size_t>(shape_.horizon) + 1 + s; }
+  // After the horizon's slots (the load as of the origin, then each step after the call)
+  // and the run's samples:
+  enum Slot { kArrived, kMoved, kPack, kRebuild, kReceiver, kDrift, kSlots };
+  [[nodiscard]] std::size_t run_slot(int i) const { return static_cast<std::size_t>(shape_.horizon + i); }
+  [[nodiscard]] std::size_t slot(Slot s) const {
+    return static_cast<std::size_t>(shape_.horizon + shape_.run_samples()) + 1 + s;
+  }
 
   TotalsShape shape_;
   std::vector<double> max_;

@@ -375,13 +375,28 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
 
 }  // namespace
 
-int TreeBalancer::expected_rounds(int nranks) const {
-  int depth = 0;  // levels below the root
+int TreeBalancer::depth(int nranks) const {
+  int levels = 0;  // below the root
   for (std::int64_t last = 0; last < nranks - 1;
        last = static_cast<std::int64_t>(params_.branching) * last + params_.branching) {
-    ++depth;
+    ++levels;
   }
-  return 4 * depth + 1;
+  return levels;
+}
+
+int TreeBalancer::sweep_rounds(int nranks) const { return 4 * depth(nranks) + 1; }
+
+int TreeBalancer::expected_rounds(int nranks) const {
+  const int d = depth(nranks);
+  // Two sweeps up and down take 4 rounds a level; the matches then reach the ranks one
+  // level a round, and a subtree matches only once every ancestor's entries reached it, so
+  // the rounds grow with the depth squared. Measured on `scale.yaml`'s hot spot (branching
+  // 4, model engine): 27, 42, 82, 139, 168 and 233 rounds at depths 3 to 8 (64 to 32,768
+  // ranks), where 4 a level said 13 to 33; 17 at depth 3 on the first accuracy sweep. The
+  // sweeps, then (depth - 1)^2 for the matches: 17 at depth 3, 82 at depth 8, still under
+  // what a hot spot takes at scale, but enough for `auto` to leave tree out of a first
+  // decision at 32,768 ranks whose budget its 41 ms would pass.
+  return sweep_rounds(nranks) + (d - 1) * (d - 1);
 }
 
 std::unique_ptr<RankProtocol> TreeBalancer::make_protocol(RankWork work, const ProtocolContext& ctx) const {

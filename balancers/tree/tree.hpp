@@ -32,10 +32,14 @@ class TreeBalancer final : public DistributedBalancer {
   explicit TreeBalancer(TreeParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
   // Two sweeps up and down the tree (the total, then the ranks above the average), one
-  // level a round.
+  // level a round, then the matches passed down (see tree.cpp).
   [[nodiscard]] int expected_rounds(int nranks) const override;
+  // The two sweeps alone, 4 rounds a level: the fewest rounds the protocol takes.
+  [[nodiscard]] int sweep_rounds(int nranks) const;
 
  private:
+  [[nodiscard]] int depth(int nranks) const;  // levels below the root
+
   TreeParams params_;
 };
 

@@ -233,7 +233,8 @@ TEST(DiffusionSim, PredictsTheDiffusionBalancerCallByCall) {
 // Over the rest of a run, a candidate pays its call again at every later LB point: with
 // many calls left, one whose calls cost more than the balance they buy loses to none.
 TEST(Auto, PricesEveryLaterCallOverTheRestOfTheRun) {
-  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0}");
+  // Each candidate at every call (WeighsACandidateAlsoAsRunOnce... weighs it run once).
+  const AutoBalancer a = make_auto("{candidates: [none, greedy, tree], alpha: 1.0e-6, redecide: 0, run_once: false}");
   GlobalProblem hot = chain(400, 8, [](int i) { return i < 50 ? 1.2e-4 : 1e-4; });
   hot.element_bytes = 1000;
   hot.steps_left = 40;
@@ -479,7 +480,7 @@ Json hot_spot_decision_after_tree_took(const AutoBalancer& a, double tree_s) {
 }
 
 TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
-  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, run_once: false}");
   const MachineInfo m = machine_with_collectives_of(8, 1e-6);
   const GlobalProblem hot = hot_spot_for_30_more_steps(m);
   const CallOutlook call = outlook_of(hot, m);
@@ -501,7 +502,7 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
   // After a second that slow, tree is not run again (its last decision is its floor).
   EXPECT_TRUE(a.acting_for(call).promised_nothing_moves());
   // Quick as itself, tree wins, with the plan it made.
-  const AutoBalancer b = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const AutoBalancer b = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, run_once: false}");
   const Balancer& again = b.acting_for(call);
   const std::vector<const Balancer*> b_first = again.runs_first(call);
   ASSERT_EQ(b_first.size(), 1U);
@@ -519,7 +520,7 @@ TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
 // 10% faster is no near-tie.
 TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargin) {
   const auto decide = hot_spot_decision_after_tree_took;
-  const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0}");
+  const AutoBalancer strict = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, run_once: false}");
   const Json quick = decide(strict, 0.0);
   ASSERT_EQ(quick["chosen"], "tree");
   const double none_s = quick["candidates"]["none"]["to_end_s"].get<double>();
@@ -529,7 +530,8 @@ TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargi
   const double ten_percent_faster = (0.90 * none_s - tree_quick_s) / 3;
   ASSERT_GT(ten_percent_faster, 0.0);
   EXPECT_EQ(decide(strict, one_percent_faster)["chosen"], "tree");
-  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, near_tie: 0.05}");
+  const AutoBalancer a =
+      make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0, near_tie: 0.05, run_once: false}");
   const Json tie = decide(a, one_percent_faster);
   EXPECT_NEAR(tie["candidates"]["tree"]["to_end_s"].get<double>(), 0.99 * none_s, 1e-9);
   EXPECT_EQ(tie["chosen"], "none");
@@ -540,6 +542,44 @@ TEST(Auto, ChoosesTheCheaperCandidateWhereThePredictionsAreWithinTheNearTieMargi
   const Json clear = decide(a, ten_percent_faster);
   EXPECT_EQ(clear["chosen"], "tree");
   EXPECT_FALSE(clear.contains("near_tie"));
+}
+
+// `auto` runs a chosen candidate once and keeps `none` at the later calls that find the
+// loads as its plan left them, so it weighs each candidate that way too. Tree taking half a
+// second at each of 3 calls on the hot spot loses to `none` (1.5 s over 30 steps); run
+// once, its half second buys 30 balanced steps. The next call, on the shape tree left,
+// keeps `none` without deciding.
+TEST(Auto, WeighsACandidateAlsoAsRunOnceAndRemembersNoneForTheShapeItLeaves) {
+  const AutoBalancer every_call =
+      make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0.1, run_once: false}");
+  EXPECT_EQ(hot_spot_decision_after_tree_took(every_call, 0.5)["chosen"], "none");
+  const AutoBalancer a = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0.1}");
+  const Json d = hot_spot_decision_after_tree_took(a, 0.5);
+  ASSERT_EQ(d["chosen"], "tree") << d.dump();
+  const Json& tree = d["candidates"]["tree"];
+  EXPECT_EQ(tree["then"], "none");
+  EXPECT_GT(tree["to_end_s"].get<double>(), d["candidates"]["none"]["to_end_s"].get<double>());
+  // Its call now, a reduction (1 µs) at each of the 2 later calls, and 30 steps at the
+  // slowest rank its plan leaves (the loads have no trends).
+  const double once = tree["decision_s"].get<double>() + tree["migration_s"].get<double>() + 2 * 1e-6 +
+                      30 * (tree["lmax_after_s"].get<double>() + d["step_exchange_s"].get<double>());
+  EXPECT_NEAR(tree["once_to_end_s"].get<double>(), once, 1e-12);
+  // The next call finds the loads as tree left them.
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  CallOutlook next = outlook_of(hot_spot_for_30_more_steps(m), m);
+  next.max_rank_load_s = tree["lmax_after_s"].get<double>();
+  next.steps_left = 20;
+  next.later_calls = 1;
+  EXPECT_TRUE(a.acting_for(next).promised_nothing_moves());
+  EXPECT_EQ(a.decision()["redecided"], false);
+  EXPECT_EQ(a.decision()["chosen"], "none");
+  // Chosen to run at every call, tree leaves no shape of its own: such a call decides
+  // again (by the chooser, whose choice is not known yet, or by the totals).
+  const AutoBalancer b = make_auto("{candidates: [none, tree], alpha: 1.0e-6, redecide: 0.1, run_once: false}");
+  ASSERT_EQ(hot_spot_decision_after_tree_took(b, 0.0)["chosen"], "tree");
+  (void)b.acting_for(next);
+  const Json again = b.decision();
+  EXPECT_TRUE(again.is_null() || again["redecided"].get<bool>()) << again.dump();
 }
 
 // Rank 0 of 8 at 6 ms a step against 5 ms for the others (17% over the mean, 14.6% of
