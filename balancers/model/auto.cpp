@@ -713,10 +713,13 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
                              : gather_over_budget
                                  ? "the call's totals: the decision's gather alone costs more than its explore budget"
                                  : "the call's totals: no other candidate's floor can win"},
-              {"exploration", Json{{"gain_bound_s", o.gain_bound_s()},
-                                   {"budget_s", budget},
-                                   {"gather_s", o.gather_s},
-                                   {"totals_s", o.totals_s}}},
+              {"exploration", o.by_totals ? Json{{"gain_bound_s", o.gain_bound_s()},
+                                                 {"budget_s", budget},
+                                                 {"gather_s", o.gather_s},
+                                                 {"totals_s", o.totals_s}}
+                                          : Json{{"gain_bound_s", o.gain_bound_s()},
+                                                 {"budget_s", budget},
+                                                 {"gather_s", o.gather_s}}},
               {"chosen_over", call.steps_left > 0 ? "the rest of the run" : "the steps until the next call"},
               {"steps_left", call.steps_left},
               {"later_calls", call.later_calls},
@@ -1452,6 +1455,22 @@ Ranking ranking_of(const std::vector<Weighed>& weighed, double skipped_bound) {
 // then the one that moves least, then the one listed first. Measured on the accuracy
 // sweeps, the cheaper candidate of a near-tie was more often the slower one (16 of 46
 // changed picks measured no slower), which is why it is not the default.
+// The network a decision priced on, for its record.
+Json network_record(const PricedNetwork& net) {
+  return Json{{"far_latency_s", net.far_latency_s},
+              {"cross_site_s_per_byte", net.wan_s_per_byte},
+              {"collective_s", net.collective_s},
+              {"barrier_s", net.barrier_s},
+              {"call_collectives", net.call_collectives}};
+}
+
+// Where the near-tie rule chose other than the fastest: which, and by how much.
+Json near_tie_record(std::string_view fastest, double picked_s, double fastest_s, double within) {
+  return Json{{"fastest", fastest},
+              {"slower_by", fastest_s > 0 ? (picked_s - fastest_s) / fastest_s : 0.0},
+              {"within", within}};
+}
+
 const Weighed& near_tie_pick(const std::vector<Weighed>& weighed, double fastest, double within) {
   const Weighed* pick = nullptr;
   for (const Weighed& w : weighed) {
@@ -1746,11 +1765,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       {"later_calls", problem.later_calls},
       {"alpha_s", platform.alpha_s},
       {"beta_s_per_byte", platform.beta_s_per_byte},
-      {"network", Json{{"far_latency_s", net.far_latency_s},
-                       {"cross_site_s_per_byte", net.wan_s_per_byte},
-                       {"collective_s", net.collective_s},
-                       {"barrier_s", net.barrier_s},
-                       {"call_collectives", net.call_collectives}}},
+      {"network", network_record(net)},
       {"lmax_before_s", lmax},
       {"step_exchange_s", exchange},
       {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
@@ -1759,9 +1774,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
        Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"gather_s", gather}, {"spent_s", explored}}},
       {"candidates", predictions}};
   if (pick.candidate != *best) {
-    last_decision_["near_tie"] = Json{{"fastest", params_.candidates[*best].name()},
-                                      {"slower_by", best_time > 0 ? (pick.time - best_time) / best_time : 0.0},
-                                      {"within", params_.near_tie}};
+    last_decision_["near_tie"] = near_tie_record(params_.candidates[*best].name(), pick.time, best_time, params_.near_tie);
   }
   return pick.assignment;
 }
@@ -1955,11 +1968,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
       {"later_calls", call.later_calls},
       {"alpha_s", net.local.alpha_s},
       {"beta_s_per_byte", net.local.beta_s_per_byte},
-      {"network", Json{{"far_latency_s", net.far_latency_s},
-                       {"cross_site_s_per_byte", net.wan_s_per_byte},
-                       {"collective_s", net.collective_s},
-                       {"barrier_s", net.barrier_s},
-                       {"call_collectives", net.call_collectives}}},
+      {"network", network_record(net)},
       {"lmax_before_s", call.max_rank_load_s},
       {"step_exchange_s", exchange},
       {"lave_s", call.nranks ? call.total_load_s / call.nranks : 0.0},
@@ -1970,9 +1979,8 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
                            {"spent_s", explored}}},
       {"candidates", predictions}};
   if (pick.candidate != r.best) {
-    last_decision_["near_tie"] = Json{{"fastest", params_.candidates[r.best].name()},
-                                      {"slower_by", r.best_time > 0 ? (pick.time - r.best_time) / r.best_time : 0.0},
-                                      {"within", params_.near_tie}};
+    last_decision_["near_tie"] =
+        near_tie_record(params_.candidates[r.best].name(), pick.time, r.best_time, params_.near_tie);
   }
   std::optional<std::size_t> out;
   for (std::size_t j = 0; j < ran.size(); ++j) {

@@ -102,6 +102,26 @@
 // as far as `look_budget` of `none`'s time to the end pays for their reductions, and the
 // engines skip the rest (takes_call()).
 //
+// Weighing without a gather (`weigh_by_totals`, beyond the paper): at thousands of ranks
+// the decision's gather is linear at rank 0 (a receive per rank for each gatherv) and
+// alone passes the explore budget. All the pricing reads of a plan is per rank, so there
+// the distributed candidates run as themselves, each rank learns from the plans' senders
+// what arrives (one sparse round), and two allreduces bring every rank the plans' totals
+// (plan_totals.hpp): the slowest rank along the trends, the most objects arriving, the
+// busiest packer, rebuilder and receiver, the bytes crossing sites and each node's links.
+// Every rank prices `none` and each plan alike and applies its own part of the chosen plan
+// (AutoTotalsWeigher). Centralized candidates, which need the gather, are not weighed.
+//
+// Run once (`run_once`, beyond the paper): `auto` does not run its choice at every later
+// call; the next call finds the loads in the shape the plan left and decides for it. So a
+// candidate is also weighed as run once: its call now, its placement held to the end along
+// the trends, and a reduction at each later call. Where that is its faster weighing and it
+// is chosen, `auto` remembers `none` for the shape its plan leaves (then_none_at). Only
+// where the loads stay (no rank's load moves along its trend by kMotionMatters of the
+// slowest rank's before the end) and where run once it beats `none` by more than
+// `once_margin`: a call cannot see a regrid coming, and the plan's placement is trusted
+// to hold to the end.
+//
 // Finding out what candidates cost is itself bounded (`explore_budget`, beyond the paper):
 // a decision spends at most that share of the most any candidate could gain over `none`
 // to the end (every step perfectly balanced, no call costing anything) on running
