@@ -713,13 +713,12 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
                              : gather_over_budget
                                  ? "the call's totals: the decision's gather alone costs more than its explore budget"
                                  : "the call's totals: no other candidate's floor can win"},
-              {"exploration", o.by_totals ? Json{{"gain_bound_s", o.gain_bound_s()},
-                                                 {"budget_s", budget},
-                                                 {"gather_s", o.gather_s},
-                                                 {"totals_s", o.totals_s}}
-                                          : Json{{"gain_bound_s", o.gain_bound_s()},
-                                                 {"budget_s", budget},
-                                                 {"gather_s", o.gather_s}}},
+              {"exploration",
+               o.by_totals ? Json{{"gain_bound_s", o.gain_bound_s()},
+                                  {"budget_s", budget},
+                                  {"gather_s", o.gather_s},
+                                  {"totals_s", o.totals_s}}
+                           : Json{{"gain_bound_s", o.gain_bound_s()}, {"budget_s", budget}, {"gather_s", o.gather_s}}},
               {"chosen_over", call.steps_left > 0 ? "the rest of the run" : "the steps until the next call"},
               {"steps_left", call.steps_left},
               {"later_calls", call.later_calls},
@@ -1774,7 +1773,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
        Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"gather_s", gather}, {"spent_s", explored}}},
       {"candidates", predictions}};
   if (pick.candidate != *best) {
-    last_decision_["near_tie"] = near_tie_record(params_.candidates[*best].name(), pick.time, best_time, params_.near_tie);
+    last_decision_["near_tie"] =
+        near_tie_record(params_.candidates[*best].name(), pick.time, best_time, params_.near_tie);
   }
   return pick.assignment;
 }
