@@ -1885,7 +1885,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
                                                                    {"to_end_s", none_to_end},
                                                                    {"step_lmax_s", none_totals.mean_slowest_s()},
                                                                    {"lmax_after_s", none_totals.lmax_s()}};
-  weighed.push_back({none, to_the_end ? none_to_end : none_interval, 0.0, 0.0, {}});
+  weighed.push_back({none, to_the_end ? none_to_end : none_interval, 0.0, 0.0, {}, std::nullopt});
   const auto objects = static_cast<double>(call.objects);
   const bool stay = loads_stay(none_totals.largest_trend_s() * call.steps_left, call.max_rank_load_s);
   for (std::size_t j = 0; j < ran.size(); ++j) {
