@@ -1713,7 +1713,11 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     say_run_once(p, once);
     predictions[name] = p;
     say_sample();
-    const double time = !to_the_end ? interval : once.faster ? once.to_end_s : to_end;
+    // Its decision at this call is made already (a protocol ran as itself, a reference on
+    // rank 0 made the plan applied): whichever is chosen, it is paid, so it does not count
+    // in the choice (beyond the paper; its prediction keeps it, as a run of it alone pays
+    // it).
+    const double time = (!to_the_end ? interval : once.faster ? once.to_end_s : to_end) - cost.decision_s;
     // Ties go to the candidate listed first, whatever order they were tried in.
     if (!best || time < best_time || (time == best_time && i < *best)) {
       if (best) second_time = std::min(second_time, best_time);
@@ -1928,9 +1932,10 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
     const double calls_cost = cost.decision_s + cost.migration_s + (to_the_end ? call.later_calls * later_s : 0.0);
     const double mean_load = call.nranks > 0 ? call.total_load_s / call.nranks : 0.0;
     weighed.push_back({c,
-                       !to_the_end   ? interval
-                       : once.faster ? once.to_end_s
-                                     : to_end,
+                       (!to_the_end   ? interval
+                        : once.faster ? once.to_end_s
+                                      : to_end) -
+                           cost.decision_s,
                        calls_cost,
                        moved.elements_moved_max,
                        {},
