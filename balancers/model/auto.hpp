@@ -122,6 +122,11 @@
 // `once_margin`: a call cannot see a regrid coming, and the plan's placement is trusted
 // to hold to the end.
 //
+// What is paid already (beyond the paper): every candidate weighed at a decision made its
+// plan at this call (as itself, or on rank 0), and the one applied is that plan, so its
+// decision there is paid whichever is chosen: the choice leaves it out, and the record's
+// predictions keep it (a run of the candidate alone pays it).
+//
 // Finding out what candidates cost is itself bounded (`explore_budget`, beyond the paper):
 // a decision spends at most that share of the most any candidate could gain over `none`
 // to the end (every step perfectly balanced, no call costing anything) on running
