@@ -273,6 +273,27 @@ double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps)
   return sum / steps;
 }
 
+// ... over the steps to the end of the run, as the plans' totals keep them (at every step
+// where they are few, else at TotalsShape::kRunSamples steps spread evenly): a run of
+// thousands of steps at thousands of ranks would otherwise cost rank 0 a step's walk over
+// every rank for each.
+double mean_slowest_to_end_s(const GlobalProblem& problem, const Outcome& o) {
+  const TotalsShape shape{.steps_left = problem.steps_left};
+  const int n = shape.run_samples();
+  if (problem.load_trend.empty() || n < 1) return o.lmax_after;
+  const std::vector<double> trend = rank_trends(problem, o.assignment);
+  double sum = 0;
+  for (int i = 1; i <= n; ++i) {
+    const double since = shape.run_step(i) - problem.trend_origin;
+    double slowest = 0;
+    for (std::size_t r = 0; r < trend.size(); ++r) {
+      slowest = std::max(slowest, std::max(0.0, o.rank_loads[r] + trend[r] * since));
+    }
+    sum += slowest;
+  }
+  return sum / n;
+}
+
 // The objects' trends summed, over the ranks' summed speed: how fast perfect balance moves
 // (seconds per step). 0 where no trends were measured.
 double total_trend_per_step(const GlobalProblem& problem) {
@@ -1708,8 +1729,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const RunOnce once =
         none || !params_.run_once || !stay
             ? RunOnce{}
-            : run_once(cost.decision_s + cost.migration_s, mean_slowest_s(problem, o, problem.steps_left) + exchange,
-                       to_end, problem.later_calls, problem.steps_left, net, none_steps.to_end_s, params_.once_margin);
+            : run_once(cost.decision_s + cost.migration_s, mean_slowest_to_end_s(problem, o) + exchange, to_end,
+                       problem.later_calls, problem.steps_left, net, none_steps.to_end_s, params_.once_margin);
     say_run_once(p, once);
     predictions[name] = p;
     say_sample();
