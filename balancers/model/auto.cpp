@@ -652,6 +652,21 @@ void AutoChooser::learn(const std::vector<double>& learned) const {
   migration_share_.assign(learned.begin() + static_cast<std::ptrdiff_t>(2 * k), learned.end());
 }
 
+void AutoChooser::size_learned() const {
+  decision_per_object_.resize(candidates_.size(), 0.0);
+  migration_s_.resize(candidates_.size(), 0.0);
+  migration_share_.resize(candidates_.size(), 0.0);
+  sampled_before_.resize(candidates_.size(), false);
+}
+
+void AutoChooser::learn_weighed(std::size_t candidate, double decision_s, double migration_s, double objects,
+                                double share_now) const {
+  if (objects > 0) decision_per_object_[candidate] = decision_s / objects;
+  migration_s_[candidate] = migration_s;
+  migration_share_[candidate] = share_now;
+  sampled_before_[candidate] = false;
+}
+
 double AutoChooser::last_migration_s(std::size_t candidate, double share_now) const {
   if (candidate >= migration_s_.size() || !(migration_share_[candidate] > 0)) return 0.0;
   return migration_s_[candidate] * std::min(1.0, share_now / migration_share_[candidate]);
@@ -1475,6 +1490,23 @@ Ranking ranking_of(const std::vector<Weighed>& weighed, double skipped_bound) {
 // then the one that moves least, then the one listed first. Measured on the accuracy
 // sweeps, the cheaper candidate of a near-tie was more often the slower one (16 of 46
 // changed picks measured no slower), which is why it is not the default.
+// A weighed candidate's prediction: its time to the next call and to the end, its call's
+// parts, the slowest rank its plan leaves and the most objects arriving on one rank;
+// `reference_s` is its decision as timed, where a fit priced it instead.
+Json weighed_record(double interval_s, double to_end_s, const CallCost& cost, double lmax_after_s,
+                    double elements_moved_max, double reference_s) {
+  Json p{{"interval_s", interval_s},      {"to_end_s", to_end_s},
+         {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
+         {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
+         {"lmax_after_s", lmax_after_s},  {"elements_moved_max", elements_moved_max}};
+  if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
+  if (cost.fitted_decision) p["decision_reference_s"] = reference_s;
+  if (cost.fitted_decision || cost.fitted_migration) {
+    p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
+  }
+  return p;
+}
+
 // The network a decision priced on, for its record.
 Json network_record(const PricedNetwork& net) {
   return Json{{"far_latency_s", net.far_latency_s},
@@ -1535,10 +1567,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // hold steps that grow against one that does not.
   const double balanced =
       perfect + total_trend_per_step(problem) * mean_steps_since_origin(problem, horizon) + exchange;
-  decision_per_object_.resize(candidates_.size(), 0.0);
-  migration_s_.resize(candidates_.size(), 0.0);
-  migration_share_.resize(candidates_.size(), 0.0);
-  sampled_before_.resize(candidates_.size(), false);
+  size_learned();
   const double share_now = excess_share(lmax, perfect);
   // The cheapest to decide first, so that a dear one that cannot win is seen to be so
   // before it runs: even at kSkipShare of its expected decision, and with every later step
@@ -1688,10 +1717,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
         ran_as_itself ? outcome_of(*std::move(ran_[i]), problem) : run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
     if (!ran_as_itself) explored += o.decision_s;
-    if (problem.size() > 0) decision_per_object_[i] = cost.decision_s / static_cast<double>(problem.size());
-    migration_s_[i] = cost.migration_s;
-    migration_share_[i] = share_now;
-    sampled_before_[i] = false;
+    learn_weighed(i, cost.decision_s, cost.migration_s, static_cast<double>(problem.size()), share_now);
     const bool none = candidate.kind == BalancerKind::none;
     // `none`'s steps are forecast_none's: its slowest rank along the trends over the H steps
     // after the call, as a candidate's, held to the end. Where the loads move, it may be
@@ -1703,20 +1729,12 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const double to_end = none ? none_steps.to_end_s
                                : app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s,
                                                  problem.later_calls, step_after, problem.steps_left);
-    Json p{{"interval_s", interval},        {"to_end_s", to_end},
-           {"decision_s", cost.decision_s}, {"migration_s", cost.migration_s},
-           {"repeat_s", cost.repeat_s},     {"later_call_s", cost.later_call_s},
-           {"lmax_after_s", o.lmax_after},  {"elements_moved_max", o.elements_moved_max}};
+    Json p = weighed_record(interval, to_end, cost, o.lmax_after, o.elements_moved_max, o.decision_s);
     if (!problem.load_trend.empty()) p["step_lmax_s"] = slowest;
     if (none) p["steps_forecast"] = none_steps.record;
     if (sampled) {  // what its sample said, before it ran in full
       p["sampled_estimate_s"] = estimate[i];
       p["sampled_migration_s"] = migration_estimate;
-    }
-    if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
-    if (cost.fitted_decision) p["decision_reference_s"] = o.decision_s;
-    if (cost.fitted_decision || cost.fitted_migration) {
-      p["fitted"] = Json{{"decision", cost.fitted_decision}, {"migration", cost.fitted_migration}};
     }
     if (dynamic_cast<const DistributedBalancer*>(candidates_[i].get())) {
       p["protocol_rounds"] = o.protocol_rounds;
@@ -1890,10 +1908,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
   const bool to_the_end = call.steps_left > 0;
   const double exchange = call.step_exchange_s;
   const std::vector<const RanPlan*> ran = ran_plans();
-  decision_per_object_.resize(candidates_.size(), 0.0);
-  migration_s_.resize(candidates_.size(), 0.0);
-  migration_share_.resize(candidates_.size(), 0.0);
-  sampled_before_.resize(candidates_.size(), false);
+  size_learned();
   Json predictions = Json::object();
   std::vector<Weighed> weighed;
   double explored = o.totals_s;
@@ -1920,28 +1935,16 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
     const CallCost cost =
         priced_call(name, ran[j]->decision_s, moved, objects, static_cast<double>(call.edges), scalars, net);
     explored += ran[j]->decision_s;
-    if (objects > 0) decision_per_object_[c] = cost.decision_s / objects;
-    migration_s_[c] = cost.migration_s;
-    migration_share_[c] = o.excess_share;
-    sampled_before_[c] = false;
+    learn_weighed(c, cost.decision_s, cost.migration_s, objects, o.excess_share);
     const double slowest = totals[j].mean_slowest_s();
     const double step_after = slowest + exchange;
     const double interval = app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
     const double to_end = app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s, call.later_calls,
                                           step_after, call.steps_left);
-    Json p{{"interval_s", interval},
-           {"to_end_s", to_end},
-           {"decision_s", cost.decision_s},
-           {"migration_s", cost.migration_s},
-           {"repeat_s", cost.repeat_s},
-           {"later_call_s", cost.later_call_s},
-           {"lmax_after_s", totals[j].lmax_s()},
-           {"step_lmax_s", slowest},
-           {"elements_moved_max", moved.elements_moved_max},
-           {"protocol_rounds", ran[j]->protocol_rounds},
-           {"ran_as_itself", true}};
-    if (!cost.fitted_migration) p["migration_code_s"] = cost.migration_code_s;
-    if (cost.fitted_decision) p["decision_reference_s"] = ran[j]->decision_s;
+    Json p = weighed_record(interval, to_end, cost, totals[j].lmax_s(), moved.elements_moved_max, ran[j]->decision_s);
+    p["step_lmax_s"] = slowest;
+    p["protocol_rounds"] = ran[j]->protocol_rounds;
+    p["ran_as_itself"] = true;
     predictions[name] = p;
     const RunOnce once =
         !params_.run_once || !stay

@@ -263,6 +263,12 @@ class AutoChooser final : public CentralizedBalancer {
   // now against then (never up: a plan made from scratch moves as much either way); 0
   // where it never ran. A floor at later calls (kSkipShare of it), beyond the paper.
   [[nodiscard]] double last_migration_s(std::size_t candidate, double share_now) const;
+  // One entry per candidate in what the decisions learned (learned()).
+  void size_learned() const;
+  // What a decision that weighed `candidate` learned of it: its decision per object, and
+  // its migration with the share of the slowest rank's load above balance now.
+  void learn_weighed(std::size_t candidate, double decision_s, double migration_s, double objects,
+                     double share_now) const;
 
   const AutoParams& params_;
   const std::vector<std::unique_ptr<Balancer>>& candidates_;

@@ -78,13 +78,26 @@ TEST_P(EveryBalancer, PlansAreValidDeterministicConserveLoadAndDoNoHarmOnAnEasyI
 INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancer, testing::ValuesIn(registered_names()),
                          [](const testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); });
 
+// Every rank's machine with collectives of 1 ns: a protocol's network floor, about 8 ns,
+// rules nothing out.
+MachineInfo machine_with_1ns_collectives(int ranks) {
+  MachineInfo machine = MachineInfo::uniform(ranks);
+  machine.network.far_message_s = machine.network.allreduce_s = machine.network.barrier_s = 1e-9;
+  return machine;
+}
+
+// Rank 0's objects ten times as heavy as the others'.
+std::vector<Load> hot_on_rank_0(const LocalGraph& g, int me) {
+  return std::vector<Load>(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+}
+
 // `auto` runs its distributed candidates' plan() at a decision, every rank at once, and a
 // chosen protocol's plan is the one it made there: the same as the protocol's alone.
 TEST(Auto, RunsItsDistributedCandidatesAsThemselvesAndAppliesTheChosenOnesOwnPlan) {
   const int me = comm_rank(kWorld);
   const int p = comm_size(kWorld);
   const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
-  const std::vector<Load> loads(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  const std::vector<Load> loads = hot_on_rank_0(g, me);
   const MachineInfo machine = MachineInfo::uniform(p);
   const LoadView view = test::load_view(g, loads, machine, 1, 0, kWorld);
   const auto chooser = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
@@ -116,11 +129,9 @@ TEST(Auto, EveryRankLearnsWhatTheDecisionCostWithItsChoice) {
   const int p = comm_size(kWorld);
   if (p == 1) GTEST_SKIP() << "one rank has nothing to balance";
   const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
-  MachineInfo machine = MachineInfo::uniform(p);
-  // Collectives of 1 ns: a protocol's network floor, about 8 ns, rules nothing out here.
-  machine.network.far_message_s = machine.network.allreduce_s = machine.network.barrier_s = 1e-9;
+  const MachineInfo machine = machine_with_1ns_collectives(p);
   const auto chooser = test::balancer_from_yaml("auto", "{candidates: [none, tree], redecide: 0}");
-  const std::vector<Load> hot(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  const std::vector<Load> hot = hot_on_rank_0(g, me);
   const MigrationPlan first = chooser->plan(test::load_view(g, hot, machine, 1, 0, kWorld), kWorld);
   if (me == 0) {
     ASSERT_EQ(first.decision["chosen"], "tree") << first.decision.dump();
@@ -150,13 +161,12 @@ TEST(Auto, WeighsTheProtocolsPlansByTheirTotalsOnEveryRankWithNothingGathered) {
   const int p = comm_size(kWorld);
   if (p == 1) GTEST_SKIP() << "one rank has nothing to balance";
   const LocalGraph g = generate_grid(GridSpec{2, {30, 20, 1}}, kWorld);
-  MachineInfo machine = MachineInfo::uniform(p);
-  machine.network.far_message_s = machine.network.allreduce_s = machine.network.barrier_s = 1e-9;
+  MachineInfo machine = machine_with_1ns_collectives(p);
   std::vector<int> nodes(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) nodes[static_cast<std::size_t>(r)] = 2 * r / p;
   machine.rank_node = nodes;
   machine.network.node_bandwidth_Bps = 1e6;
-  const std::vector<Load> hot(static_cast<std::size_t>(g.num_local()), Load(me == 0 ? 1e-3 : 1e-4));
+  const std::vector<Load> hot = hot_on_rank_0(g, me);
   // Every object grows alike: the ranks that receive rank 0's objects grow fastest after.
   const std::vector<double> trend(static_cast<std::size_t>(g.num_local()), 1e-5);
   auto view_on = [&](const MachineInfo& m) {
