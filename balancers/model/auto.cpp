@@ -260,7 +260,8 @@ std::vector<double> rank_trends(const GlobalProblem& problem, const Assignment& 
   return trend;
 }
 
-double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps) {
+// Where the loads move (moving_loads_cap), no step is forecast past `cap`.
+double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps, double cap) {
   if (problem.load_trend.empty() || steps < 1) return o.lmax_after;
   const std::vector<double> trend = rank_trends(problem, o.assignment);
   double sum = 0;
@@ -268,7 +269,7 @@ double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps)
     const double since = t - problem.trend_origin;
     double slowest = 0;
     for (std::size_t r = 0; r < trend.size(); ++r) slowest = std::max(slowest, o.rank_loads[r] + trend[r] * since);
-    sum += slowest;
+    sum += std::min(slowest, cap);
   }
   return sum / steps;
 }
@@ -277,7 +278,7 @@ double mean_slowest_s(const GlobalProblem& problem, const Outcome& o, int steps)
 // where they are few, else at TotalsShape::kRunSamples steps spread evenly): a run of
 // thousands of steps at thousands of ranks would otherwise cost rank 0 a step's walk over
 // every rank for each.
-double mean_slowest_to_end_s(const GlobalProblem& problem, const Outcome& o) {
+double mean_slowest_to_end_s(const GlobalProblem& problem, const Outcome& o, double cap) {
   const TotalsShape shape{.steps_left = problem.steps_left};
   const int n = shape.run_samples();
   if (problem.load_trend.empty() || n < 1) return o.lmax_after;
@@ -289,7 +290,7 @@ double mean_slowest_to_end_s(const GlobalProblem& problem, const Outcome& o) {
     for (std::size_t r = 0; r < trend.size(); ++r) {
       slowest = std::max(slowest, std::max(0.0, o.rank_loads[r] + trend[r] * since));
     }
-    sum += slowest;
+    sum += std::min(slowest, cap);
   }
   return sum / n;
 }
@@ -314,12 +315,37 @@ double mean_steps_since_origin(const GlobalProblem& problem, int steps) {
 // since the last call leaves the refined objects' mean between their old and new loads,
 // and their trend says where they are going; priced at that mean, `none` was
 // under-priced against every candidate priced along the same trends.
-double none_step_s(const GlobalProblem& problem, const std::vector<double>& now, double lmax, int horizon) {
+double none_step_s(const GlobalProblem& problem, const std::vector<double>& now, double lmax, int horizon, double cap) {
   Outcome o;
   o.assignment = problem.owner;
   o.rank_loads = now;
   o.lmax_after = lmax;
-  return mean_slowest_s(problem, o, horizon);
+  return mean_slowest_s(problem, o, horizon, cap);
+}
+
+// The loads' trends over the ranks that hold them now, summed as they are and by their
+// sizes: alike from a gathered problem and from the plans' totals (PlanTotals::trend_sum).
+struct TrendSums {
+  double sum = 0;
+  double size = 0;
+};
+
+TrendSums trend_sums(const GlobalProblem& problem) {
+  TrendSums out;
+  if (problem.load_trend.empty()) return out;
+  for (const double t : rank_trends(problem, problem.owner)) {
+    out.sum += t;
+    out.size += std::abs(t);
+  }
+  return out;
+}
+
+// What the record says of the loads' trends: the step they stand at, and where they move
+// rather than grow, the cap on every forecast step.
+Json load_trends_record(double origin_step, double cap) {
+  Json out{{"origin_step", origin_step}, {"moving", std::isfinite(cap)}};
+  if (std::isfinite(cap)) out["capped_at_s"] = cap;
+  return out;
 }
 
 // What a candidate that ran as itself at this call did (Balancer::ran_first).
@@ -974,6 +1000,7 @@ const Balancer& AutoBalancer::acting_for(const CallOutlook& call) const {
   remember_last_decision();
   ++calls_;
   looks_before_call_ = std::exchange(kept_by_looks_, 0);
+  chooser_.saw_call(call);
   const double max_over_mean = max_over_mean_of(call);
   this_call_ = max_over_mean;
   floor_decision_ = nullptr;
@@ -1554,6 +1581,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double lmax = max_of(now);
   const double mean_load = problem.nranks > 0 ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0;
   const bool stay = loads_stay(largest_rank_drift_s(problem, problem.steps_left), lmax);
+  const TrendSums trends = trend_sums(problem);
+  const double cap = moving_loads_cap(trends.sum, trends.size, std::max(lmax, slowest_seen_s()));
   // With the rest of the run known, candidates compete over all of it; else over the
   // steps until the next call, as in the paper.
   const bool to_the_end = problem.steps_left > 0;
@@ -1621,7 +1650,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   // cluster-ib: 4.8 ms a step along the trends at L_max's 2.3), and a budget set on it
   // paid for greedy's full run, 3.8 ms, at a decision that chose tree all the same. The
   // protocols that ran as themselves have spent theirs already.
-  const double none_step = none_step_s(problem, now, lmax, horizon);
+  const double none_step = none_step_s(problem, now, lmax, horizon, cap);
   const NoneForecast none_steps = forecast_none(problem, lmax, none_step, exchange, horizon, false);
   const int steps_ahead = to_the_end ? problem.steps_left : horizon;
   const double gain_bound =
@@ -1722,7 +1751,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     // `none`'s steps are forecast_none's: its slowest rank along the trends over the H steps
     // after the call, as a candidate's, held to the end. Where the loads move, it may be
     // priced again along their motion below.
-    const double slowest = none ? none_step : mean_slowest_s(problem, o, horizon);
+    const double slowest = none ? none_step : mean_slowest_s(problem, o, horizon, cap);
     const double step_after = slowest + exchange;
     const double interval =
         none ? none_steps.interval_s : app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
@@ -1747,7 +1776,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const RunOnce once =
         none || !params_.run_once || !stay
             ? RunOnce{}
-            : run_once(cost.decision_s + cost.migration_s, mean_slowest_to_end_s(problem, o) + exchange, to_end,
+            : run_once(cost.decision_s + cost.migration_s, mean_slowest_to_end_s(problem, o, cap) + exchange, to_end,
                        problem.later_calls, problem.steps_left, net, none_steps.to_end_s, params_.once_margin);
     say_run_once(p, once);
     predictions[name] = p;
@@ -1810,7 +1839,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       {"network", network_record(net)},
       {"lmax_before_s", lmax},
       {"step_exchange_s", exchange},
-      {"load_trends", problem.load_trend.empty() ? Json(nullptr) : Json{{"origin_step", problem.trend_origin}}},
+      {"load_trends", problem.load_trend.empty() ? Json(nullptr) : load_trends_record(problem.trend_origin, cap)},
       {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
       {"exploration",
        Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"gather_s", gather}, {"spent_s", explored}}},
@@ -1918,12 +1947,14 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (params_.candidates[i].kind == BalancerKind::none) none = i;
   }
-  const double none_step = none_totals.mean_slowest_s() + exchange;
+  const double cap = moving_loads_cap(none_totals.trend_sum(), none_totals.trend_size_sum(),
+                                      std::max(none_totals.lmax_s(), slowest_seen_s()));
+  const double none_step = none_totals.mean_slowest_s(cap) + exchange;
   const double none_interval = app_time_none(none_step, horizon);
   const double none_to_end = app_time_none(none_step, call.steps_left);
   predictions[std::string(params_.candidates[none].name())] = Json{{"interval_s", none_interval},
                                                                    {"to_end_s", none_to_end},
-                                                                   {"step_lmax_s", none_totals.mean_slowest_s()},
+                                                                   {"step_lmax_s", none_totals.mean_slowest_s(cap)},
                                                                    {"lmax_after_s", none_totals.lmax_s()}};
   weighed.push_back({none, to_the_end ? none_to_end : none_interval, 0.0, 0.0, {}, std::nullopt});
   const auto objects = static_cast<double>(call.objects);
@@ -1936,7 +1967,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
         priced_call(name, ran[j]->decision_s, moved, objects, static_cast<double>(call.edges), scalars, net);
     explored += ran[j]->decision_s;
     learn_weighed(c, cost.decision_s, cost.migration_s, objects, o.excess_share);
-    const double slowest = totals[j].mean_slowest_s();
+    const double slowest = totals[j].mean_slowest_s(cap);
     const double step_after = slowest + exchange;
     const double interval = app_time_global(cost.decision_s + cost.migration_s, step_after, horizon);
     const double to_end = app_time_to_end(cost.decision_s + cost.migration_s, cost.later_call_s, call.later_calls,
@@ -1949,7 +1980,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
     const RunOnce once =
         !params_.run_once || !stay
             ? RunOnce{}
-            : run_once(cost.decision_s + cost.migration_s, totals[j].mean_slowest_to_end_s() + exchange, to_end,
+            : run_once(cost.decision_s + cost.migration_s, totals[j].mean_slowest_to_end_s(cap) + exchange, to_end,
                        call.later_calls, call.steps_left, net, none_to_end, params_.once_margin);
     say_run_once(predictions[name], once);
     const double later_s = once.faster ? net.collective_s : cost.later_call_s;
@@ -2000,6 +2031,8 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
       {"network", network_record(net)},
       {"lmax_before_s", call.max_rank_load_s},
       {"step_exchange_s", exchange},
+      {"load_trends",
+       none_totals.trend_size_sum() > 0 ? load_trends_record(none_totals.shape().trend_origin, cap) : Json(nullptr)},
       {"lave_s", call.nranks ? call.total_load_s / call.nranks : 0.0},
       {"exploration", Json{{"gain_bound_s", o.gain_bound_s()},
                            {"budget_s", params_.explore_budget * o.gain_bound_s()},

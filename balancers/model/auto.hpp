@@ -231,6 +231,14 @@ class AutoChooser final : public CentralizedBalancer {
   // mean its plan leaves, for which `auto` remembers `none`.
   [[nodiscard]] std::optional<double> then_none_at() const { return then_none_at_; }
   void set_then_none_at(std::optional<double> shape) const { then_none_at_ = shape; }
+  // The slowest rank's load at every call so far, the most of them (every rank sees each
+  // call's outlook alike): where the loads move, the cap on every forecast step
+  // (moving_loads_cap) is the higher of it and the slowest rank of now. A call that
+  // balanced the loads leaves a slowest rank below what the moving spot makes again: on
+  // drift-3d at 16 bgp ranks, capped at the slowest rank of now after tree's first call,
+  // `none` was priced under what it took and chosen, 2.8% slower than tree.
+  void saw_call(const CallOutlook& call) const { slowest_seen_s_ = std::max(slowest_seen_s_, call.max_rank_load_s); }
+  [[nodiscard]] double slowest_seen_s() const { return slowest_seen_s_; }
   // The candidates that ran as themselves at this call (ran_first), in the order they ran;
   // forget_ran() forgets them once they were weighed.
   [[nodiscard]] std::vector<const RanPlan*> ran_plans() const;
@@ -282,6 +290,7 @@ class AutoChooser final : public CentralizedBalancer {
   mutable std::vector<std::optional<RanPlan>> ran_;
   mutable std::vector<std::size_t> ran_order_;  // ... the candidates' indices, as they ran
   mutable std::optional<double> then_none_at_;  // see then_none_at()
+  mutable double slowest_seen_s_ = 0;           // see saw_call()
   mutable Json last_decision_;
 };
 

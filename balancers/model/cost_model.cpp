@@ -1,6 +1,9 @@
 // Pearce et al.'s cost model (see cost_model.hpp).
 #include "balancers/model/cost_model.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace lbbench {
 
 double data_movement_cost(const Platform& platform, double elements_moved_max, double element_bytes) {
@@ -18,6 +21,11 @@ double elements_moved_global(double elements_max, double l_ave, double l_max) {
 }
 
 double app_time_none(double l_max, int steps) { return static_cast<double>(steps) * l_max; }
+
+double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax) {
+  const bool moving = trend_size_sum > 0 && std::abs(trend_sum) < kMovesRatherThanGrows * trend_size_sum;
+  return moving ? lmax : std::numeric_limits<double>::infinity();
+}
 
 double app_time_global(double c_global, double l_after, int steps) {
   return c_global + static_cast<double>(steps) * l_after;

@@ -15,7 +15,7 @@ double TotalsShape::run_step(int i) const {
 PlanTotals::PlanTotals(const TotalsShape& shape)
     : shape_(shape),
       max_(static_cast<std::size_t>(shape.horizon + shape.run_samples()) + 1 + kSlots, 0.0),
-      sum_(1 + 2 * static_cast<std::size_t>(std::max(0, shape.nodes)), 0.0) {}
+      sum_(kNodeSums + 2 * static_cast<std::size_t>(std::max(0, shape.nodes)), 0.0) {}
 
 void PlanTotals::add(const RankShare& share, int node, const SharePrices& prices) {
   // A step cannot take less than nothing, however a falling trend goes on.
@@ -34,27 +34,29 @@ void PlanTotals::add(const RankShare& share, int node, const SharePrices& prices
   keep_max(kReceiver, share.bytes_in_own_site * prices.s_per_byte_own_site +
                           share.bytes_in_other_sites * prices.s_per_byte_other_sites);
   keep_max(kDrift, std::abs(share.trend_s));
-  sum_[0] += share.bytes_out_other_sites;
+  sum_[kCrossSiteBytes] += share.bytes_out_other_sites;
+  sum_[kTrend] += share.trend_s;
+  sum_[kTrendSize] += std::abs(share.trend_s);
   if (shape_.nodes <= 0 || node < 0 || node >= shape_.nodes) return;
-  sum_[1 + static_cast<std::size_t>(node)] += share.bytes_out_other_nodes;
-  sum_[1 + static_cast<std::size_t>(shape_.nodes + node)] += share.bytes_in_other_nodes;
+  sum_[kNodeSums + static_cast<std::size_t>(node)] += share.bytes_out_other_nodes;
+  sum_[kNodeSums + static_cast<std::size_t>(shape_.nodes + node)] += share.bytes_in_other_nodes;
 }
 
-double PlanTotals::mean_slowest_s() const {
+double PlanTotals::mean_slowest_s(double cap) const {
   double sum = 0;
-  for (int t = 1; t <= shape_.horizon; ++t) sum += max_[static_cast<std::size_t>(t)];
+  for (int t = 1; t <= shape_.horizon; ++t) sum += std::min(max_[static_cast<std::size_t>(t)], cap);
   return shape_.horizon > 0 ? sum / shape_.horizon : max_[0];
 }
 
-double PlanTotals::mean_slowest_to_end_s() const {
+double PlanTotals::mean_slowest_to_end_s(double cap) const {
   const int n = shape_.run_samples();
   double sum = 0;
-  for (int i = 1; i <= n; ++i) sum += max_[run_slot(i)];
+  for (int i = 1; i <= n; ++i) sum += std::min(max_[run_slot(i)], cap);
   return n > 0 ? sum / n : 0.0;
 }
 
 double PlanTotals::busiest_node_bytes() const {
-  return sum_.size() > 1 ? *std::max_element(sum_.begin() + 1, sum_.end()) : 0.0;
+  return sum_.size() > kNodeSums ? *std::max_element(sum_.begin() + kNodeSums, sum_.end()) : 0.0;
 }
 
 }  // namespace lbbench

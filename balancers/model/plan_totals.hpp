@@ -59,17 +59,19 @@ class PlanTotals {
   // Combines one rank's share, on `node` (ignored where nodes are not known).
   void add(const RankShare& share, int node, const SharePrices& prices);
 
+  [[nodiscard]] const TotalsShape& shape() const { return shape_; }
   // The flat parts an MPI engine reduces: maxima (MPI_MAX), sums (MPI_SUM).
   [[nodiscard]] std::vector<double>& maxima() { return max_; }
   [[nodiscard]] std::vector<double>& sums() { return sum_; }
 
   // The slowest rank's load as of the trends' origin (L_max after the plan).
   [[nodiscard]] double lmax_s() const { return max_[0]; }
-  // The slowest rank averaged over the horizon's steps, every rank along its trend.
-  [[nodiscard]] double mean_slowest_s() const;
+  // The slowest rank averaged over the horizon's steps, every rank along its trend, no
+  // step past `cap` (moving_loads_cap in cost_model.hpp).
+  [[nodiscard]] double mean_slowest_s(double cap) const;
   // ... over the steps left to the end of the run, the plan's placement held (0 where
   // they are not known).
-  [[nodiscard]] double mean_slowest_to_end_s() const;
+  [[nodiscard]] double mean_slowest_to_end_s(double cap) const;
   [[nodiscard]] double arrived_max() const { return max_[slot(kArrived)]; }
   [[nodiscard]] bool any_moved() const { return max_[slot(kMoved)] > 0; }
   // The busiest rank's packing plus the busiest rank's rebuilding, host seconds
@@ -77,7 +79,11 @@ class PlanTotals {
   [[nodiscard]] double code_host_s() const { return max_[slot(kPack)] + max_[slot(kRebuild)]; }
   // The busiest receiver's arriving bytes at their prices (equation 6 across sites).
   [[nodiscard]] double busiest_receiver_s() const { return max_[slot(kReceiver)]; }
-  [[nodiscard]] double cross_site_bytes() const { return sum_[0]; }
+  [[nodiscard]] double cross_site_bytes() const { return sum_[kCrossSiteBytes]; }
+  // The ranks' load trends summed, as they are and by their sizes (seconds per step):
+  // whether the loads move rather than grow (moving_loads_cap).
+  [[nodiscard]] double trend_sum() const { return sum_[kTrend]; }
+  [[nodiscard]] double trend_size_sum() const { return sum_[kTrendSize]; }
   // The fastest any rank's load moves along its trend (seconds per step, either way).
   [[nodiscard]] double largest_trend_s() const { return max_[slot(kDrift)]; }
   // The most bytes through one node's links, in or out (0 where nodes are not known).
@@ -92,9 +98,15 @@ class PlanTotals {
     return static_cast<std::size_t>(shape_.horizon + shape_.run_samples()) + 1 + s;
   }
 
+  // The sums: cross-site bytes, the trends, their sizes, then each node's bytes out, then in.
+  static constexpr std::size_t kCrossSiteBytes = 0;
+  static constexpr std::size_t kTrend = 1;
+  static constexpr std::size_t kTrendSize = 2;
+  static constexpr std::size_t kNodeSums = 3;
+
   TotalsShape shape_;
   std::vector<double> max_;
-  std::vector<double> sum_;  // cross-site bytes, then each node's bytes out, then in
+  std::vector<double> sum_;
 };
 
 }  // namespace lbbench

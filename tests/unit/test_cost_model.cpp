@@ -742,6 +742,56 @@ TEST(Auto, WeighsTheProtocolsByTheirPlansTotalsWhereItsGatherIsOverItsExploreBud
   EXPECT_TRUE(without.acting_for(outlook_of(hot, slow_root)).promised_nothing_moves());
 }
 
+// Loads that move rather than grow: where the ranks' trends mostly cancel, no step of any
+// forecast passes the slowest rank seen, in the gathered decision and in the plans'
+// totals alike; where they grow, the lines are followed.
+TEST(Auto, CapsEveryForecastStepAtTheSlowestRankSeenWhereTheLoadsMoveRatherThanGrow) {
+  EXPECT_EQ(moving_loads_cap(0.0, 0.0, 1.0), std::numeric_limits<double>::infinity()) << "no trends";
+  EXPECT_EQ(moving_loads_cap(2.0, 2.0, 1.0), std::numeric_limits<double>::infinity()) << "growth";
+  EXPECT_EQ(moving_loads_cap(0.2, 2.2, 1.0), 1.0) << "motion";
+  MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  // Load leaves rank 1 for the hot rank 0: its line would grow past 50 ms a step.
+  for (std::size_t i = 0; i < hot.size(); ++i) hot.load_trend.push_back(i < 50 ? 2e-5 : i < 100 ? -2e-5 : 0.0);
+  hot.trend_origin = -2;
+  const Assignment tree_plan =
+      make_balancer(default_balancer_config(find_balancer("tree", ConfigNode(YAML::Node(), "test")).kind))
+          ->decide_serially(hot, nullptr);
+  auto decide_on = [&](const MachineInfo& on) {
+    const AutoBalancer a = make_auto("{candidates: [none, tree], redecide: 0}");
+    hot.network = on.network;
+    const CallOutlook call = outlook_of(hot, on);
+    const Balancer& acting = a.acting_for(call);
+    const std::vector<const Balancer*> first = acting.runs_first(call);
+    EXPECT_EQ(first.size(), 1U);
+    if (first.empty()) return Json();
+    acting.ran_first(
+        {RanPlan{.balancer = first[0], .assignment = tree_plan, .decision_s = 1e-3, .protocol_rounds = 7}});
+    static_cast<void>(acting.decide_serially(hot, nullptr));
+    return a.decision();
+  };
+  const Json gathered = decide_on(m);
+  MachineInfo slow_root = m;
+  slow_root.network.receive_overhead_s = 0.02;  // the gather over the budget: weighed by the totals
+  const Json by_totals = decide_on(slow_root);
+  ASSERT_TRUE(by_totals.contains("decided_by")) << by_totals.dump();
+  for (const Json& d : {gathered, by_totals}) {
+    ASSERT_TRUE(d["load_trends"].is_object()) << d.dump();
+    EXPECT_TRUE(d["load_trends"]["moving"].get<bool>());
+    EXPECT_NEAR(d["load_trends"]["capped_at_s"].get<double>(), 0.05, 1e-12);
+    EXPECT_NEAR(d["candidates"]["none"]["step_lmax_s"].get<double>(), 0.05, 1e-12);
+  }
+  for (const char* key : {"to_end_s", "interval_s", "step_lmax_s"}) {
+    const double want = gathered["candidates"]["tree"][key].get<double>();
+    EXPECT_NEAR(by_totals["candidates"]["tree"][key].get<double>(), want, 1e-12 * want) << key;
+  }
+  // Where every trend grows, the lines are followed past the slowest rank of now.
+  for (std::size_t i = 50; i < 100; ++i) hot.load_trend[i] = 2e-5;
+  const Json growing = decide_on(m);
+  EXPECT_FALSE(growing["load_trends"]["moving"].get<bool>());
+  EXPECT_GT(growing["candidates"]["none"]["step_lmax_s"].get<double>(), 0.05);
+}
+
 // After a decision, a candidate's floor is also what its decision cost there: a protocol
 // whose network floor is a few microseconds, but which took 50 ms as itself, cannot pay
 // for itself on a 17% imbalance over 30 steps, and the next call chooses `none` with
