@@ -107,6 +107,15 @@ struct MachineInfo {
 
 // Everything a balancer is told at an LB point. Per-vertex data is local to this rank;
 // global statistics were computed by reductions before plan() is called.
+// The ranks' load trends (LoadView::vertex_load_trend summed on each rank, over its speed;
+// seconds per step) reduced over the ranks: summed as they are, summed by their sizes, and
+// the largest size. All 0 where no trends were measured or none was asked for.
+struct RankTrends {
+  double sum = 0;
+  double size = 0;
+  double largest = 0;
+};
+
 struct LoadView {
   const LocalGraph& graph;
   std::span<const Load> vertex_load;  // per local vertex, as the scenario's model says
@@ -145,6 +154,7 @@ struct LoadView {
   Load rank_load;          // sum of vertex_load on this rank
   Load total_load;         // over all ranks
   Load max_rank_load;      // over all ranks
+  RankTrends rank_trends;  // where vertex_load_trend is set
   // Measured, per step since the last call: how much longer the slowest rank's step took
   // than the slowest rank's compute (the halo exchange's share of a step). 0 where it is not
   // measured. A cost model adds it to every step it predicts.
@@ -183,6 +193,7 @@ struct CallOutlook {
   int steps_left = 0;
   int later_calls = 0;
   const MachineInfo* machine = nullptr;
+  RankTrends trends;  // LoadView::rank_trends; 0 at a look (Balancer::takes_call)
 };
 
 // What a balancer that ran at a call as itself chose and cost there (Balancer::runs_first).

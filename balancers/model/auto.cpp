@@ -323,27 +323,13 @@ double none_step_s(const GlobalProblem& problem, const std::vector<double>& now,
   return mean_slowest_s(problem, o, horizon, cap);
 }
 
-// The loads' trends over the ranks that hold them now, summed as they are and by their
-// sizes: alike from a gathered problem and from the plans' totals (PlanTotals::trend_sum).
-struct TrendSums {
-  double sum = 0;
-  double size = 0;
-};
-
-TrendSums trend_sums(const GlobalProblem& problem) {
-  TrendSums out;
-  if (problem.load_trend.empty()) return out;
-  for (const double t : rank_trends(problem, problem.owner)) {
-    out.sum += t;
-    out.size += std::abs(t);
-  }
-  return out;
-}
-
 // What the record says of the loads' trends: the step they stand at, and where they move
 // rather than grow, the cap on every forecast step.
-Json load_trends_record(double origin_step, double cap) {
-  Json out{{"origin_step", origin_step}, {"moving", std::isfinite(cap)}};
+Json load_trends_record(double origin_step, const RankTrends& trends, double cap) {
+  Json out{{"origin_step", origin_step},
+           {"moving", std::isfinite(cap)},
+           {"cancelled_share", trends.size > 0 ? 1.0 - std::abs(trends.sum) / trends.size : 0.0},
+           {"largest_rank_trend_s", trends.largest}};
   if (std::isfinite(cap)) out["capped_at_s"] = cap;
   return out;
 }
@@ -498,7 +484,8 @@ CallOutlook call_outlook(const LoadView& view) {
                      .period = view.period,
                      .steps_left = view.steps_left,
                      .later_calls = view.later_calls,
-                     .machine = &view.machine};
+                     .machine = &view.machine,
+                     .trends = view.rank_trends};
 }
 
 // A call's scalars as a problem with no objects: what prices its network.
@@ -537,15 +524,17 @@ struct Outlook {
   double excess_share = 0;  // of the slowest rank's load, above perfect balance
   bool none_competes = false;
   // The most any candidate could gain over `none` to the end: every step perfectly
-  // balanced and no call costing anything.
-  [[nodiscard]] double gain_bound_s() const { return std::max(0.0, none_s - balanced_steps_s); }
+  // balanced and no call costing anything (gain_bound_s in cost_model.hpp: where the loads
+  // move, only until the moving load comes back).
+  double gain_bound = 0;
+  [[nodiscard]] double gain_bound_s() const { return gain_bound; }
   // What weighing any candidate costs the decision: its gather, or its plans' totals.
   [[nodiscard]] double weighing_s() const { return by_totals ? totals_s : gather_s; }
   // Whether a candidate whose call costs at least `floor_s` cannot win even with every
   // later step perfectly balanced. Choosing it at a decision costs weighing it too
   // (beyond the paper: `auto`'s own price of weighing it).
   [[nodiscard]] bool cannot_win(double floor_s) const {
-    return none_competes && weighing_s() + calls * AutoChooser::kSkipShare * floor_s + balanced_steps_s >= none_s;
+    return none_competes && weighing_s() + calls * AutoChooser::kSkipShare * floor_s >= gain_bound_s();
   }
 };
 
@@ -607,9 +596,19 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   o.balanced_steps_s = steps * (balanced + call.step_exchange_s);
   o.excess_share = excess_share(call.max_rank_load_s, balanced);
   o.none_s = steps * (call.max_rank_load_s + call.step_exchange_s);
+  auto bound = [&](bool moving) {
+    return gain_bound_s(call.max_rank_load_s - balanced, static_cast<int>(steps), static_cast<int>(o.calls),
+                        to_the_end ? call.period : horizon, moving, call.trends.largest);
+  };
+  o.gain_bound = bound(false);
   o.none_competes = none_is_candidate(params);
   o.by_totals = params.weigh_by_totals && call.machine && o.none_competes &&
                 o.gather_s > params.explore_budget * o.gain_bound_s();
+  // Only where the plans' totals weigh the protocols is the bound that of loads that move:
+  // with the gather affordable, a regrid's jump read as motion (its line's slope through
+  // the jump is the fastest trend) and the bound left out greedy where it would have won
+  // (amr-2d, block, period 8, on the first accuracy sweep: 0.99 -> 1.23x the fastest).
+  if (o.by_totals) o.gain_bound = bound(std::isfinite(moving_loads_cap(call.trends.sum, call.trends.size, 1.0)));
   o.totals_s = totals_weighing_s(o.net, totals_traffic(params, call));
   return o;
 }
@@ -1083,7 +1082,8 @@ Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolO
                          .period = problem.period,
                          .steps_left = problem.steps_left,
                          .later_calls = problem.later_calls,
-                         .machine = nullptr};
+                         .machine = nullptr,
+                         .trends = rank_trends_of(problem)};
   return acting_for(call).decide_serially(problem, observer);
 }
 
@@ -1581,7 +1581,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double lmax = max_of(now);
   const double mean_load = problem.nranks > 0 ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0;
   const bool stay = loads_stay(largest_rank_drift_s(problem, problem.steps_left), lmax);
-  const TrendSums trends = trend_sums(problem);
+  const RankTrends trends = rank_trends_of(problem);
   const double cap = moving_loads_cap(trends.sum, trends.size, std::max(lmax, slowest_seen_s()));
   // With the rest of the run known, candidates compete over all of it; else over the
   // steps until the next call, as in the paper.
@@ -1839,7 +1839,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       {"network", network_record(net)},
       {"lmax_before_s", lmax},
       {"step_exchange_s", exchange},
-      {"load_trends", problem.load_trend.empty() ? Json(nullptr) : load_trends_record(problem.trend_origin, cap)},
+      {"load_trends",
+       problem.load_trend.empty() ? Json(nullptr) : load_trends_record(problem.trend_origin, trends, cap)},
       {"lave_s", problem.nranks ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0},
       {"exploration",
        Json{{"gain_bound_s", gain_bound}, {"budget_s", explore_budget}, {"gather_s", gather}, {"spent_s", explored}}},
@@ -1947,8 +1948,8 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (params_.candidates[i].kind == BalancerKind::none) none = i;
   }
-  const double cap = moving_loads_cap(none_totals.trend_sum(), none_totals.trend_size_sum(),
-                                      std::max(none_totals.lmax_s(), slowest_seen_s()));
+  const double cap =
+      moving_loads_cap(call.trends.sum, call.trends.size, std::max(none_totals.lmax_s(), slowest_seen_s()));
   const double none_step = none_totals.mean_slowest_s(cap) + exchange;
   const double none_interval = app_time_none(none_step, horizon);
   const double none_to_end = app_time_none(none_step, call.steps_left);
@@ -2032,7 +2033,7 @@ std::optional<std::size_t> AutoChooser::weigh_totals(const CallOutlook& call, co
       {"lmax_before_s", call.max_rank_load_s},
       {"step_exchange_s", exchange},
       {"load_trends",
-       none_totals.trend_size_sum() > 0 ? load_trends_record(none_totals.shape().trend_origin, cap) : Json(nullptr)},
+       call.trends.size > 0 ? load_trends_record(none_totals.shape().trend_origin, call.trends, cap) : Json(nullptr)},
       {"lave_s", call.nranks ? call.total_load_s / call.nranks : 0.0},
       {"exploration", Json{{"gain_bound_s", o.gain_bound_s()},
                            {"budget_s", params_.explore_budget * o.gain_bound_s()},

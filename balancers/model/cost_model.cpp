@@ -22,6 +22,26 @@ double elements_moved_global(double elements_max, double l_ave, double l_max) {
 
 double app_time_none(double l_max, int steps) { return static_cast<double>(steps) * l_max; }
 
+double gain_bound_s(double excess_s, int steps, int calls, int period, bool moving, double largest_trend_s) {
+  if (!(excess_s > 0) || steps <= 0) return 0.0;
+  const double held = steps * excess_s;
+  if (!moving || !(largest_trend_s > 0) || calls <= 0 || period <= 0) return held;
+  // The steps after a call while the moving load has not come back: sum over t = 1..n of
+  // (excess_s - largest_trend_s x t) where that is positive.
+  auto until_back = [&](int n) {
+    const double m = std::min(static_cast<double>(n), std::floor(excess_s / largest_trend_s));
+    return m * excess_s - largest_trend_s * m * (m + 1) / 2;
+  };
+  double gain = 0;
+  int left = steps;
+  for (int c = 0; c < calls && left > 0; ++c) {
+    const int n = c + 1 == calls ? left : std::min(left, period);  // the last call's steps run to the end
+    gain += until_back(n);
+    left -= n;
+  }
+  return std::min(held, gain);
+}
+
 double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax) {
   const bool moving = trend_size_sum > 0 && std::abs(trend_sum) < kMovesRatherThanGrows * trend_size_sum;
   return moving ? lmax : std::numeric_limits<double>::infinity();

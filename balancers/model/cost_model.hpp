@@ -49,6 +49,16 @@ double app_time_to_end(double first_call_s, double later_call_s, int later_calls
 inline constexpr double kMovesRatherThanGrows = 0.5;
 double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax);
 
+// Beyond the paper, the most balancing could gain over `none` in `steps` steps: `excess_s`
+// (the slowest rank's step over perfect balance's) at every one. Where the loads move
+// (`moving`, moving_loads_cap), a balanced placement holds only while the moving load
+// comes back: at the t-th step after a call at most excess_s - largest_trend_s x t (the
+// fastest any rank's load moves), with each of `calls` calls `period` steps apart starting
+// over; at most the bound above. On `scale-drift.yaml` at 8,192 bgq ranks the loads come
+// back within two steps of a call, and the bound above had spent 26.5 ms of a 96 ms run
+// finding that no candidate gains.
+double gain_bound_s(double excess_s, int steps, int calls, int period, bool moving, double largest_trend_s);
+
 // Equation 10: AppTime_diff = sum over steps of (C_diff_i + L_max_i), with L_max_i and
 // ElementsMoved_max_i from the simulator and C_diff_i = decision + data movement. The
 // paper diffuses at every step; with diffusion every `steps_per_call` steps each

@@ -35,8 +35,6 @@ void PlanTotals::add(const RankShare& share, int node, const SharePrices& prices
                           share.bytes_in_other_sites * prices.s_per_byte_other_sites);
   keep_max(kDrift, std::abs(share.trend_s));
   sum_[kCrossSiteBytes] += share.bytes_out_other_sites;
-  sum_[kTrend] += share.trend_s;
-  sum_[kTrendSize] += std::abs(share.trend_s);
   if (shape_.nodes <= 0 || node < 0 || node >= shape_.nodes) return;
   sum_[kNodeSums + static_cast<std::size_t>(node)] += share.bytes_out_other_nodes;
   sum_[kNodeSums + static_cast<std::size_t>(shape_.nodes + node)] += share.bytes_in_other_nodes;

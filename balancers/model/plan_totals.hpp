@@ -80,10 +80,6 @@ class PlanTotals {
   // The busiest receiver's arriving bytes at their prices (equation 6 across sites).
   [[nodiscard]] double busiest_receiver_s() const { return max_[slot(kReceiver)]; }
   [[nodiscard]] double cross_site_bytes() const { return sum_[kCrossSiteBytes]; }
-  // The ranks' load trends summed, as they are and by their sizes (seconds per step):
-  // whether the loads move rather than grow (moving_loads_cap).
-  [[nodiscard]] double trend_sum() const { return sum_[kTrend]; }
-  [[nodiscard]] double trend_size_sum() const { return sum_[kTrendSize]; }
   // The fastest any rank's load moves along its trend (seconds per step, either way).
   [[nodiscard]] double largest_trend_s() const { return max_[slot(kDrift)]; }
   // The most bytes through one node's links, in or out (0 where nodes are not known).
@@ -98,11 +94,9 @@ class PlanTotals {
     return static_cast<std::size_t>(shape_.horizon + shape_.run_samples()) + 1 + s;
   }
 
-  // The sums: cross-site bytes, the trends, their sizes, then each node's bytes out, then in.
+  // The sums: cross-site bytes, then each node's bytes out, then in.
   static constexpr std::size_t kCrossSiteBytes = 0;
-  static constexpr std::size_t kTrend = 1;
-  static constexpr std::size_t kTrendSize = 2;
-  static constexpr std::size_t kNodeSums = 3;
+  static constexpr std::size_t kNodeSums = 1;
 
   TotalsShape shape_;
   std::vector<double> max_;

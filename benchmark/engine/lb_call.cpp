@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -59,6 +61,7 @@ struct CallTotals {
   double total = 0;
   double max = 0;
   double step_exchange = 0;
+  RankTrends trends;
 };
 
 // The loads' sum, then the maxima of the model load, the mean compute and the mean wall.
@@ -73,12 +76,37 @@ std::array<double, 4> reduced_share(const std::array<double, 3>& loads) {
   return {loads[0], loads[0], loads[1], loads[2]};
 }
 
-CallTotals call_totals_of(const std::array<double, 4>& v) { return {v[0], v[1], std::max(0.0, v[3] - v[2])}; }
+CallTotals call_totals_of(const std::array<double, 4>& v) { return {v[0], v[1], std::max(0.0, v[3] - v[2]), {}}; }
+
+// With the rank's load trend: the sums (the load, the trend, its size), then the maxima
+// (the model load, the mean compute, the mean wall, the trend's size).
+using TrendedShare = std::array<double, 7>;
+constexpr std::size_t kTrendedSums = 3;
+
+void add_then_max_trended(TrendedShare& into, const TrendedShare& from) {
+  for (std::size_t k = 0; k < kTrendedSums; ++k) into[k] += from[k];
+  for (std::size_t k = kTrendedSums; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
+}
 
 // The only collective the replay adds to a call; the metrics, which need every rank's
-// load, are gathered when the run ends (CallLedger).
-CallTotals reduce_call_totals(const std::array<double, 3>& loads, MPI_Comm comm) {
-  return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
+// load, are gathered when the run ends (CallLedger). Where the balancer asks for the
+// loads' trends, the rank's (`trend`, seconds per step over its speed) travel with it.
+CallTotals reduce_call_totals(const std::array<double, 3>& loads, std::optional<double> trend, MPI_Comm comm) {
+  if (!trend)
+    return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
+  const double size = std::abs(*trend);
+  const TrendedShare t = allreduce_combined<TrendedShare, add_then_max_trended>(
+      {loads[0], *trend, size, loads[0], loads[1], loads[2], size}, comm);
+  CallTotals out = call_totals_of({t[0], t[3], t[4], t[5]});
+  out.trends = RankTrends{.sum = t[1], .size = t[2], .largest = t[6]};
+  return out;
+}
+
+// This rank's load trend over its speed (seconds per step), where trends were measured.
+std::optional<double> rank_trend(std::span<const double> trends, const MachineInfo& machine, int me) {
+  if (trends.empty()) return std::nullopt;
+  const double speed = machine.rank_speed.empty() ? 1.0 : machine.rank_speed[static_cast<std::size_t>(me)];
+  return std::accumulate(trends.begin(), trends.end(), 0.0) / speed;
 }
 
 // --verify: only a migration may change the communication, so each rank's census share
@@ -187,7 +215,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   CallShare share;
   share.loads = {rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
                  mean_since(loop.steps().wall, measured_since, step)};
-  const CallTotals totals = reduce_call_totals(share.loads, ctx.comm);
+  const CallTotals totals =
+      reduce_call_totals(share.loads, trends ? rank_trend(shown_trends, ctx.machine, me) : std::nullopt, ctx.comm);
   share.total_load = totals.total;
   const LoadView view{.graph = shown,
                       .vertex_load = loads,
@@ -211,6 +240,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .rank_load = rank_load,
                       .total_load = Load(totals.total),
                       .max_rank_load = Load(totals.max),
+                      .rank_trends = totals.trends,
                       .step_exchange = Load(totals.step_exchange)};
   const double t0 = ctx.engine.now();
   MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
@@ -295,7 +325,8 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
                      .later_calls = lb_points_after(s, step),
-                     .machine = &machine};
+                     .machine = &machine,
+                     .trends = {}};  // a look reduces the loads only
 }
 
 }  // namespace lbbench

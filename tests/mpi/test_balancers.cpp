@@ -144,7 +144,8 @@ TEST(Auto, EveryRankLearnsWhatTheDecisionCostWithItsChoice) {
                          .max_rank_load_s = 1e-4 * static_cast<double>(g.global_vertices) / p + 1e-6,
                          .total_load_s = total,
                          .period = 1,
-                         .machine = &machine};
+                         .machine = &machine,
+                         .trends = {}};
   EXPECT_TRUE(chooser->acting_for(near).promised_nothing_moves()) << "rank " << me;
   const Json d = chooser->decision();
   ASSERT_TRUE(d.contains("decided_by")) << "rank " << me << ": " << d.dump();

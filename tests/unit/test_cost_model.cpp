@@ -448,7 +448,8 @@ CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
                      .period = p.period,
                      .steps_left = p.steps_left,
                      .later_calls = p.later_calls,
-                     .machine = &m};
+                     .machine = &m,
+                     .trends = rank_trends_of(p)};
 }
 
 MachineInfo machine_with_collectives_of(int ranks, double seconds) {
@@ -749,6 +750,13 @@ TEST(Auto, CapsEveryForecastStepAtTheSlowestRankSeenWhereTheLoadsMoveRatherThanG
   EXPECT_EQ(moving_loads_cap(0.0, 0.0, 1.0), std::numeric_limits<double>::infinity()) << "no trends";
   EXPECT_EQ(moving_loads_cap(2.0, 2.0, 1.0), std::numeric_limits<double>::infinity()) << "growth";
   EXPECT_EQ(moving_loads_cap(0.2, 2.2, 1.0), 1.0) << "motion";
+  // 1 s over perfect balance for 8 steps, two calls 4 steps apart: where the loads move at
+  // 0.5 s a step, a balanced placement gains 0.5 s at the first step after each call and
+  // nothing from the second on.
+  EXPECT_DOUBLE_EQ(gain_bound_s(1.0, 8, 2, 4, false, 0.5), 8.0);
+  EXPECT_DOUBLE_EQ(gain_bound_s(1.0, 8, 2, 4, true, 0.5), 1.0);
+  EXPECT_DOUBLE_EQ(gain_bound_s(1.0, 8, 2, 4, true, 0.0), 8.0) << "nothing moves";
+  EXPECT_DOUBLE_EQ(gain_bound_s(-1.0, 8, 2, 4, false, 0.0), 0.0) << "balanced already";
   MachineInfo m = machine_with_collectives_of(8, 1e-6);
   GlobalProblem hot = hot_spot_for_30_more_steps(m);
   // Load leaves rank 1 for the hot rank 0: its line would grow past 50 ms a step.

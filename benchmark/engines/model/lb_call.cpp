@@ -336,6 +336,7 @@ Decided decide_rank_by_rank(const ModelLbContext& ctx, const DistributedBalancer
                     .rank_load = {},
                     .total_load = {},
                     .max_rank_load = {},
+                    .rank_trends = {},
                     .step_exchange = {}};
   };
   double slowest_extremes = 0;
@@ -485,7 +486,8 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
                          .period = pr.period,
                          .steps_left = pr.steps_left,
                          .later_calls = pr.later_calls,
-                         .machine = &ctx.machine};
+                         .machine = &ctx.machine,
+                         .trends = rank_trends_of(pr)};
   const Balancer& acting = ctx.balancer.acting_for(call);
   // Balancers it runs as themselves first (auto's distributed candidates), each charged as
   // it would be alone.
@@ -569,7 +571,8 @@ CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const
                      .period = m.problem.period,
                      .steps_left = m.problem.steps_left,
                      .later_calls = m.problem.later_calls,
-                     .machine = &ctx.machine};
+                     .machine = &ctx.machine,
+                     .trends = {}};  // a look reduces the loads only, as the MPI engine's
 }
 
 double model_lb_overhead_s(const NetworkModel& net) {
