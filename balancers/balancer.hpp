@@ -105,8 +105,6 @@ struct MachineInfo {
   static MachineInfo uniform(int nranks);
 };
 
-// Everything a balancer is told at an LB point. Per-vertex data is local to this rank;
-// global statistics were computed by reductions before plan() is called.
 // The ranks' load trends (LoadView::vertex_load_trend summed on each rank, over its speed;
 // seconds per step) reduced over the ranks: summed as they are, summed by their sizes, and
 // the largest size. All 0 where no trends were measured or none was asked for.
@@ -116,6 +114,8 @@ struct RankTrends {
   double largest = 0;
 };
 
+// Everything a balancer is told at an LB point. Per-vertex data is local to this rank;
+// global statistics were computed by reductions before plan() is called.
 struct LoadView {
   const LocalGraph& graph;
   std::span<const Load> vertex_load;  // per local vertex, as the scenario's model says

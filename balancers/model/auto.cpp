@@ -608,7 +608,7 @@ Outlook outlook_of(const AutoParams& params, const CallOutlook& call) {
   // with the gather affordable, a regrid's jump read as motion (its line's slope through
   // the jump is the fastest trend) and the bound left out greedy where it would have won
   // (amr-2d, block, period 8, on the first accuracy sweep: 0.99 -> 1.23x the fastest).
-  if (o.by_totals) o.gain_bound = bound(std::isfinite(moving_loads_cap(call.trends.sum, call.trends.size, 1.0)));
+  if (o.by_totals) o.gain_bound = bound(loads_move(call.trends.sum, call.trends.size));
   o.totals_s = totals_weighing_s(o.net, totals_traffic(params, call));
   return o;
 }

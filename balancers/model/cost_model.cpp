@@ -42,9 +42,12 @@ double gain_bound_s(double excess_s, int steps, int calls, int period, bool movi
   return std::min(held, gain);
 }
 
+bool loads_move(double trend_sum, double trend_size_sum) {
+  return trend_size_sum > 0 && std::abs(trend_sum) < kMovesRatherThanGrows * trend_size_sum;
+}
+
 double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax) {
-  const bool moving = trend_size_sum > 0 && std::abs(trend_sum) < kMovesRatherThanGrows * trend_size_sum;
-  return moving ? lmax : std::numeric_limits<double>::infinity();
+  return loads_move(trend_sum, trend_size_sum) ? lmax : std::numeric_limits<double>::infinity();
 }
 
 double app_time_global(double c_global, double l_after, int steps) {

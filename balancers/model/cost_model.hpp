@@ -47,6 +47,7 @@ double app_time_to_end(double first_call_s, double later_call_s, int later_calls
 // On `scale-drift.yaml` at 8,192 bgq ranks (each rank's share crossed in about two steps)
 // the lines had priced `none`'s next ten steps at 2.2x the slowest rank of now.
 inline constexpr double kMovesRatherThanGrows = 0.5;
+bool loads_move(double trend_sum, double trend_size_sum);
 double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax);
 
 // Beyond the paper, the most balancing could gain over `none` in `steps` steps: `excess_s`
