@@ -208,7 +208,7 @@ class RunCommand(unittest.TestCase):
         self.assertEqual(candidates["diffusion"]["fitted"], {"decision": False, "migration": True})
         # Each vertex's trend over the 2 measured steps reached rank 0 with the loads, which
         # stand for the middle of those steps, half a step before the call.
-        self.assertEqual(record["lb"][0]["prediction"]["load_trends"], {"origin_step": -0.5})
+        self.assertEqual(record["lb"][0]["prediction"]["load_trends"]["origin_step"], -0.5)
         for name in ("greedy", "diffusion", "tree") if weighed else ("diffusion", "tree"):
             self.assertIn("step_lmax_s", candidates[name])
         # Later calls of a run repeat the decision and the migration engine's fixed work.
