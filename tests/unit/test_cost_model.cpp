@@ -793,6 +793,13 @@ TEST(Auto, CapsEveryForecastStepAtTheSlowestRankSeenWhereTheLoadsMoveRatherThanG
     const double want = gathered["candidates"]["tree"][key].get<double>();
     EXPECT_NEAR(by_totals["candidates"]["tree"][key].get<double>(), want, 1e-12 * want) << key;
   }
+  // Weighed by the plans' totals, the explore budget is that of loads that move: rank 0's
+  // 39 ms over balance comes back at 1 ms a step after each of the 3 calls, 10 steps apart.
+  // The gathered decision keeps the bound of loads that stay (a regrid's jump reads as motion).
+  const double held = gathered["exploration"]["gain_bound_s"].get<double>();
+  EXPECT_NEAR(by_totals["exploration"]["gain_bound_s"].get<double>(), gain_bound_s(held / 30, 30, 3, 10, true, 1e-3),
+              1e-9);
+  EXPECT_LT(by_totals["exploration"]["gain_bound_s"].get<double>(), 0.9 * held);
   // Where every trend grows, the lines are followed past the slowest rank of now.
   for (std::size_t i = 50; i < 100; ++i) hot.load_trend[i] = 2e-5;
   const Json growing = decide_on(m);
