@@ -393,12 +393,7 @@ constexpr double kMotionMatters = 0.05;
 constexpr double kMotionExplains = 0.5;
 
 // The most any rank's load moves along its trend over `steps` steps.
-double largest_rank_drift_s(const GlobalProblem& problem, int steps) {
-  if (problem.load_trend.empty()) return 0.0;
-  double most = 0;
-  for (const double t : rank_trends(problem, problem.owner)) most = std::max(most, std::abs(t));
-  return most * steps;
-}
+double largest_rank_drift_s(const GlobalProblem& problem, int steps) { return rank_trends_of(problem).largest * steps; }
 
 // `step_s` is `none`'s slowest rank as every candidate's is (mean_slowest_s: along the
 // ranks' trends over the H steps after the call, L_max where none were measured); with
@@ -1580,8 +1575,8 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const std::vector<double> now = rank_times(problem, problem.owner);
   const double lmax = max_of(now);
   const double mean_load = problem.nranks > 0 ? std::accumulate(now.begin(), now.end(), 0.0) / problem.nranks : 0.0;
-  const bool stay = loads_stay(largest_rank_drift_s(problem, problem.steps_left), lmax);
   const RankTrends trends = rank_trends_of(problem);
+  const bool stay = loads_stay(trends.largest * problem.steps_left, lmax);
   const double cap = moving_loads_cap(trends.sum, trends.size, std::max(lmax, slowest_seen_s()));
   // With the rest of the run known, candidates compete over all of it; else over the
   // steps until the next call, as in the paper.
