@@ -193,7 +193,10 @@ struct CallOutlook {
   int steps_left = 0;
   int later_calls = 0;
   const MachineInfo* machine = nullptr;
-  RankTrends trends;  // LoadView::rank_trends; 0 at a look (Balancer::takes_call)
+  RankTrends trends;  // LoadView::rank_trends, at a call and at a look alike
+  // At a look (Balancer::takes_call): the steps from the one whose loads it saw to the LB
+  // point. 0 at a call.
+  int steps_to_point = 0;
 };
 
 // What a balancer that ran at a call as itself chose and cost there (Balancer::runs_first).

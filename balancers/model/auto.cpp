@@ -480,7 +480,8 @@ CallOutlook call_outlook(const LoadView& view) {
                      .steps_left = view.steps_left,
                      .later_calls = view.later_calls,
                      .machine = &view.machine,
-                     .trends = view.rank_trends};
+                     .trends = view.rank_trends,
+                     .steps_to_point = 0};
 }
 
 // A call's scalars as a problem with no objects: what prices its network.
@@ -749,9 +750,15 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
     const double migration = last_migration_s(i, o.excess_share);
     // Weighed by the plans' totals, only a protocol's plan is known on every rank; the
     // others need the gather.
-    const bool weighable =
-        o.by_totals ? dynamic_cast<const DistributedBalancer*>(candidates_[i].get()) != nullptr : !gather_over_budget;
-    if (weighable && !o.cannot_win(decision + migration)) return nullptr;
+    const auto* protocol = dynamic_cast<const DistributedBalancer*>(candidates_[i].get());
+    const bool weighable = o.by_totals ? protocol != nullptr : !gather_over_budget;
+    // Weighed by the plans' totals, a protocol is weighed only once it has run as itself,
+    // and where even its run alone, first at the call, would take the decision past the
+    // explore budget, the call runs none of them (keeps_running_first) and keeps `none`.
+    const double first_run =
+        protocol && o.by_totals ? expected_first_run_s(*protocol, last, call.nranks, o.net, RanSoFar{}) : 0.0;
+    const bool over_budget = o.by_totals && o.weighing_s() + first_run > budget;
+    if (weighable && !over_budget && !o.cannot_win(decision + migration)) return nullptr;
     const bool measured = last == decision && decision > 0;
     Json& c = candidates[std::string(params_.candidates[i].name())];
     c = Json{{"skipped", true},
@@ -760,12 +767,17 @@ Json AutoChooser::ruled_out_by_floors(const CallOutlook& call) const {
              {"migration_floor_s", migration},
              {"bound_s", o.weighing_s() + o.calls * kSkipShare * (decision + migration) + o.balanced_steps_s}};
     if (o.by_totals && !weighable) c["needs_the_gather"] = true;
+    if (weighable && over_budget) {
+      c["over_explore_budget"] = true;
+      c["expected_run_s"] = first_run;
+    }
   }
   if (!o.none_competes) return nullptr;
   candidates["none"] = Json{{"to_end_s", o.none_s}};
   return Json{{"chosen", "none"},
-              {"decided_by", o.by_totals ? "the call's totals: no protocol's floor can win, and the decision's gather "
-                                           "alone, which the others need, costs more than its explore budget"
+              {"decided_by", o.by_totals ? "the call's totals: no protocol's floor can win or its run as itself fit "
+                                           "in the explore budget, and the decision's gather alone, which the others "
+                                           "need, costs more than the budget"
                              : gather_over_budget
                                  ? "the call's totals: the decision's gather alone costs more than its explore budget"
                                  : "the call's totals: no other candidate's floor can win"},
@@ -958,6 +970,26 @@ double max_over_mean_of(const CallOutlook& call) {
   return mean > 0 ? call.max_rank_load_s / mean : 1.0;
 }
 
+// A look sees the loads some steps before the LB point; for its totals to keep `none` there
+// without a call, they are taken at the most the point can show: the slowest rank grown by
+// the fastest rank's trend at every step between, the sum by the ranks' trends. (On the
+// SMPI fixture auto-bgp, drift-3d at 16 ranks, a look half a period early saw an explore
+// budget just under tree's expected run and kept `none`: 39.5 ms, where the call had run
+// tree and taken 38.5.) Where the loads move, not past the slowest rank of now or of an
+// earlier call (moving_loads_cap): at 32,768 ranks on scale-drift.yaml, the fastest trend
+// over the half period would have made every point a call, whose reduction joins every
+// rank to the slowest (33.8 ms, where `none` takes 27.9).
+CallOutlook at_the_point(const CallOutlook& look, double slowest_seen_s) {
+  CallOutlook out = look;
+  const double steps = std::max(0, look.steps_to_point);
+  const double cap =
+      moving_loads_cap(look.trends.sum, look.trends.size, std::max(look.max_rank_load_s, slowest_seen_s));
+  out.max_rank_load_s = std::min(look.max_rank_load_s + steps * look.trends.largest, cap);
+  out.total_load_s = std::max(0.0, out.total_load_s + steps * look.trends.sum);
+  out.steps_to_point = 0;
+  return out;
+}
+
 }  // namespace
 
 bool AutoBalancer::keeps_none(const CallOutlook& look) const {
@@ -965,7 +997,7 @@ bool AutoBalancer::keeps_none(const CallOutlook& look) const {
   if (const Decided* before = remembered(max_over_mean_of(look))) {
     return params_.candidates[before->chosen].kind == BalancerKind::none;
   }
-  Json floor = chooser_.ruled_out_by_floors(look);
+  Json floor = chooser_.ruled_out_by_floors(at_the_point(look, chooser_.slowest_seen_s()));
   if (floor.is_null()) return false;
   // Kept by the totals alone: as a call decided so would, it is remembered for the loads'
   // shape, and the next points look again only as far as `look_budget` pays for their
@@ -1078,7 +1110,8 @@ Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolO
                          .steps_left = problem.steps_left,
                          .later_calls = problem.later_calls,
                          .machine = nullptr,
-                         .trends = rank_trends_of(problem)};
+                         .trends = rank_trends_of(problem),
+                         .steps_to_point = 0};
   return acting_for(call).decide_serially(problem, observer);
 }
 

@@ -88,18 +88,26 @@ void add_then_max_trended(TrendedShare& into, const TrendedShare& from) {
   for (std::size_t k = kTrendedSums; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
 }
 
+TrendedShare trended_share(const std::array<double, 3>& loads, double trend) {
+  const double size = std::abs(trend);
+  return {loads[0], trend, size, loads[0], loads[1], loads[2], size};
+}
+
+// The totals of reduced trended shares; their trends only where the ranks sent them.
+CallTotals trended_totals_of(const TrendedShare& t, bool trended) {
+  CallTotals out = call_totals_of({t[0], t[3], t[4], t[5]});
+  if (trended) out.trends = RankTrends{.sum = t[1], .size = t[2], .largest = t[6]};
+  return out;
+}
+
 // The only collective the replay adds to a call; the metrics, which need every rank's
 // load, are gathered when the run ends (CallLedger). Where the balancer asks for the
 // loads' trends, the rank's (`trend`, seconds per step over its speed) travel with it.
 CallTotals reduce_call_totals(const std::array<double, 3>& loads, std::optional<double> trend, MPI_Comm comm) {
   if (!trend)
     return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
-  const double size = std::abs(*trend);
-  const TrendedShare t = allreduce_combined<TrendedShare, add_then_max_trended>(
-      {loads[0], *trend, size, loads[0], loads[1], loads[2], size}, comm);
-  CallTotals out = call_totals_of({t[0], t[3], t[4], t[5]});
-  out.trends = RankTrends{.sum = t[1], .size = t[2], .largest = t[6]};
-  return out;
+  return trended_totals_of(allreduce_combined<TrendedShare, add_then_max_trended>(trended_share(loads, *trend), comm),
+                           true);
 }
 
 // This rank's load trend over its speed (seconds per step), where trends were measured.
@@ -292,29 +300,46 @@ LoadLook::~LoadLook() {
 void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
                      int measured_since) {
   const std::vector<std::int64_t> everyone = all_positions(graph);
-  const std::vector<Load> loads = summed_loads(
-      modeled_vertex_loads(call_model_inputs(ctx, graph, loop, step, invocation, everyone)), ctx.field.dims());
+  const LoadModelInputs inputs = call_model_inputs(ctx, graph, loop, step, invocation, everyone);
+  const std::vector<Load> vectors = modeled_vertex_loads(inputs);
+  const std::vector<Load> loads = summed_loads(vectors, ctx.field.dims());
   const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+  // The trend a call would reduce: over the vertices the balancer is shown, those a trace
+  // does not pin.
+  std::optional<double> trend;
+  if (ctx.balancer.needs_trends() && trends_measured(inputs)) {
+    const int me = comm_rank(ctx.comm);
+    std::optional<MovablePart> movable;
+    if (graph.has_pinned()) movable = movable_part(graph, vectors, ctx.field.dims(), Rank{me});
+    trend = rank_trend(shown_values(modeled_vertex_trends(inputs), movable ? &*movable : nullptr), ctx.machine, me);
+  }
   // The balancer's objects: vertices a trace pins never move.
   start({rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
          mean_since(loop.steps().wall, measured_since, step)},
-        graph.has_pinned() ? graph.trace->pinned_from : graph.global_vertices, graph.global_edges, graph.dim);
+        graph.has_pinned() ? graph.trace->pinned_from : graph.global_vertices, graph.global_edges, graph.dim, trend);
+  started_at_ = step;
 }
 
-void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims) {
-  share_ = reduced_share(loads);
+void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims,
+                     std::optional<double> trend) {
+  share_ = trended_share(loads, trend.value_or(0.0));
+  trended_ = trend.has_value();
+  started_at_.reset();
   objects_ = objects;
   edges_ = edges;
   coord_dims_ = coord_dims;
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
-  MPI_Iallreduce(share_.data(), totals_.data(), 1, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
-  MPI_Iallreduce(share_.data() + 1, totals_.data() + 1, 3, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+  MPI_Iallreduce(share_.data(), totals_.data(), kTrendedSums, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(share_.data() + kTrendedSums, totals_.data() + kTrendedSums,
+                 static_cast<int>(share_.size() - kTrendedSums), MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
 }
 
 CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
   MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
-  const CallTotals totals = call_totals_of(totals_);
+  // Every rank measured trends or none did: the balancer and the scenario are the same on
+  // every rank.
+  const CallTotals totals = trended_totals_of(totals_, trended_);
   return CallOutlook{.nranks = comm_size(comm_),
                      .objects = objects_,
                      .edges = edges_,
@@ -326,7 +351,8 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .steps_left = s.steps - step - 1,
                      .later_calls = lb_points_after(s, step),
                      .machine = &machine,
-                     .trends = {}};  // a look reduces the loads only
+                     .trends = totals.trends,
+                     .steps_to_point = started_at_ ? step - *started_at_ : 0};
 }
 
 }  // namespace lbbench

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "balancers/balancer.hpp"
 #include "engine/call_ledger.hpp"
@@ -64,8 +65,10 @@ class LoadLook {
              int measured_since);
   // The same from this rank's loads (its model load, and its mean compute and mean wall
   // per step) and the balancer's objects, the graph's edges over all ranks and the
-  // coordinates per object.
-  void start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims);
+  // coordinates per object; with the rank's load trend over its speed where the balancer
+  // asks for trends (Balancer::needs_trends) and they were measured.
+  void start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims,
+             std::optional<double> trend = std::nullopt);
   [[nodiscard]] bool started() const { return requests_[0] != MPI_REQUEST_NULL; }
   // Waits for the look started at the last point and says what it saw, for the LB point
   // of `step` (whose own steps left and later calls it carries).
@@ -73,9 +76,13 @@ class LoadLook {
 
  private:
   MPI_Comm comm_;
-  std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sum, then the maxima
-  std::array<double, 4> share_{};
-  std::array<double, 4> totals_{};
+  std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
+  // The sums (the model load, the trend, its size), then the maxima (the model load, the
+  // mean compute, the mean wall, the trend's size): a call's trended share.
+  std::array<double, 7> share_{};
+  std::array<double, 7> totals_{};
+  bool trended_ = false;
+  std::optional<int> started_at_;  // the step whose loads the look shares, where known
   std::int64_t objects_ = 0;
   std::int64_t edges_ = 0;
   int coord_dims_ = 0;

@@ -145,7 +145,8 @@ TEST(Auto, EveryRankLearnsWhatTheDecisionCostWithItsChoice) {
                          .total_load_s = total,
                          .period = 1,
                          .machine = &machine,
-                         .trends = {}};
+                         .trends = {},
+                         .steps_to_point = 0};
   EXPECT_TRUE(chooser->acting_for(near).promised_nothing_moves()) << "rank " << me;
   const Json d = chooser->decision();
   ASSERT_TRUE(d.contains("decided_by")) << "rank " << me << ": " << d.dump();

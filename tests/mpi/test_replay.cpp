@@ -165,8 +165,9 @@ TEST(Replay, ALookKeepsNoneAtTheLaterPointsWithoutACall) {
   for (const LbEvent& e : called.record.lb) EXPECT_EQ(e.prediction.value("chosen", std::string()), "none");
 }
 
-// The look's totals are those a call reduces: the loads' sum and largest, and the steps'
-// exchange (the largest wall less the largest compute), whichever ranks hold them.
+// The look's totals are those a call reduces: the loads' sum and largest, the steps'
+// exchange (the largest wall less the largest compute), whichever ranks hold them, and the
+// ranks' trends where the balancer asks for them.
 TEST(Replay, ALookReducesTheTotalsACallWould) {
   const int me = comm_rank(kWorld);
   const int p = comm_size(kWorld);
@@ -186,6 +187,17 @@ TEST(Replay, ALookReducesTheTotalsACallWould) {
   EXPECT_EQ(seen.coord_dims, 3);
   EXPECT_EQ(seen.steps_left, s.steps - 6);
   EXPECT_EQ(seen.later_calls, 0);  // the point after step 5 is the last of 7 steps
+  EXPECT_EQ(seen.trends.size, 0.0) << "no trends sent, none seen";
+  // With the ranks' trends (rank r's: r + 1, negative on odd ranks), their sum, sum of
+  // sizes and largest size, as a call reduces them.
+  look.start({1.0, 1.0, 1.0}, 480, 900, 3, (me % 2 == 0 ? 1.0 : -1.0) * (me + 1));
+  const CallOutlook trended = look.finish(s, machine, 5);
+  double sum = 0;
+  for (int r = 0; r < p; ++r) sum += (r % 2 == 0 ? 1.0 : -1.0) * (r + 1);
+  EXPECT_DOUBLE_EQ(trended.trends.sum, sum);
+  EXPECT_DOUBLE_EQ(trended.trends.size, p * (p + 1) / 2.0);
+  EXPECT_DOUBLE_EQ(trended.trends.largest, p);
+  EXPECT_DOUBLE_EQ(trended.total_load_s, p);
 }
 
 // What the record says of a call beyond its loads' totals is reduced when the run ends

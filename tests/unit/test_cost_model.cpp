@@ -449,7 +449,8 @@ CallOutlook outlook_of(const GlobalProblem& p, const MachineInfo& m) {
                      .steps_left = p.steps_left,
                      .later_calls = p.later_calls,
                      .machine = &m,
-                     .trends = rank_trends_of(p)};
+                     .trends = rank_trends_of(p),
+                     .steps_to_point = 0};
 }
 
 MachineInfo machine_with_collectives_of(int ranks, double seconds) {
@@ -1089,6 +1090,74 @@ TEST(Auto, LooksBeforeItsFirstCallAndKeepsNoneWhereTheTotalsRuleTheRestOut) {
   // A call that balances: no look before the next point.
   EXPECT_FALSE(fast.acting_for(cheap).promised_nothing_moves());
   EXPECT_FALSE(fast.wants_look());
+}
+
+// A look reduces the ranks' trends with the loads, as a call does: where the decision would
+// weigh by the plans' totals (its gather over the budget) and the loads move, the explore
+// budget is that of loads that move there too, and the point is kept without a call, whose
+// one blocking reduction would join every rank to the slowest. Without the trends the same
+// look sees the budget of loads that stay, and the point is a call.
+TEST(Auto, ALooksTrendsGiveItTheBudgetOfLoadsThatMove) {
+  MachineInfo m = machine_with_collectives_of(8, 0.02);
+  m.network.receive_overhead_s = 1.0;  // the gather over any budget: weighed by the totals
+  GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  // Load leaves rank 1 for the hot rank 0 at 10 ms a step: a balanced placement holds
+  // about 4 steps after each call.
+  for (std::size_t i = 0; i < hot.size(); ++i) hot.load_trend.push_back(i < 50 ? 2e-4 : i < 100 ? -2e-4 : 0.0);
+  hot.trend_origin = -2;
+  const CallOutlook moving = outlook_of(hot, m);
+  ASSERT_TRUE(loads_move(moving.trends.sum, moving.trends.size));
+  CallOutlook untrended = moving;
+  untrended.trends = {};
+  const AutoBalancer a = make_auto("{candidates: [none, tree], redecide: 0}");
+  EXPECT_FALSE(a.takes_call(&moving));
+  const Json d = a.look_decision();
+  ASSERT_FALSE(d.is_null());
+  EXPECT_EQ(d["by_look"], true);
+  const double bound = d["exploration"]["gain_bound_s"].get<double>();
+  EXPECT_LT(bound, 0.5 * gain_bound_s(moving.max_rank_load_s - moving.total_load_s / 8, 30, 3, 10, false, 0.0));
+  EXPECT_TRUE(make_auto("{candidates: [none, tree], redecide: 0}").takes_call(&untrended));
+}
+
+// A look sees the loads half a period before the LB point. Where they grow, the totals
+// that would keep `none` there are taken at the most the point can show: the slowest rank
+// grown by the fastest trend at every step between. A look that, as seen, finds tree's
+// run over the explore budget takes the call where the growth to the point pays for it;
+// where the loads move instead, the slowest rank of now bounds them, and it keeps `none`.
+TEST(Auto, ALookWeighsTheSlowestRankTheLBPointCanShow) {
+  MachineInfo m = machine_with_collectives_of(8, 0.02);
+  m.network.receive_overhead_s = 1.0;  // the gather over any budget: weighed by the totals
+  GlobalProblem mild = rank_0_mildly_over_for_30_more_steps();
+  mild.network = m.network;
+  CallOutlook seen = outlook_of(mild, m);
+  const double mean = seen.total_load_s / 8;
+  // First what tree's floor and run cost there, from a look that keeps `none`.
+  const AutoBalancer probe = make_auto("{candidates: [none, tree], redecide: 0}");
+  ASSERT_FALSE(probe.takes_call(&seen));
+  const Json kept = probe.look_decision();
+  const double floor = kept["candidates"]["tree"]["floor_s"].get<double>();
+  const double run = kept["candidates"]["tree"]["expected_run_s"].get<double>();
+  const double weighing = kept["exploration"]["totals_s"].get<double>();
+  // A gain bound (30 steps of rank 0's excess) that tree's floor at its 3 calls can win
+  // but whose explore budget (half of it) its run alone does not fit in.
+  const double can_win = weighing + 3 * AutoChooser::kSkipShare * floor;
+  const double fits = 2 * (weighing + run);
+  ASSERT_LT(can_win, fits);
+  seen.max_rank_load_s = mean + (can_win + fits) / 2 / 30;
+  seen.total_load_s = 8 * mean + seen.max_rank_load_s - mean;
+  EXPECT_FALSE(make_auto("{candidates: [none, tree], redecide: 0}").takes_call(&seen)) << "as seen";
+  // Rank 0 alone grows over the 5 steps to the point, by what makes the budget fit tree's
+  // run: nothing cancels, the loads grow.
+  const double growth = fits / 30;
+  CallOutlook growing = seen;
+  growing.steps_to_point = 5;
+  growing.trends = RankTrends{.sum = growth / 5, .size = growth / 5, .largest = growth / 5};
+  EXPECT_TRUE(make_auto("{candidates: [none, tree], redecide: 0}").takes_call(&growing));
+  // The same trends as load that leaves rank 1 for rank 0: capped at the slowest rank now.
+  CallOutlook moving = growing;
+  moving.trends.sum = 0;
+  moving.trends.size = 2 * growth / 5;
+  EXPECT_FALSE(make_auto("{candidates: [none, tree], redecide: 0}").takes_call(&moving));
 }
 
 TEST(Auto, PredictsWithThePlatformsFittedCostsWhereGiven) {

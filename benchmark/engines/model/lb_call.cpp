@@ -487,7 +487,8 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
                          .steps_left = pr.steps_left,
                          .later_calls = pr.later_calls,
                          .machine = &ctx.machine,
-                         .trends = rank_trends_of(pr)};
+                         .trends = rank_trends_of(pr),
+                         .steps_to_point = 0};
   const Balancer& acting = ctx.balancer.acting_for(call);
   // Balancers it runs as themselves first (auto's distributed candidates), each charged as
   // it would be alone.
@@ -572,7 +573,8 @@ CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const
                      .steps_left = m.problem.steps_left,
                      .later_calls = m.problem.later_calls,
                      .machine = &ctx.machine,
-                     .trends = {}};  // a look reduces the loads only, as the MPI engine's
+                     .trends = rank_trends_of(m.problem),
+                     .steps_to_point = 0};
 }
 
 double model_lb_overhead_s(const NetworkModel& net) {

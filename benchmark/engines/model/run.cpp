@@ -283,6 +283,7 @@ class ModelRun {
   struct Look {
     CallOutlook seen;
     double in_at_s = 0;
+    int step = 0;  // whose loads it saw
   };
 
   [[nodiscard]] ModelLbContext lb_context() const {
@@ -298,7 +299,8 @@ class ModelRun {
   // is in once the last rank has started it.
   [[nodiscard]] Look start_look(const ModelLbInputs& in, const std::vector<double>& step_end) const {
     return Look{.seen = model_look(lb_context(), state_, in),
-                .in_at_s = *std::max_element(step_end.begin(), step_end.end()) + model_lb_overhead_s(net_)};
+                .in_at_s = *std::max_element(step_end.begin(), step_end.end()) + model_lb_overhead_s(net_),
+                .step = in.step};
   }
 
   // Whether the LB point of `step` is a call: asked with the look under way, if one is,
@@ -308,6 +310,7 @@ class ModelRun {
     for (double& t : start) t = std::max(t, look->in_at_s);
     look->seen.steps_left = s_.steps - step - 1;
     look->seen.later_calls = lb_points_after(s_, step);
+    look->seen.steps_to_point = step - look->step;
     const bool taken = balancer_->takes_call(&look->seen);
     look.reset();
     return taken;
