@@ -206,6 +206,7 @@ struct RanPlan {
   Assignment assignment;  // over the call's objects, in (rank, local index) order
   double decision_s = 0;  // its decision as the engine charged it
   int protocol_rounds = 0;
+  int protocol_reducing_rounds = 0;  // of those, the rounds that also reduced values
 };
 
 class Balancer {

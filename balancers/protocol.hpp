@@ -188,6 +188,9 @@ class DistributedBalancer : public Balancer {
   // How many rounds its protocol takes on `nranks` ranks, as its structure says before it
   // runs (not a bound): what orders `auto`'s distributed candidates, cheapest first.
   [[nodiscard]] virtual int expected_rounds(int /*nranks*/) const { return 1; }
+  // How many of those rounds also reduce values over the ranks (ProtocolStats::reductions),
+  // each one more allreduce: priced with the rounds.
+  [[nodiscard]] virtual int expected_reducing_rounds(int /*nranks*/) const { return 0; }
 
  private:
   std::unique_ptr<SparseExchange> exchange_;

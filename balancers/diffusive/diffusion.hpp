@@ -22,6 +22,8 @@ class DiffusionBalancer final : public DistributedBalancer {
   [[nodiscard]] bool needs_locality() const override { return true; }
   // Its iterations at most, with the round that starts them and the one that ends them.
   [[nodiscard]] int expected_rounds(int /*nranks*/) const override { return params_.iterations + 2; }
+  // The first round's (the loads' sum and maximum) and each iteration's (the maximum).
+  [[nodiscard]] int expected_reducing_rounds(int /*nranks*/) const override { return params_.iterations + 1; }
 
  private:
   DiffusionParams params_;

@@ -248,6 +248,16 @@ class AutoChooser final : public CentralizedBalancer {
   // plus perfectly balanced steps already exceed the best prediction so far. Half: a
   // decision's time varies with the loads' shape from call to call.
   static constexpr double kSkipShare = 0.5;
+  // A candidate's reach (beyond the paper): the share of the decision's gain bound (the
+  // most any candidate could gain over `none`, every step perfectly balanced) that its own
+  // steps gained over `none`'s when it was last weighed, its calls left out. Until the next
+  // decision that weighs candidates, it stands in for the bound where the candidate's floor
+  // is weighed against it (Outlook::cannot_win, and the skip in solve()): one that balanced
+  // little last time is not run again where its calls cost more than that share of what
+  // the loads now offer. Then it is unknown again, so it is weighed again where it fits.
+  // Diffusion on a drifting hot spot at 8,192 bgq ranks took a fifth of the bound and was
+  // run as itself at every call (5 ms each), never chosen.
+  static constexpr double kReachUnknown = -1;
   // Where nothing is known of a centralized candidate's decision and the problem has at
   // least kSampleObjects objects, it is timed first on the objects of 1/kSampleShare of
   // the ranks. At 8,192, metis ran in full on the 4,096- and 6,400-vertex cases of the
@@ -277,6 +287,17 @@ class AutoChooser final : public CentralizedBalancer {
   // its migration with the share of the slowest rank's load above balance now.
   void learn_weighed(std::size_t candidate, double decision_s, double migration_s, double objects,
                      double share_now) const;
+  // At a decision that weighs candidates: the reach of the last one (what this decision's
+  // floors are weighed with), every candidate's unknown again until weighed here.
+  [[nodiscard]] std::vector<double> take_reach() const;
+  // ... and what this one learned: for every weighed candidate, (index, its steps' time
+  // after its call), against `none`'s, `none_s`, of a bound of `gain_bound_s` (the
+  // decision's): each one's reach, also in its record.
+  void learn_reaches(const std::vector<std::pair<std::size_t, double>>& steps_of, double none_s, double gain_bound_s,
+                     Json& predictions) const;
+  // The bound a candidate's floor is weighed against: `gain_bound_s`, or where its reach is
+  // known, that share of it.
+  [[nodiscard]] double reachable_s(std::size_t candidate, double gain_bound_s) const;
 
   const AutoParams& params_;
   const std::vector<std::unique_ptr<Balancer>>& candidates_;
@@ -285,6 +306,7 @@ class AutoChooser final : public CentralizedBalancer {
   mutable std::vector<double> migration_s_;          // per candidate, its last migration as weighed
   mutable std::vector<double> migration_share_;      // ... and excess_share of the loads then
   mutable std::vector<bool> sampled_before_;         // ... where that came from a sample
+  mutable std::vector<double> reach_;                // ... its reach at the last weighing (kReachUnknown)
   // Per candidate, what it did at this call when it ran as itself (ran_first); the next
   // solve() weighs it and then forgets it.
   mutable std::vector<std::optional<RanPlan>> ran_;

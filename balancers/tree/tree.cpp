@@ -390,13 +390,15 @@ int TreeBalancer::expected_rounds(int nranks) const {
   const int d = depth(nranks);
   // Two sweeps up and down take 4 rounds a level; the matches then reach the ranks one
   // level a round, and a subtree matches only once every ancestor's entries reached it, so
-  // the rounds grow with the depth squared. Measured on `scale.yaml`'s hot spot (branching
-  // 4, model engine): 27, 42, 82, 139, 168 and 233 rounds at depths 3 to 8 (64 to 32,768
-  // ranks), where 4 a level said 13 to 33; 17 at depth 3 on the first accuracy sweep. The
-  // sweeps, then (depth - 1)^2 for the matches: 17 at depth 3, 82 at depth 8, still under
-  // what a hot spot takes at scale, but enough for `auto` to leave tree out of a first
-  // decision at 32,768 ranks whose budget its 41 ms would pass.
-  return sweep_rounds(nranks) + (d - 1) * (d - 1);
+  // the matches' rounds grow faster than the depth. Measured on `scale.yaml`'s hot spot
+  // (branching 4, model engine): 27, 42, 82, 139, 168 and 233 rounds at depths 3 to 8 (64
+  // to 32,768 ranks), where 4 a level said 13 to 33; 17 and 21 at depth 3 on the first
+  // accuracy sweep; 120 to 185 at depth 7 on `scale-drift.yaml` (8,192 ranks). The sweeps,
+  // then (depth - 1)^3 / 2 for the matches (fitted; the square said 65 at depth 7, and
+  // `auto` ran tree there in a budget its 18 ms passed): 17 at depth 3, 137 at depth 7,
+  // 204 at depth 8, under what the static hot spot takes at each depth (the drifting one
+  // took 120 at one call) and within half of it.
+  return sweep_rounds(nranks) + (d - 1) * (d - 1) * (d - 1) / 2;
 }
 
 std::unique_ptr<RankProtocol> TreeBalancer::make_protocol(RankWork work, const ProtocolContext& ctx) const {

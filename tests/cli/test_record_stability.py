@@ -47,11 +47,14 @@ IGNORED = {"provenance", "simulation.wall_s", "simulation.peak_rss_mb"}
 # objects' coordinates left the first call's budget within 2% of what it spent. What a
 # sample's plan kept (`sample_kept_share`) and the migration it predicts follow the sample.
 # A candidate's time run once (`once_to_end_s`) adds its timed call, and whether that made
-# it faster than at every call (`then`) follows.
+# it faster than at every call (`then`) follows. A candidate's reach is the share of the
+# gain bound its predicted steps gained, and what it leaves out at the next decision
+# (`out_of_reach`, `reachable_s`) follows it.
 AUTO_TIMED = {"once_to_end_s", "then", "decision_s", "repeat_s", "interval_s", "total_s", "later_call_s", "to_end_s", "margin", "bound_s",
               "decision_estimate_s", "migration_s", "migration_code_s", "near_tie", "explored_s", "spent_s",
               "floor_s", "migration_floor_s", "migration_estimate_s", "sampled_estimate_s", "estimated_from",
-              "sample_ranks", "over_explore_budget", "floor_from", "sample_kept_share", "sampled_migration_s"}
+              "sample_ranks", "over_explore_budget", "floor_from", "sample_kept_share", "sampled_migration_s",
+              "reach", "out_of_reach", "reachable_s"}
 # Whether `auto` ran a candidate or skipped it as unable to win follows the same timed
 # estimates (a sample's decision time), so a candidate run in one record and skipped in
 # the other is not a difference; one skipped in both is compared like the rest.

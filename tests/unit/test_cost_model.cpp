@@ -844,6 +844,44 @@ TEST(Auto, RulesOutACandidateWhoseLastDecisionCannotPayForItself) {
   EXPECT_FALSE(quick_tree.decision().contains("decided_by"));
 }
 
+// A candidate's reach: the share of the gain bound its steps gained over `none`'s when it
+// was last weighed. Diffusion, whose plan here moves nothing, reached none of it, and the
+// next call does not run it as itself (nor weigh it on rank 0), while tree, which balanced,
+// runs again. The call after that has not weighed diffusion, so its reach is unknown again
+// and it runs.
+TEST(Auto, LeavesOutAProtocolThatBalancedNothingAtTheLastDecisionUntilTheNext) {
+  const MachineInfo m = machine_with_collectives_of(8, 1e-6);
+  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  const CallOutlook call = outlook_of(hot, m);
+  const AutoBalancer a = make_auto("{candidates: [none, diffusion, tree], redecide: 0}");
+  const Balancer& chooser = a.acting_for(call);
+  auto is_tree = [](const Balancer* b) { return dynamic_cast<const TreeBalancer*>(b) != nullptr; };
+  // Runs what runs_first() lists, tree balancing and diffusion moving nothing: the record.
+  auto decide = [&](const std::vector<const Balancer*>& first) {
+    std::vector<RanPlan> ran;
+    for (const Balancer* b : first) {
+      ran.push_back(RanPlan{.balancer = b,
+                            .assignment = is_tree(b) ? b->decide_serially(hot, nullptr) : hot.owner,
+                            .decision_s = 1e-3,
+                            .protocol_rounds = is_tree(b) ? 7 : 22});
+    }
+    chooser.ran_first(std::move(ran));
+    (void)chooser.decide_serially(hot, nullptr);
+    return a.decision();
+  };
+  const std::vector<const Balancer*> first = chooser.runs_first(call);
+  ASSERT_EQ(first.size(), 2U);
+  const Json d1 = decide(first);
+  EXPECT_EQ(d1["candidates"]["diffusion"]["reach"].get<double>(), 0.0) << d1.dump();
+  EXPECT_GT(d1["candidates"]["tree"]["reach"].get<double>(), 0.9);
+  const std::vector<const Balancer*> second = chooser.runs_first(call);
+  ASSERT_EQ(second.size(), 1U);
+  EXPECT_TRUE(is_tree(second[0]));
+  const Json d2 = decide(second);
+  EXPECT_EQ(d2["candidates"]["diffusion"]["out_of_reach"], true) << d2.dump();
+  EXPECT_EQ(chooser.runs_first(call).size(), 2U) << "its reach is unknown again";
+}
+
 // After a decision every rank also knows each candidate's last migration and how much of
 // the slowest rank's load stood above balance then. Here rank 0 is 14.6% over (6 ms against
 // 5.125), and tree's floor at 3 calls must stay under 2 x 26.25 ms / 3 = 17.5 ms to win:
@@ -857,7 +895,7 @@ TEST(Auto, RulesOutACandidateWhoseLastMigrationCannotPayForItself) {
   const double share_now = 1.0 - (6e-3 + 7 * 5e-3) / 8 / 6e-3;
   // Whether the call's totals choose `none` after tree's migration was learned so.
   auto ruled_out = [&](const AutoBalancer& a, double migration_s, double share_then) {
-    dynamic_cast<const AutoChooser&>(a.acting_for(call)).learn({0, 0, 0, migration_s, 0, share_then});
+    dynamic_cast<const AutoChooser&>(a.acting_for(call)).learn({0, 0, 0, migration_s, 0, share_then, -1, -1});
     return a.acting_for(call).promised_nothing_moves();
   };
   const AutoBalancer as_now = make_auto("{candidates: [none, tree], redecide: 0}");
@@ -895,16 +933,16 @@ TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
 
 // Two protocols, neither run before: tree, whose structure says fewer rounds at 8 ranks,
 // runs first, and diffusion after it only while what tree took and what diffusion is
-// expected to take stay within the budget (half of 30 x 39.4 ms, as above: 590.6 ms).
-// Diffusion is expected to take its 22 rounds on the network, times what code added to
-// tree's rounds.
+// expected to take stay within the budget (half of 43 x 39.4 ms: 846.6 ms). Diffusion is
+// expected to take its 22 rounds and the 21 of them that reduce the loads' maximum on the
+// network, times what code added to tree's rounds.
 TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   const MachineInfo m = machine_with_collectives_of(8, 0.01);
   GlobalProblem hot = hot_spot_for_30_more_steps(m);
-  // 32 steps: rank 0 is 39.4 ms over perfect balance at each, and half of that over the
-  // run (the budget) is 630 ms, of which the decision's own gather (two far messages and
+  // 43 steps: rank 0 is 39.4 ms over perfect balance at each, and half of that over the
+  // run (the budget) is 846.6 ms, of which the decision's own gather (two far messages and
   // half a collective, 25 ms here) is spent whatever runs.
-  hot.steps_left = 32;
+  hot.steps_left = 43;
   const CallOutlook call = outlook_of(hot, m);
   const AutoBalancer a = make_auto("{candidates: [none, diffusion, tree], redecide: 0}");
   const Balancer& chooser = a.acting_for(call);
@@ -915,18 +953,20 @@ TEST(Auto, RunsTheProtocolsCheapestFirstWhileTheExploreBudgetLasts) {
   const auto& diffusion = dynamic_cast<const DistributedBalancer&>(*first[1]);
   EXPECT_LT(tree->expected_rounds(8), diffusion.expected_rounds(8));
   ASSERT_EQ(diffusion.expected_rounds(8), 22);
-  // A round costs 20 ms here (the barrier, then the allreduce) and plan()'s collectives
-  // 60 ms more: diffusion is expected at 500 ms on the network.
+  ASSERT_EQ(diffusion.expected_reducing_rounds(8), 21);
+  // A round costs 20 ms here (the barrier, then the allreduce), a round that reduces 10 ms
+  // more, and plan()'s collectives 60 ms: diffusion is expected at 710 ms on the network.
   auto tree_took = [&](double seconds) {
     return std::vector<RanPlan>{
         RanPlan{.balancer = tree, .assignment = {}, .decision_s = seconds, .protocol_rounds = 1}};
   };
-  // Tree's one round took what the network says (80 ms): 25 + 80 + 500 ms fit.
+  // Tree's one round took what the network says (80 ms): 25 + 80 + 710 ms fit.
   EXPECT_TRUE(chooser.keeps_running_first(call, tree_took(0.080), *first[1]));
-  // It took 10% more: diffusion is expected 10% dearer too, 25 + 88 + 550 ms, which do not
-  // (on the network alone, 25 + 88 + 500 ms would).
+  // It took 10% more: diffusion is expected 10% dearer too, 25 + 88 + 781 ms, which do not
+  // (on the network alone, 25 + 88 + 710 ms would; and with its rounds alone priced, not
+  // the reductions, 25 + 88 + 550).
   EXPECT_FALSE(chooser.keeps_running_first(call, tree_took(0.088), *first[1]));
-  // Nothing ran before it: diffusion alone, at 500 ms, fits.
+  // Nothing ran before it: diffusion alone, at 710 ms, fits.
   EXPECT_TRUE(chooser.keeps_running_first(call, {}, *first[1]));
   const AutoBalancer open = make_auto("{candidates: [none, diffusion, tree], redecide: 0, explore_budget: 1000}");
   const Balancer& unlimited = open.acting_for(call);

@@ -503,7 +503,8 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
     first.push_back(RanPlan{.balancer = b,
                             .assignment = std::move(f.assignment),
                             .decision_s = f.decision_s,
-                            .protocol_rounds = f.protocol ? f.protocol->rounds : 0});
+                            .protocol_rounds = f.protocol ? f.protocol->rounds : 0,
+                            .protocol_reducing_rounds = f.protocol ? f.protocol->reductions : 0});
   }
   if (!first.empty()) acting.ran_first(std::move(first));
   Decided d = decide(ctx, acting, state, pr);
