@@ -46,6 +46,10 @@ std::optional<Motion> fit_motion(const GlobalProblem& problem);
 // problem.coord_dims components.
 std::vector<std::vector<double>> moved_rank_times(const GlobalProblem& problem, const Motion& motion, int steps);
 
+// The rank graph of the current owners: ranks that share an edge are neighbors, in
+// ascending order.
+std::vector<std::vector<int>> rank_neighbors(const GlobalProblem& problem);
+
 // The time of those steps where each rank's step ends after its own compute and once the
 // messages its neighbor ranks (the rank graph) sent as their step started are in, with the
 // network's latency left out (the exchange measured before the call is added per step, as

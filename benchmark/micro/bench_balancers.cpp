@@ -7,14 +7,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "balancers/diffusive/diffusion.hpp"
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/metis.hpp"
 #include "balancers/global/refine.hpp"
 #include "balancers/gossip/gossip.hpp"
+#include "balancers/model/motion.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/tree.hpp"
 #include "balancers/vector/metis_vector.hpp"
@@ -149,6 +153,80 @@ BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))
     ->ArgNames({"ranks", "side"})
     ->Args({256, 192})
     ->Args({1024, 512})
+    ->Unit(benchmark::kMillisecond);
+
+// --- auto's forecast of `none` along the loads' motion ----------------------------------
+
+// A side^3 grid of objects (6 neighbors each) in z slabs over the ranks, with a hot spot
+// whose loads drift along x: each object's trend is the motion's, -velocity . gradient.
+GlobalProblem drifting_spot(int ranks, int side) {
+  const std::int64_t objects = static_cast<std::int64_t>(side) * side * side;
+  GlobalProblem p = random_problem(ranks, objects);
+  p.coord_dims = 3;
+  p.xadj.push_back(0);
+  const double radius = 0.2 * side;
+  const double velocity = 0.25;  // cells per step
+  for (std::int64_t v = 0; v < objects; ++v) {
+    const auto i = static_cast<std::size_t>(v);
+    const int x = static_cast<int>(v % side), y = static_cast<int>(v / side % side),
+              z = static_cast<int>(v / side / side);
+    p.owner[i] = Rank{static_cast<int>(v * ranks / objects)};
+    for (const int c : {x, y, z}) p.coords.push_back(c);
+    const double dx = x - 0.3 * side, dy = y - 0.5 * side, dz = z - 0.5 * side;
+    const double spot = 9 * std::exp(-(dx * dx + dy * dy + dz * dz) / (radius * radius));
+    p.load[i] = Load(1 + spot);
+    p.load_trend.push_back(velocity * 2 * dx / (radius * radius) * spot);  // -v . gradient
+    for (const auto& [at, stride] : {std::pair{x, 1}, {y, side}, {z, side * side}}) {
+      if (at > 0) p.adjncy.push_back(v - stride);
+      if (at + 1 < side) p.adjncy.push_back(v + stride);
+    }
+    p.xadj.push_back(static_cast<std::int64_t>(p.adjncy.size()));
+  }
+  return p;
+}
+
+// The forecast's three parts, each timed, and all of them against greedy's solve of the
+// same problem in the same run (x_greedy), since speed is a ratio to a baseline measured
+// alongside on a shared host.
+void BM_NoneMotion(benchmark::State& state) {
+  const GlobalProblem p = drifting_spot(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const int steps = 36;
+  double fit_s = 0, moved_s = 0, path_s = 0;
+  auto seconds_since = [](auto start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    const std::optional<Motion> motion = fit_motion(p);
+    fit_s += seconds_since(start);
+    if (!motion) {
+      state.SkipWithError("no motion fitted");
+      return;
+    }
+    start = std::chrono::steady_clock::now();
+    const auto times = moved_rank_times(p, *motion, steps);
+    moved_s += seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(critical_path_s(times, rank_neighbors(p)));
+    path_s += seconds_since(start);
+  }
+  const auto n = static_cast<double>(state.iterations());
+  const auto start = std::chrono::steady_clock::now();
+  const Assignment greedy = GreedyBalancer().solve(p);
+  benchmark::DoNotOptimize(greedy.data());
+  const double greedy_s = seconds_since(start);
+  state.counters["fit_ms"] = 1e3 * fit_s / n;
+  state.counters["moved_ms"] = 1e3 * moved_s / n;
+  state.counters["path_ms"] = 1e3 * path_s / n;
+  state.counters["x_greedy"] = (fit_s + moved_s + path_s) / n / greedy_s;
+  state.counters["fit_r2"] = fit_motion(p)->fit_r2;
+}
+
+BENCHMARK(BM_NoneMotion)
+    ->ArgNames({"ranks", "side"})
+    ->Args({32, 24})
+    ->Args({128, 48})
+    ->Args({8192, 64})
     ->Unit(benchmark::kMillisecond);
 
 // --- the vector family (Buch) ---------------------------------------------------------------

@@ -470,10 +470,12 @@ GlobalProblem hot_spot_for_30_more_steps(const MachineInfo& m) {
 
 // `a` decides on hot_spot_for_30_more_steps (collectives of 1 µs), where its one
 // distributed candidate (tree) ran as itself first, within the explore budget, and took
-// `tree_s`: the decision's record.
-Json hot_spot_decision_after_tree_took(const AutoBalancer& a, double tree_s) {
+// `tree_s`: the decision's record. The machine's code runs `code_time_scale` times as long
+// as this host's.
+Json hot_spot_decision_on_code_of(double code_time_scale, const AutoBalancer& a, double tree_s) {
   const MachineInfo m = machine_with_collectives_of(8, 1e-6);
-  const GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  GlobalProblem hot = hot_spot_for_30_more_steps(m);
+  hot.code_time_scale = code_time_scale;
   const CallOutlook call = outlook_of(hot, m);
   const Balancer& chooser = a.acting_for(call);
   const std::vector<const Balancer*> first = chooser.runs_first(call);
@@ -484,6 +486,10 @@ Json hot_spot_decision_after_tree_took(const AutoBalancer& a, double tree_s) {
       {RanPlan{.balancer = first[0], .assignment = first[0]->decide_serially(hot, nullptr), .decision_s = tree_s}});
   (void)chooser.decide_serially(hot, nullptr);
   return a.decision();
+}
+
+Json hot_spot_decision_after_tree_took(const AutoBalancer& a, double tree_s) {
+  return hot_spot_decision_on_code_of(1.0, a, tree_s);
 }
 
 TEST(Auto, WeighsWhatADistributedCandidateDidAsItselfInsteadOfItsReference) {
@@ -929,6 +935,20 @@ TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
   // Quick as itself, tree leaves room for greedy.
   const Json room = decide(make_auto("{candidates: [none, greedy, tree], redecide: 0}"), 1e-4);
   EXPECT_TRUE(room["candidates"]["greedy"].contains("to_end_s")) << room.dump();
+}
+
+// What the decision's own code on rank 0 takes counts in the budget too: quick as itself,
+// tree leaves room for greedy, but not where the code that priced tree ran a million times
+// slower than on this host (any code at all then takes seconds). Without `none` among the
+// candidates, nothing else was timed into the budget before greedy's turn.
+TEST(Auto, CountsItsOwnCodeInWhatItSpendsFindingOut) {
+  const auto decide = hot_spot_decision_on_code_of;
+  const Json here = decide(1.0, make_auto("{candidates: [greedy, tree], redecide: 0}"), 1e-4);
+  EXPECT_TRUE(here["candidates"]["greedy"].contains("to_end_s")) << here.dump();
+  const Json slow = decide(1e6, make_auto("{candidates: [greedy, tree], redecide: 0}"), 1e-4);
+  EXPECT_EQ(slow["candidates"]["greedy"]["over_explore_budget"], true) << slow.dump();
+  const Json& spent = slow["exploration"];
+  EXPECT_GT(spent["spent_s"].get<double>(), spent["budget_s"].get<double>());
 }
 
 // Two protocols, neither run before: tree, whose structure says fewer rounds at 8 ranks,
