@@ -136,9 +136,10 @@
 // rank's time, so alike on every rank) and what it is expected to take fit
 // (keeps_running_first()): its last decision, or before it ever ran, its rounds priced on
 // the network times what code added to the rounds of those before it. On rank 0 a
-// candidate is sampled or run only while what the decision spent and its expected
-// decision fit; a protocol the engine left out so is left out there too. What is skipped
-// so could have won, but by no more than that gain. The decision's own gather and scatter
+// candidate is sampled or run only while what the decision spent (its own code so far
+// included, timed as it goes) and its expected decision fit; a protocol the engine left
+// out so is left out there too. What is skipped so could have won, but by no more than
+// that gain. The decision's own gather and scatter
 // (every object's load, neighbors and trend to rank 0, the owners back), priced on the
 // network from the call's totals, is spent whatever runs: it counts in the budget, once in
 // every candidate's floor, and where it alone is over the budget the call's totals choose

@@ -2,7 +2,8 @@
 // by the vector objective Σ_k max_r), and of the distributed strategies' serial references (every rank's protocol in
 // one process, so the time is the work of all ranks together), with the quality of the result as counters: the
 // makespan, and the makespan over its lower bound (the larger of the average rank load
-// and the largest object).
+// and the largest object). Also the parts of `auto`'s forecast of `none` along moving loads
+// (BM_NoneMotion), which a decision pays for on rank 0.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
