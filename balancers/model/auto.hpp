@@ -139,11 +139,10 @@
 // candidate is sampled or run only while what the decision spent (its own code so far
 // included, timed as it goes) and its expected decision fit; a protocol the engine left
 // out so is left out there too. What is skipped so could have won, but by no more than
-// that gain. The decision's own gather and scatter
-// (every object's load, neighbors and trend to rank 0, the owners back), priced on the
-// network from the call's totals, is spent whatever runs: it counts in the budget, once in
-// every candidate's floor, and where it alone is over the budget the call's totals choose
-// `none` without gathering.
+// that gain. The decision's own gather and scatter (every object's load, neighbors and
+// trend to rank 0, the owners back), priced on the network from the call's totals, is
+// spent whatever runs: it counts in the budget, once in every candidate's floor, and
+// where it alone is over the budget the call's totals choose `none` without gathering.
 //
 // What a call moves, learned (beyond the paper): with its choice, rank 0 also hands every
 // rank each candidate's last migration and the share of the slowest rank's load above

@@ -940,7 +940,9 @@ TEST(Auto, SpendsNoMoreThanItsExploreBudgetFindingOutWhatCandidatesCost) {
 // What the decision's own code on rank 0 takes counts in the budget too: quick as itself,
 // tree leaves room for greedy, but not where the code that priced tree ran a million times
 // slower than on this host (any code at all then takes seconds). Without `none` among the
-// candidates, nothing else was timed into the budget before greedy's turn.
+// candidates (its reference, timed, would spend the budget too), the only other code timed
+// before greedy's reference is its try at a sample of a problem too small to take one:
+// tens of nanoseconds, hundredths of a second at that scale.
 TEST(Auto, CountsItsOwnCodeInWhatItSpendsFindingOut) {
   const auto decide = hot_spot_decision_on_code_of;
   const Json here = decide(1.0, make_auto("{candidates: [greedy, tree], redecide: 0}"), 1e-4);
