@@ -135,8 +135,10 @@ TEST(Motion, TheCriticalPathLetsRanksRunOutOfStep) {
 // `auto`'s decision with `none` and the other candidate, over `steps_left` steps at
 // period 8.
 Json decision_of_none_and(const std::string& other, GlobalProblem p, int steps_left) {
-  ConfigNode node(YAML::Load(fmt::format("{{candidates: [none, {}], redecide: 0}}", other)), "test");
+  ConfigNode node(YAML::Load(fmt::format("{{candidates: [none, {}], redecide: 0, explore_budget: 1000}}", other)),
+                  "test");
   const AutoBalancer a(AutoParams::parse(node));
+  p.code_time_scale = 1e-6;  // the candidates' decisions cost their network, whatever the host's speed
   p.period = 8;
   p.steps_left = steps_left;
   p.later_calls = steps_left / 8 - 1;
