@@ -1431,18 +1431,17 @@ double sampled_migration_s(std::string_view name, const GlobalProblem& problem, 
   return call_cost(name, o, problem, net).migration_s;
 }
 
-// A centralized candidate's expected decision from samples, and what taking them cost
-// (host time, scaled as code is). Where the ranks are many, a smaller sample comes first
-// (1/kFirstSampleShare of the usual one's ranks), and the usual one (1/kSampleShare of the
-// ranks) follows only where what the first took, scaled to it, fits in what the decision
-// has left to spend (`left_s`): on cluster-ib at 128 ranks, metis's usual sample took 3
+// A centralized candidate's expected decision from samples (what taking them cost is on
+// the decision's clock, solve()'s `spent`). Where the ranks are many, a smaller sample
+// comes first (1/kFirstSampleShare of the usual one's ranks), and the usual one
+// (1/kSampleShare of the ranks) follows only where what the first took, scaled to it, fits
+// in what the decision has left to spend (`left_s`): on cluster-ib at 128 ranks, metis's usual sample took 3
 // ms of a 3 ms budget only to learn that its decision would take 74 ms. Nor does it follow
 // where the first's estimate already `rules_out` the candidate.
 struct Sampled {
   std::optional<double> estimate_s;
   int ranks = 0;          // of the sample the estimate is from
   double kept_share = 1;  // of its objects, by its plan
-  double took_s = 0;
 };
 
 Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const PricedNetwork& net, double left_s,
@@ -1457,9 +1456,7 @@ Sampled sample_within(const Balancer& c, const GlobalProblem& problem, const Pri
       out.kept_share = estimate->kept_share;
       out.ranks = sample_ranks(problem.nranks, share);
     }
-    const double took = seconds_since(t0) * problem.code_time_scale;
-    out.took_s += took;
-    return took;
+    return seconds_since(t0) * problem.code_time_scale;
   };
   if (first >= usual) {
     (void)take(AutoChooser::kSampleShare);
@@ -1709,16 +1706,17 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
   const double gather =
       decision_gather_s(static_cast<std::int64_t>(problem.size()), static_cast<std::int64_t>(problem.adjncy.size() / 2),
                         problem.coord_dims, remote_share(problem), net);
+  // `explored` is what was spent off rank 0's clock: the gather, the protocols that ran as
+  // themselves, and the network a reference's plan is priced on.
   double explored = gather;
   for (const auto& r : ran_) explored += r ? r->decision_s : 0.0;
-  // And so is its own code on rank 0 as it goes (beyond the paper): the forecasts and the
-  // pricing of every weighed candidate, besides the samples and references already counted
-  // (`timed`). Left out, that code was most of what a decision cost beyond what it counted:
-  // a median 1.3 ms (29%) of the decisions on the first accuracy sweep under SMPI, where
-  // on amr-2d (cyclic, period 8) greedy's and metis's samples then took 1.25 ms, counted
-  // 2.6 ms of a 2.1 ms budget, and the decision took 3.7.
-  double timed = 0;
-  auto spent = [&] { return explored + std::max(0.0, seconds_since(started) * problem.code_time_scale - timed); };
+  // And so is all of rank 0's own code as it goes (beyond the paper), timed from the start
+  // of the decision: the samples and references, and besides them the forecasts and the
+  // pricing of every weighed candidate. Left out, that code was most of what a decision
+  // cost beyond what it counted: a median 1.3 ms (29%) of the decisions on the first
+  // accuracy sweep under SMPI, where on amr-2d (cyclic, period 8) greedy's and metis's
+  // samples then took 1.25 ms, counted 2.6 ms of a 2.1 ms budget, and the decision took 3.7.
+  auto spent = [&] { return explored + seconds_since(started) * problem.code_time_scale; };
   const double calls = to_the_end ? 1.0 + problem.later_calls : 1.0;
   // The least a candidate whose every call costs at least `call_s` takes: kSkipShare of
   // that at every call, and every step perfectly balanced (the bound that skips it).
@@ -1754,8 +1752,6 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       // every call, is enough.
       const auto rules_out = [&](double decision_s) { return skip_bound(decision_s) >= best_time; };
       const Sampled sampled_now = sample_within(*candidates_[i], problem, net, explore_budget - spent(), rules_out);
-      explored += sampled_now.took_s;
-      timed += sampled_now.took_s;
       if (const auto s = sampled_now.estimate_s) {
         estimate[i] = *s;
         sampled = true;
@@ -1815,10 +1811,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
     const Outcome o =
         ran_as_itself ? outcome_of(*std::move(ran_[i]), problem) : run_reference(*candidates_[i], problem, net);
     const CallCost cost = call_cost(name, o, problem, net);
-    if (!ran_as_itself) {
-      explored += o.decision_s;
-      timed += o.code_s;
-    }
+    if (!ran_as_itself) explored += o.decision_s - o.code_s;  // its code is on the clock
     learn_weighed(i, cost.decision_s, cost.migration_s, static_cast<double>(problem.size()), share_now);
     const bool none = candidate.kind == BalancerKind::none;
     // `none`'s steps are forecast_none's: its slowest rank along the trends over the H steps
