@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <utility>
 
 #include "core/config.hpp"
 #include "core/error.hpp"
@@ -217,13 +218,35 @@ void engine_and_ranks(const Configuration& c, SweepRun& run, const std::optional
   run.ranks = *ranks;
 }
 
+// A fixed setting under an axis's key (`--set balancer.params.near_tie=0.05` beside a
+// `balancer` axis) refines each of that axis's values.
+bool refines_an_axis(const Setting& s, const std::vector<Axis>& axes) {
+  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return s.key.starts_with(a.key + "."); });
+}
+
+// The configuration's settings in the order they apply: the fixed ones, the axes' values,
+// then the fixed ones that refine an axis. Before its axis, a refinement would be undone
+// without a word: a bare balancer name resets the params.
+std::vector<const Setting*> in_order_of_application(const Configuration& c, const std::vector<Axis>& axes) {
+  const std::size_t fixed = c.settings.size() - axes.size();
+  std::vector<const Setting*> out;
+  for (std::size_t i = 0; i < fixed; ++i) {
+    if (!refines_an_axis(*c.settings[i], axes)) out.push_back(c.settings[i]);
+  }
+  out.insert(out.end(), c.settings.begin() + static_cast<std::ptrdiff_t>(fixed), c.settings.end());
+  for (std::size_t i = 0; i < fixed; ++i) {
+    if (refines_an_axis(*c.settings[i], axes)) out.push_back(c.settings[i]);
+  }
+  return out;
+}
+
 SweepRun expand_one(const fs::path& scenario, const Configuration& c, int repetition, const std::vector<Axis>& axes,
                     const std::optional<int>& base_ranks) {
   SweepRun run;
   run.scenario = scenario;
   run.repetition = repetition;
   engine_and_ranks(c, run, base_ranks);
-  for (const Setting* s : c.settings) {
+  for (const Setting* s : in_order_of_application(c, axes)) {
     for (auto& a : assignments(*s)) run.overrides.push_back(std::move(a));
   }
   for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -280,6 +303,42 @@ std::string text_of(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// Whether the node holds the dotted key path (`params.near_tie` in `{name: auto, params: {...}}`).
+bool holds_path(const YAML::Node& node, const std::string& path) {
+  YAML::Node at;
+  at.reset(node);  // rebinds; assigning would write into the tree
+  std::size_t from = 0;
+  while (from <= path.size()) {
+    const std::size_t dot = std::min(path.find('.', from), path.size());
+    if (!at.IsMap()) return false;
+    const YAML::Node next = std::as_const(at)[path.substr(from, dot - from)];  // const: looks, adds nothing
+    if (!next.IsDefined()) return false;
+    at.reset(next);
+    from = dot + 1;
+  }
+  return true;
+}
+
+// Whether an axis's value sets the key path under the axis's key: as a mapping that holds
+// it, or as a short form (a bare balancer name is `name`, a bare machine name `preset`).
+bool sets_path(const Setting& value, const std::string& path) {
+  if (value.value.IsMap()) return holds_path(value.value, path);
+  return (value.key == "balancer" && path == "name") || (value.key == "machine" && path == "preset");
+}
+
+// A fixed setting that refines an axis, where one of the axis's values sets the same key,
+// would override that value's own choice: the sweep asks for two things at once.
+void check_not_set_by_a_value(const Setting& fixed, const Axis& axis) {
+  if (!fixed.key.starts_with(axis.key + ".")) return;
+  const std::string rest = fixed.key.substr(axis.key.size() + 1);
+  for (const auto& v : axis.values) {
+    if (sets_path(v, rest)) {
+      throw InputError(fmt::format("{}: {} is set both here and by the {} axis's value at {}; keep one", fixed.where,
+                                   fixed.key, axis.key, v.where));
+    }
+  }
+}
+
 }  // namespace
 
 std::string SweepRun::label() const {
@@ -326,6 +385,7 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
       if (f.key == axis.key) {
         throw InputError(fmt::format("{}: {} is both a fixed setting and an axis; keep one", f.where, f.key));
       }
+      check_not_set_by_a_value(f, axis);
     }
   }
   const auto configurations = product(fixed, axes);

@@ -124,6 +124,36 @@ TEST(Sweep, ABareBalancerNameKeepsThePeriodAndDropsTheParams) {
   EXPECT_EQ(s.runs[0].config["balancer"]["period"], 3);
 }
 
+TEST(Sweep, AFixedSettingUnderAnAxisRefinesEachOfItsValues) {
+  TempDir dir;
+  // A bare name resets the params; the command line's near_tie must survive it.
+  const Sweep s = load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [auto]}\n")),
+                             {"balancer.params.near_tie=0.05"});
+  ASSERT_EQ(s.runs.size(), 1u);
+  EXPECT_EQ(s.runs[0].config["balancer"]["name"], "auto");
+  EXPECT_DOUBLE_EQ(s.runs[0].config["balancer"]["params"]["near_tie"].get<double>(), 0.05);
+  // It refines a value given as a mapping too, where that value leaves the key alone.
+  const Sweep m = load_sweep(
+      dir.write("m.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [{name: auto, params: {redecide: 0.2}}]}\n")),
+      {"balancer.params.near_tie=0.05"});
+  EXPECT_DOUBLE_EQ(m.runs[0].config["balancer"]["params"]["near_tie"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(m.runs[0].config["balancer"]["params"]["redecide"].get<double>(), 0.2);
+}
+
+TEST(Sweep, AFixedSettingAndAnAxisValueThatSetTheSameKeyAreRefused) {
+  TempDir dir;
+  const fs::path file =
+      dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.params.near_tie: 0.02}\n"
+                                     "axes: {balancer: [none, {name: auto, params: {near_tie: 0.05}}]}\n"));
+  const std::string message = error_of(file);
+  EXPECT_THAT(message, ::testing::HasSubstr("balancer.params.near_tie is set both here and by the balancer axis"));
+  EXPECT_THAT(message, ::testing::HasSubstr(file.string() + ":3:"));  // the value's line
+  // A bare name is the balancer's name.
+  EXPECT_THAT(error_of(dir.write("n.yaml", sweep_text("set: {ranks: 2, balancer.name: greedy}\n"
+                                                      "axes: {balancer: [none, auto]}\n"))),
+              ::testing::HasSubstr("balancer.name is set both here and by the balancer axis"));
+}
+
 TEST(Sweep, SeveralScenariosMakeAnOuterAxis) {
   TempDir dir;
   const Sweep s = load_sweep(dir.write("s.yaml", "scenario: [" + (kScenarios / "hotspot.yaml").string() + ", " +
