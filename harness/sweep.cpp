@@ -218,25 +218,24 @@ void engine_and_ranks(const Configuration& c, SweepRun& run, const std::optional
   run.ranks = *ranks;
 }
 
+// Whether a key path lies under an axis's key (`balancer.params.near_tie` under `balancer`).
+bool under(const std::string& key, const Axis& axis) { return key.starts_with(axis.key + "."); }
+
 // A fixed setting under an axis's key (`--set balancer.params.near_tie=0.05` beside a
 // `balancer` axis) refines each of that axis's values.
 bool refines_an_axis(const Setting& s, const std::vector<Axis>& axes) {
-  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return s.key.starts_with(a.key + "."); });
+  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return under(s.key, a); });
 }
 
 // The configuration's settings in the order they apply: the fixed ones, the axes' values,
 // then the fixed ones that refine an axis. Before its axis, a refinement would be undone
 // without a word: a bare balancer name resets the params.
 std::vector<const Setting*> in_order_of_application(const Configuration& c, const std::vector<Axis>& axes) {
-  const std::size_t fixed = c.settings.size() - axes.size();
-  std::vector<const Setting*> out;
-  for (std::size_t i = 0; i < fixed; ++i) {
-    if (!refines_an_axis(*c.settings[i], axes)) out.push_back(c.settings[i]);
-  }
-  out.insert(out.end(), c.settings.begin() + static_cast<std::ptrdiff_t>(fixed), c.settings.end());
-  for (std::size_t i = 0; i < fixed; ++i) {
-    if (refines_an_axis(*c.settings[i], axes)) out.push_back(c.settings[i]);
-  }
+  const auto axes_from = c.settings.end() - static_cast<std::ptrdiff_t>(axes.size());
+  std::vector<const Setting*> out(c.settings.begin(), axes_from);
+  const auto refinements =
+      std::stable_partition(out.begin(), out.end(), [&](const Setting* s) { return !refines_an_axis(*s, axes); });
+  out.insert(refinements, axes_from, c.settings.end());
   return out;
 }
 
@@ -319,20 +318,27 @@ bool holds_path(const YAML::Node& node, const std::string& path) {
   return true;
 }
 
-// Whether an axis's value sets the key path under the axis's key: as a mapping that holds
-// it, or as a short form (a bare balancer name is `name`, a bare machine name `preset`).
-bool sets_path(const Setting& value, const std::string& path) {
-  if (value.value.IsMap()) return holds_path(value.value, path);
-  return (value.key == "balancer" && path == "name") || (value.key == "machine" && path == "preset");
+// Whether an axis's value sets the key path: one of the assignments it stands for (its
+// short forms spelled out) sets that key, or a mapping above it that holds it.
+bool sets_key(const Setting& value, const std::string& key) {
+  for (const std::string& a : assignments(value)) {
+    const auto eq = a.find('=');
+    const std::string set = a.substr(0, eq);
+    if (set == key) return true;
+    if (key.starts_with(set + ".") &&
+        holds_path(load_yaml_string(a.substr(eq + 1), "--set"), key.substr(set.size() + 1))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // A fixed setting that refines an axis, where one of the axis's values sets the same key,
 // would override that value's own choice: the sweep asks for two things at once.
 void check_not_set_by_a_value(const Setting& fixed, const Axis& axis) {
-  if (!fixed.key.starts_with(axis.key + ".")) return;
-  const std::string rest = fixed.key.substr(axis.key.size() + 1);
+  if (!under(fixed.key, axis)) return;
   for (const auto& v : axis.values) {
-    if (sets_path(v, rest)) {
+    if (sets_key(v, fixed.key)) {
       throw InputError(fmt::format("{}: {} is set both here and by the {} axis's value at {}; keep one", fixed.where,
                                    fixed.key, axis.key, v.where));
     }
