@@ -15,8 +15,8 @@
 #include "balancers/fitted_costs.hpp"
 #include "balancers/protocol_stats.hpp"
 #include "core/json_yaml.hpp"
+#include "core/local_graph.hpp"
 #include "core/types.hpp"
-#include "meshes/local_graph.hpp"
 
 namespace lbbench {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "mpi/code_time.hpp"
-#include "mpi/mpi.hpp"
+#include "comm/code_time.hpp"
+#include "comm/mpi.hpp"
 
 namespace lbbench {
 

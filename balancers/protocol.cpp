@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "comm/code_time.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "mpi/code_time.hpp"
 
 namespace lbbench {
 

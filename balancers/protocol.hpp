@@ -21,9 +21,9 @@
 
 #include "balancers/balancer.hpp"
 #include "balancers/centralized.hpp"
+#include "comm/mpi.hpp"
+#include "comm/sparse_exchange.hpp"
 #include "core/bytes.hpp"
-#include "mpi/mpi.hpp"
-#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "harness/process.hpp"
+#include "core/process.hpp"
 #include "harness/runner.hpp"
 #include "harness/slurm.hpp"
 #include "harness/store.hpp"

@@ -10,9 +10,9 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "core/version.hpp"
 #include "engines/catalog.hpp"
-#include "harness/process.hpp"
 #include "harness/store.hpp"
 #include "record/run_record.hpp"
 

@@ -11,8 +11,8 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "engines/catalog.hpp"
-#include "harness/process.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
 

@@ -4,16 +4,22 @@
 #include <algorithm>
 #include <limits>
 
+#include "comm/mpi.hpp"
 #include "core/overloaded.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
-LocalGraph build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm) {
+Mesh build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm) {
   return std::visit(Overloaded{
-                        [&](const GridSpec& g) { return generate_grid(g, comm); },
-                        [&](const GeometricSpec& g) { return generate_geometric(g, seed, comm); },
-                        [&](const DropletsSpec& d) { return generate_droplets(d, seed, comm); },
+                        [&](const GridSpec& g) {
+                          return Mesh{generate_grid(g, comm), nullptr};
+                        },
+                        [&](const GeometricSpec& g) {
+                          return Mesh{generate_geometric(g, seed, comm), nullptr};
+                        },
+                        [&](const DropletsSpec& d) {
+                          return Mesh{generate_droplets(d, seed, comm), nullptr};
+                        },
                         [&](const MeshFileSpec& f) { return read_mesh_file(f, comm); },
                     },
                     spec);

@@ -7,22 +7,32 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 
-#include "meshes/local_graph.hpp"
+#include "core/local_graph.hpp"
 #include "meshes/mesh_spec.hpp"
+#include "meshes/trace/trace.hpp"
 
 namespace lbbench {
 
-LocalGraph build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm);
+// This rank's part of the graph, and what a recorded run adds to it: its tasks' times per
+// phase, where they ran, which are pinned (null for every other mesh). Balancers see the
+// graph only.
+struct Mesh {
+  LocalGraph graph;
+  std::shared_ptr<const TraceLayout> trace;
+};
+
+Mesh build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm);
 
 // Individual builders, also used by tests.
 LocalGraph generate_grid(const GridSpec& spec, MPI_Comm comm);
 LocalGraph generate_geometric(const GeometricSpec& spec, std::uint64_t seed, MPI_Comm comm);
 LocalGraph generate_droplets(const DropletsSpec& spec, std::uint64_t seed, MPI_Comm comm);
-LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm);
+Mesh read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm);
 // A recorded run (an LBDatafile trace): rank 0 reads it, every rank gets the whole trace
 // and keeps its block of vertices.
-LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm);
+Mesh read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm);
 // Rank `rank`'s block of a trace's graph, before finish_graph.
 LocalGraph trace_graph(const Trace& trace, int rank, int nranks);
 

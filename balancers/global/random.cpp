@@ -2,8 +2,8 @@
 #include "balancers/global/random.hpp"
 
 #include "balancers/centralized.hpp"
+#include "comm/code_time.hpp"
 #include "core/hash.hpp"
-#include "mpi/code_time.hpp"
 
 namespace lbbench {
 

@@ -13,8 +13,8 @@
 #include <climits>
 #include <mutex>
 
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
-#include "mpi/mpi.hpp"
 
 #ifdef LBBENCH_HAVE_ZOLTAN
 #include <zoltan.h>

@@ -20,9 +20,9 @@
 #include "balancers/model/motion.hpp"
 #include "balancers/model/plan_totals.hpp"
 #include "balancers/protocol.hpp"
+#include "comm/code_time.hpp"
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
-#include "mpi/code_time.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

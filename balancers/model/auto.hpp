@@ -176,7 +176,7 @@
 #include "balancers/centralized.hpp"
 #include "balancers/model/plan_totals.hpp"
 #include "balancers/params.hpp"
-#include "mpi/sparse_exchange.hpp"
+#include "comm/sparse_exchange.hpp"
 
 namespace lbbench {
 

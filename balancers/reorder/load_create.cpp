@@ -14,8 +14,8 @@
 #include <string>
 
 #include "balancers/reorder/lb_load_create.h"
+#include "comm/mpi.hpp"
 #include "core/hash.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench::reorder {
 

@@ -1,6 +1,6 @@
 // The engines a run can use, as plain data: what the command line, sweeps and the
 // harness need to know of an engine without linking it. Each engine's code lives in its
-// own folder (engines/mpi, engines/smpi, engines/model); engines/engine.hpp is what the
+// own folder (engines/mpi, engines/smpi, engines/model); replay/engine.hpp is what the
 // MPI replay asks of the two MPI engines.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The front end's launchers (see launch.hpp): one case per engine it does not run itself.
+// What starting a run on another engine needs (see launch.hpp).
 #include "engines/launch.hpp"
 
 #include <fmt/format.h>
@@ -6,11 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <stdexcept>
 
 #include "core/error.hpp"
-#include "engines/model/launch.hpp"
-#include "engines/smpi/launch.hpp"
 
 namespace lbbench {
 
@@ -42,15 +39,6 @@ double host_ghz(const LaunchRequest& launch) {
     best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
   }
   return best;
-}
-
-int launch_engine(EngineKind kind, const LaunchRequest& request) {
-  switch (kind) {
-    case EngineKind::smpi: return launch_smpi(request);
-    case EngineKind::model: return launch_model(request);
-    case EngineKind::mpi: break;  // in-process: started by mpirun or srun
-  }
-  throw std::logic_error("launch_engine: the mpi engine runs in-process");
 }
 
 }  // namespace lbbench

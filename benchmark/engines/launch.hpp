@@ -45,7 +45,4 @@ int requested_ranks(const LaunchRequest& launch, const Scenario& s, std::string_
 // (one per cycle on any current core); or the request's host_ghz.
 double host_ghz(const LaunchRequest& launch);
 
-// Returns the run's exit code. Throws InputError for a request the engine refuses.
-int launch_engine(EngineKind kind, const LaunchRequest& request);
-
 }  // namespace lbbench

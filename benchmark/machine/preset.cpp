@@ -262,7 +262,7 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
       fmt::format("--cfg=smpi/or:0:{:.6g}:0", p.recv_overhead),
       fmt::format("--cfg=smpi/send-is-detached-thresh:{:.0f}", p.eager_bytes),
       "--cfg=smpi/coll-selector:ompi",
-      // Code is charged by lbbench itself, by its own CPU time (mpi/code_time.hpp):
+      // Code is charged by lbbench itself, by its own CPU time (comm/code_time.hpp):
       // do_work, the balancers' decisions and the migration engine. SimGrid's automatic
       // benchmarking also charges what it spends between calls on its own behalf, which
       // grows with the rank count (tree's decision at 1,024 ranks: 0.145 s charged against

@@ -21,9 +21,10 @@ double wrap01(double x) { return x - std::floor(x); }
 
 }  // namespace
 
-LoadField::LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed)
+LoadField::LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed,
+                     std::shared_ptr<const TraceLayout> trace)
     : spec_(spec),
-      trace_(graph.trace),
+      trace_(std::move(trace)),
       seed_(seed),
       dim_(graph.dim > 0 ? graph.dim : 1),
       has_coords_(graph.dim > 0),
@@ -72,14 +73,13 @@ void LoadField::check_model(const WeightModel& model, const LocalGraph& graph) c
     }
   }
   if (const auto* t = std::get_if<TraceWeights>(&model)) {
-    if (!graph.trace)
-      throw InputError("workload.weights.model is trace, but the mesh is not a recorded run (lbdatafile)");
-    if (t->part == TraceWeights::Part::subphase && t->subphase >= graph.trace->subphases) {
+    if (!trace_) throw InputError("workload.weights.model is trace, but the mesh is not a recorded run (lbdatafile)");
+    if (t->part == TraceWeights::Part::subphase && t->subphase >= trace_->subphases) {
       throw InputError(
-          graph.trace->subphases == 0
+          trace_->subphases == 0
               ? fmt::format("workload.weights.subphase is {}, but the trace records no subphases", t->subphase)
               : fmt::format("workload.weights.subphase is {}, but the trace records subphases 0..{}", t->subphase,
-                            graph.trace->subphases - 1));
+                            trace_->subphases - 1));
     }
   }
 }
@@ -179,9 +179,10 @@ void LoadField::weights(const LocalGraph& g, int step, std::vector<double>& out)
   }
 }
 
-WorkloadField::WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed) {
+WorkloadField::WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed,
+                             const std::shared_ptr<const TraceLayout>& trace) {
   if (spec.components.empty()) {
-    fields_.emplace_back(spec, graph, seed);
+    fields_.emplace_back(spec, graph, seed, trace);
     names_.emplace_back("work");
     return;
   }
@@ -190,7 +191,7 @@ WorkloadField::WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, 
     one.weights = spec.components[k].weights;
     one.evolution = spec.components[k].evolution;
     one.components.clear();
-    fields_.emplace_back(one, graph, hash_of({seed, 0x636f6d70u, k}));
+    fields_.emplace_back(one, graph, hash_of({seed, 0x636f6d70u, k}), trace);
     names_.push_back(spec.components[k].name);
   }
 }

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "meshes/local_graph.hpp"
+#include "core/local_graph.hpp"
+#include "meshes/trace/trace.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
@@ -16,8 +17,10 @@ namespace lbbench {
 class LoadField {
  public:
   // Throws InputError when the workload asks for something the mesh lacks (file weights,
-  // a center with the wrong number of coordinates).
-  LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed);
+  // a center with the wrong number of coordinates, trace weights without a trace). `trace`
+  // is the recorded run the mesh was read from, or null.
+  LoadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed,
+            std::shared_ptr<const TraceLayout> trace = nullptr);
 
   // Work units of one vertex at `step`; do_work(w) takes w * unit_seconds.
   [[nodiscard]] double weight(VertexId v, std::span<const double> coords, std::span<const double> file_weights,
@@ -57,7 +60,8 @@ class LoadField {
 // are independent.
 class WorkloadField {
  public:
-  WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed);
+  WorkloadField(const WorkloadSpec& spec, const LocalGraph& graph, std::uint64_t seed,
+                const std::shared_ptr<const TraceLayout>& trace = nullptr);
 
   [[nodiscard]] int dims() const { return static_cast<int>(fields_.size()); }
   [[nodiscard]] const std::vector<std::string>& names() const { return names_; }

@@ -2,9 +2,9 @@
 // (x, y, z), and edges to its face neighbors (5- and 7-point stencils).
 #include <array>
 
+#include "comm/mpi.hpp"
 #include "core/blocks.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

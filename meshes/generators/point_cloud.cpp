@@ -16,12 +16,12 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "comm/mpi.hpp"
+#include "comm/sparse_exchange.hpp"
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
-#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

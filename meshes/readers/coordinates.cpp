@@ -1,12 +1,12 @@
 // One line of 1 to 3 coordinates per vertex, in vertex order (Chaco .coords / .xyz).
 #include <fmt/format.h>
 
+#include "comm/mpi.hpp"
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

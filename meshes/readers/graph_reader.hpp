@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "meshes/local_graph.hpp"
+#include "core/local_graph.hpp"
 
 namespace lbbench {
 

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "comm/mpi.hpp"
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "meshes/readers/graph_reader.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -1,11 +1,11 @@
 // Reads a mesh file in the format the scenario names, plus optional coordinates.
+#include "comm/mpi.hpp"
 #include "meshes/build.hpp"
 #include "meshes/readers/graph_reader.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
-LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm) {
+Mesh read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm) {
   if (spec.format == MeshFormat::lbdatafile) return read_trace_mesh(spec, comm);
   LocalGraph g;
   if (spec.format == MeshFormat::matrix_market) {
@@ -16,7 +16,7 @@ LocalGraph read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm) {
   g.global_vertices = allreduce<std::int64_t>(g.num_local(), MPI_SUM, comm);
   if (!spec.coords_resolved.empty()) read_coordinates(spec.coords_resolved, g, comm);
   finish_graph(g, comm);
-  return g;
+  return Mesh{std::move(g), nullptr};
 }
 
 }  // namespace lbbench

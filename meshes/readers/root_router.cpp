@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "mpi/mpi.hpp"
+#include "comm/mpi.hpp"
 
 namespace lbbench {
 

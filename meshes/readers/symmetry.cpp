@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "comm/mpi.hpp"
+#include "comm/sparse_exchange.hpp"
 #include "core/error.hpp"
 #include "meshes/readers/graph_reader.hpp"
-#include "mpi/mpi.hpp"
-#include "mpi/sparse_exchange.hpp"
 
 namespace lbbench {
 

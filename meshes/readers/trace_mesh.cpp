@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <climits>
 
+#include "comm/mpi.hpp"
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 
@@ -20,7 +20,7 @@ LocalGraph trace_graph(const Trace& trace, int rank, int nranks) {
   const std::int64_t begin = block_begin(rank, n, nranks);
   const std::int64_t end = block_begin(rank + 1, n, nranks);
   g.has_edge_weights = true;
-  g.trace = trace.layout;
+  if (layout.pinned_from < n) g.pinned_from = layout.pinned_from;
   // Each local vertex's neighbors with the bytes of their edge, sorted by neighbor.
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> nbrs(static_cast<std::size_t>(end - begin));
   for (const TraceEdge& e : trace.edges) {
@@ -49,7 +49,7 @@ LocalGraph trace_graph(const Trace& trace, int rank, int nranks) {
   return g;
 }
 
-LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
+Mesh read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
   Bytes bytes;
   collectively(comm, [&] {
     if (comm_rank(comm) == 0) bytes = serialize_trace(*read_trace_once(spec.resolved));
@@ -66,7 +66,7 @@ LocalGraph read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
   Bytes().swap(bytes);  // gone before the graph is built: every simulated rank holds its own
   LocalGraph g = trace_graph(trace, comm_rank(comm), comm_size(comm));
   finish_graph(g, comm);
-  return g;
+  return Mesh{std::move(g), trace.layout};
 }
 
 }  // namespace lbbench

@@ -2,7 +2,7 @@
 // other ranks print their failures with their rank; the exit code fails if any rank failed.
 #include <gtest/gtest.h>
 
-#include "mpi/mpi.hpp"
+#include "comm/mpi.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "balancers/factory.hpp"
 #include "balancers/registry.hpp"
-#include "mpi/mpi.hpp"
+#include "comm/mpi.hpp"
 
 namespace lbbench::test {
 

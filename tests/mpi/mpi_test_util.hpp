@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "balancers/balancer.hpp"
-#include "engines/engine.hpp"
-#include "meshes/local_graph.hpp"
+#include "core/local_graph.hpp"
+#include "replay/engine.hpp"
 
 namespace lbbench::test {
 

@@ -7,10 +7,10 @@
 
 #include "balancers/global/zoltan.hpp"
 #include "balancers/registry.hpp"
-#include "engine/migration.hpp"
+#include "comm/mpi.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/migration.hpp"
 
 namespace lbbench {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <numeric>
 
+#include "comm/mpi.hpp"
+#include "comm/sparse_exchange.hpp"
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "meshes/readers/root_router.hpp"
-#include "mpi/mpi.hpp"
-#include "mpi/sparse_exchange.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {

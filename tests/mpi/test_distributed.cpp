@@ -7,8 +7,8 @@
 
 #include "balancers/protocol.hpp"
 #include "balancers/registry.hpp"
+#include "comm/mpi.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
 
 namespace lbbench {

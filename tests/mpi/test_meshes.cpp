@@ -4,12 +4,12 @@
 #include <cmath>
 #include <set>
 
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "engine/migration.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/migration.hpp"
 
 namespace lbbench {
 namespace {
@@ -157,7 +157,7 @@ const char* kWeightedGraph =
 TEST(MetisReader, ReadsWeightsAndEdgeWeights) {
   test::SharedTempDir dir;
   const auto path = dir.write("w.graph", kWeightedGraph);
-  const LocalGraph g = read_mesh_file(file_spec(path, MeshFormat::metis), kWorld);
+  const LocalGraph g = read_mesh_file(file_spec(path, MeshFormat::metis), kWorld).graph;
   EXPECT_EQ(g.global_vertices, 6);
   EXPECT_EQ(g.global_edges, 7);
   EXPECT_EQ(g.ncon, 2);
@@ -183,11 +183,11 @@ TEST(MetisReader, ReadsWeightsAndEdgeWeights) {
 TEST(MetisReader, ReadsTheMetisDistributionMeshesWhenPresent) {
   const std::string dir = test::shared_meshes_dir();
   if (dir.empty()) GTEST_SKIP() << "the METIS meshes folder is absent";
-  const LocalGraph elt = read_mesh_file(file_spec(dir + "/4elt.graph", MeshFormat::metis), kWorld);
+  const LocalGraph elt = read_mesh_file(file_spec(dir + "/4elt.graph", MeshFormat::metis), kWorld).graph;
   EXPECT_EQ(elt.global_vertices, 15606);
   EXPECT_EQ(elt.global_edges, 45878);
   EXPECT_EQ(count_wrong_owner_entries(elt, kWorld), 0);
-  const LocalGraph multi = read_mesh_file(file_spec(dir + "/test.mgraph", MeshFormat::metis), kWorld);
+  const LocalGraph multi = read_mesh_file(file_spec(dir + "/test.mgraph", MeshFormat::metis), kWorld).graph;
   EXPECT_EQ(multi.global_vertices, 766);
   EXPECT_EQ(multi.global_edges, 1314);
   EXPECT_EQ(multi.ncon, 2);
@@ -199,7 +199,7 @@ TEST(ChacoReader, VertexNumbersWeightsAndCoordinates) {
   // Chaco code 110: each line starts with the vertex number, then one vertex weight.
   const auto graph = dir.write("c.graph", "4 4 110\n1 5 2 3\n2 6 1 4\n3 7 1 4\n4 8 2 3\n");
   const auto coords = dir.write("c.coords", "0 0\n1 0\n0 1\n1 1\n");
-  const LocalGraph g = read_mesh_file(file_spec(graph, MeshFormat::chaco, coords), kWorld);
+  const LocalGraph g = read_mesh_file(file_spec(graph, MeshFormat::chaco, coords), kWorld).graph;
   EXPECT_EQ(g.global_edges, 4);
   EXPECT_EQ(g.ncon, 1);
   EXPECT_EQ(g.dim, 2);
@@ -218,13 +218,13 @@ TEST(MatrixMarketReader, SymmetrizesAndDropsTheDiagonal) {
   const auto sym = dir.write("s.mtx",
                              "%%MatrixMarket matrix coordinate real symmetric\n% comment\n4 4 5\n1 1 2.0\n2 1 -1\n3 2 "
                              "-1\n4 3 -1\n4 1 0.5\n");
-  const LocalGraph s = read_mesh_file(file_spec(sym, MeshFormat::matrix_market), kWorld);
+  const LocalGraph s = read_mesh_file(file_spec(sym, MeshFormat::matrix_market), kWorld).graph;
   EXPECT_EQ(s.global_vertices, 4);
   EXPECT_EQ(s.global_edges, 4);
   expect_well_formed(s);
   // A general matrix with (1,2) and (2,1) both present and (3,1) alone: edges 1-2, 1-3.
   const auto gen = dir.write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 1\n3 1\n");
-  const LocalGraph g = read_mesh_file(file_spec(gen, MeshFormat::matrix_market), kWorld);
+  const LocalGraph g = read_mesh_file(file_spec(gen, MeshFormat::matrix_market), kWorld).graph;
   EXPECT_EQ(g.global_edges, 2);
   expect_well_formed(g);
 }

@@ -2,12 +2,12 @@
 // broken plans and broken conservation stop every rank.
 #include <gtest/gtest.h>
 
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "engine/migration.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/migration.hpp"
 
 namespace lbbench {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "balancers/reorder/lb_load_create.h"
 #include "balancers/reorder/reorder.hpp"
-#include "mpi/mpi.hpp"
+#include "comm/mpi.hpp"
 
 namespace lbbench {
 namespace {

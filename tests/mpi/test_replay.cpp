@@ -5,13 +5,13 @@
 
 #include "balancers/global/zoltan.hpp"
 #include "balancers/registry.hpp"
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
-#include "engine/halo_exchange.hpp"
-#include "engine/lb_call.hpp"
-#include "engine/replay.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/halo_exchange.hpp"
+#include "replay/lb_call.hpp"
+#include "replay/replay.hpp"
 
 namespace lbbench {
 namespace {
@@ -201,7 +201,7 @@ TEST(Replay, ALookReducesTheTotalsACallWould) {
 }
 
 // What the record says of a call beyond its loads' totals is reduced when the run ends
-// (engine/call_ledger.hpp), so each call's shares must land on that call: the census a call
+// (replay/call_ledger.hpp), so each call's shares must land on that call: the census a call
 // leaves is the next call's before, and the last one's is the run's final; the metrics
 // gathered at the end are of the loads whose totals the call reduced at once. The hot spot
 // drifts, so the calls' loads differ.

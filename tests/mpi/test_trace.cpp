@@ -8,11 +8,11 @@
 #include <fstream>
 #include <map>
 
-#include "engine/replay.hpp"
+#include "comm/mpi.hpp"
 #include "meshes/build.hpp"
 #include "meshes/trace/trace.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/replay.hpp"
 
 namespace lbbench {
 namespace {
@@ -58,10 +58,11 @@ TEST(TraceMesh, EveryRankHoldsItsBlockOfTheTasks) {
   MeshFileSpec spec;
   spec.path = spec.resolved = dir;
   spec.format = MeshFormat::lbdatafile;
-  const LocalGraph g = read_mesh_file(spec, kWorld);
+  const Mesh mesh = read_mesh_file(spec, kWorld);
+  const LocalGraph& g = mesh.graph;
   EXPECT_EQ(g.global_vertices, 480);
   EXPECT_EQ(g.global_edges, 737);
-  ASSERT_TRUE(g.trace);
+  ASSERT_TRUE(mesh.trace);
   EXPECT_TRUE(g.has_pinned());
   EXPECT_EQ(allreduce<std::int64_t>(g.num_local(), MPI_SUM, kWorld), 480);
   EXPECT_EQ(test::all_ids(g, kWorld).size(), 480U);

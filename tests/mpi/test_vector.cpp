@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "balancers/registry.hpp"
-#include "engine/replay.hpp"
+#include "comm/mpi.hpp"
 #include "meshes/build.hpp"
-#include "mpi/mpi.hpp"
 #include "mpi_test_util.hpp"
+#include "replay/replay.hpp"
 
 namespace lbbench {
 namespace {
@@ -38,7 +38,7 @@ TEST(MetisVector, KeepsBothConstraintsOfTheMetisMultiConstraintGraphWithinUbvec)
   MeshFileSpec spec;
   spec.path = spec.resolved = dir + "/test.mgraph";
   spec.format = MeshFormat::metis;
-  const LocalGraph g = read_mesh_file(spec, kWorld);
+  const LocalGraph g = read_mesh_file(spec, kWorld).graph;
   ASSERT_EQ(g.ncon, 2);
   // The file's two vertex weights are the load vector; the scalar load is their sum.
   std::vector<Load> vectors, sums;

@@ -11,8 +11,8 @@
 #include "balancers/gossip/gossip.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/tree.hpp"
+#include "comm/code_time.hpp"
 #include "core/clock.hpp"
-#include "mpi/code_time.hpp"
 #include "problem_fixtures.hpp"
 
 namespace lbbench {

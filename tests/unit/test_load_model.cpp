@@ -1,10 +1,10 @@
-// The application model's forecast of measured loads (engine/load_model.hpp).
+// The application model's forecast of measured loads (replay/load_model.hpp).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "core/config.hpp"
-#include "engine/load_model.hpp"
+#include "replay/load_model.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {

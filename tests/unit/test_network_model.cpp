@@ -1,11 +1,11 @@
-// The model engine's migration transfer (engines/model/network.hpp): flows routed as
+// The model engine's migration transfer (machine/network.hpp): flows routed as
 // SimGrid routes a torus, links shared max-min fairly (with SimGrid's cross-traffic), a
 // receiver's rendezvous messages taken one at a time.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "engines/model/network.hpp"
+#include "machine/network.hpp"
 #include "machine/preset.hpp"
 
 namespace lbbench {

@@ -357,25 +357,24 @@ TEST(TraceLoads, StepsReplayPhasesRepeatingOrHolding) {
   const Trace trace = read_trace(t.path());
   LocalGraph g;
   g.global_vertices = trace.layout->vertices();
-  g.trace = trace.layout;
   WorkloadSpec w;
   w.unit_seconds = 0.5;
   w.weights = TraceWeights{};
   w.evolution = TraceEvolution{.repeat = true};
-  const LoadField repeat(w, g, 1);
+  const LoadField repeat(w, g, 1, trace.layout);
   // Task 10 (vertex 0): 1 s, then 3 s, then 1 s again; weights are seconds / unit.
   EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 0), 2.0);
   EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 1), 6.0);
   EXPECT_DOUBLE_EQ(repeat.weight(VertexId{0}, {}, {}, 2), 2.0);
   w.evolution = TraceEvolution{.repeat = false};
-  const LoadField hold(w, g, 1);
+  const LoadField hold(w, g, 1, trace.layout);
   EXPECT_DOUBLE_EQ(hold.weight(VertexId{0}, {}, {}, 2), 6.0);
   w.weights = TraceWeights{.part = TraceWeights::Part::subphase, .subphase = 1, .scale = 2.0};
-  EXPECT_DOUBLE_EQ(LoadField(w, g, 1).weight(VertexId{0}, {}, {}, 0), 2.0);  // 2 x 0.5 s / 0.5
+  EXPECT_DOUBLE_EQ(LoadField(w, g, 1, trace.layout).weight(VertexId{0}, {}, {}, 0), 2.0);  // 2 x 0.5 s / 0.5
   w.weights = TraceWeights{.part = TraceWeights::Part::rest};
-  EXPECT_DOUBLE_EQ(LoadField(w, g, 1).weight(VertexId{0}, {}, {}, 0), 0.5);
+  EXPECT_DOUBLE_EQ(LoadField(w, g, 1, trace.layout).weight(VertexId{0}, {}, {}, 0), 0.5);
   w.weights = TraceWeights{.part = TraceWeights::Part::subphase, .subphase = 2};
-  EXPECT_THROW(LoadField(w, g, 1), InputError);  // the trace records subphases 0 and 1
+  EXPECT_THROW(LoadField(w, g, 1, trace.layout), InputError);  // the trace records subphases 0 and 1
 }
 
 // --- the shared traces ----------------------------------------------------------------------------

@@ -1,21 +1,15 @@
 // `lbbench run --engine model` (see launch.hpp).
 #include "engines/model/launch.hpp"
 
-#include <fmt/format.h>
-
-#include <cstdio>
-#include <fstream>
-
-#include "app/reporters.hpp"
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
 #include "engines/model/run.hpp"
-#include "mpi/mpi.hpp"
 #include "record/record_file.hpp"
 
 namespace lbbench {
 
-int launch_model(const LaunchRequest& launch) {
+RunRecord launch_model(const LaunchRequest& launch) {
   const Scenario s = load_run_scenario(launch.scenario, launch.trace, launch.overrides);
   engine_info(EngineKind::model).check(s);
   const int ranks = requested_ranks(launch, s, "model");
@@ -31,23 +25,11 @@ int launch_model(const LaunchRequest& launch) {
     throw InputError(
         "--code-charge simulator: the model engine has no simulator to benchmark code; give explicit or none");
   }
-  const RunRecord record = run_model(s, ranks,
-                                     ModelOptions{.code_time_scale = scale,
-                                                  .charge_code = launch.code_charge == "explicit",
-                                                  .command_line = launch.command_line,
-                                                  .lbdatafile_out = launch.lbdatafile_out});
-  std::fputs(console_summary(record).c_str(), stdout);
-  if (!launch.record_out.empty()) {
-    append_record(launch.record_out, to_json(record));
-    fmt::print("  record appended to {}\n", launch.record_out);
-  }
-  if (!launch.steps_csv.empty()) {
-    std::ofstream out(launch.steps_csv);
-    out << steps_csv(record);
-    if (!out) throw RunError(fmt::format("{}: could not write the per-step table", launch.steps_csv));
-  }
-  std::fflush(stdout);
-  return 0;
+  return run_model(s, ranks,
+                   ModelOptions{.code_time_scale = scale,
+                                .charge_code = launch.code_charge == "explicit",
+                                .command_line = launch.command_line,
+                                .lbdatafile_out = launch.lbdatafile_out});
 }
 
 }  // namespace lbbench

@@ -2,11 +2,11 @@
 #pragma once
 
 #include "engines/launch.hpp"
+#include "record/run_record.hpp"
 
 namespace lbbench {
 
-// Validates the request, runs the model, prints the summary and writes the outputs;
-// returns the exit code.
-int launch_model(const LaunchRequest& launch);
+// Validates the request and runs the model; the caller reports the record.
+RunRecord launch_model(const LaunchRequest& launch);
 
 }  // namespace lbbench

@@ -8,11 +8,11 @@
 #include "balancers/centralized.hpp"
 #include "balancers/model/metrics.hpp"
 #include "balancers/protocol.hpp"
+#include "comm/code_time.hpp"
 #include "core/clock.hpp"
-#include "engine/load_model.hpp"
-#include "engine/migration.hpp"
-#include "engine/record_builder.hpp"
-#include "mpi/code_time.hpp"
+#include "replay/load_model.hpp"
+#include "replay/migration.hpp"
+#include "replay/record_builder.hpp"
 
 namespace lbbench {
 

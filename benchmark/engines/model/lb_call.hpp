@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "balancers/balancer.hpp"
-#include "engine/record_builder.hpp"
-#include "engines/model/network.hpp"
 #include "engines/model/state.hpp"
+#include "machine/network.hpp"
 #include "record/run_record.hpp"
+#include "replay/record_builder.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
@@ -64,8 +64,8 @@ struct ModelDecision {
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
 // The one collective the engines add to an LB call, around its decision and migration:
-// the loads' totals (engine/lb_call.cpp). What the record needs besides is reduced when
-// the run ends (engine/call_ledger.hpp), after the clock has stopped.
+// the loads' totals (replay/lb_call.cpp). What the record needs besides is reduced when
+// the run ends (replay/call_ledger.hpp), after the clock has stopped.
 double model_lb_overhead_s(const NetworkModel& net);
 // What a look (Balancer::wants_look()) started at `in.step` reduces: the loads' totals as
 // a call there would see them. Its steps left and later calls are the step's; the engine

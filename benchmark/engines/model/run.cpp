@@ -9,18 +9,18 @@
 #include <numeric>
 
 #include "balancers/factory.hpp"
+#include "comm/mpi.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
-#include "engine/machine.hpp"
-#include "engine/migration.hpp"
-#include "engine/record_builder.hpp"
-#include "engine/trace_export.hpp"
 #include "engines/model/lb_call.hpp"
-#include "engines/model/network.hpp"
 #include "engines/model/state.hpp"
 #include "engines/model/step_timing.hpp"
-#include "mpi/mpi.hpp"
+#include "machine/network.hpp"
+#include "replay/migration.hpp"
+#include "replay/placement.hpp"
+#include "replay/record_builder.hpp"
+#include "replay/trace_export.hpp"
 #include "workload/load_field.hpp"
 
 namespace lbbench {
@@ -119,7 +119,7 @@ class ModelRun {
                                           1e6 * page_fault_seconds())
                             : "none: code is free (--code-charge none)"),
         machine_(machine_info(s, net_, o.code_time_scale, &decision_costs_)),
-        field_(s.workload, state_.graph(), s.seed),
+        field_(s.workload, state_.graph(), s.seed, state_.trace()),
         dims_(field_.dims()) {
     if (state_.graph().global_vertices < nranks) {
       throw InputError(fmt::format("{}: the mesh has {} vertices but the run has {} ranks; use at most {} ranks",
@@ -140,7 +140,7 @@ class ModelRun {
     std::vector<std::vector<double>> weights;
     std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
     std::vector<std::vector<double>> phase_time(dims, std::vector<double>(n, 0.0));
-    // Kept where a line is fitted through each vertex's steps (engine/load_model.hpp).
+    // Kept where a line is fitted through each vertex's steps (replay/load_model.hpp).
     const bool sums = s_.forecast == LoadForecast::trend || balancer_->needs_trends();
     std::vector<std::vector<double>> phase_time_summed(sums ? dims : 0, std::vector<double>(n, 0.0));
     std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
@@ -204,7 +204,7 @@ class ModelRun {
       if (!takes_call(look, step, start)) {
         look_wanted = balancer_->wants_look();
         // A point the look kept as it is starts the loads' window afresh, as a call that
-        // keeps the distribution does (engine/replay.cpp).
+        // keeps the distribution does (replay/replay.cpp).
         if (!looked) continue;
         keep_first_look_decision(*balancer_, first_look, step);
       } else {
@@ -243,7 +243,7 @@ class ModelRun {
                               .network =
                                   "alpha + beta x bytes over the preset's routes; overheads on eager messages; bulk "
                                   "transfers bounded by the busiest link"};
-    if (state_.graph().trace) r.trace = trace_info(*state_.graph().trace, p_);
+    if (state_.trace()) r.trace = trace_info(*state_.trace(), p_);
     return r;
   }
 
@@ -272,6 +272,7 @@ class ModelRun {
                                                                        .rank = r,
                                                                        .nranks = p_,
                                                                        .graph = state_.graph(),
+                                                                       .trace = state_.trace().get(),
                                                                        .positions = positions,
                                                                        .loads = loads,
                                                                        .subphases = subphases,

@@ -6,9 +6,9 @@
 
 #include "core/blocks.hpp"
 #include "core/hash.hpp"
-#include "engine/distribution.hpp"
-#include "engine/migration.hpp"
 #include "meshes/build.hpp"
+#include "replay/distribution.hpp"
+#include "replay/migration.hpp"
 
 namespace lbbench {
 
@@ -24,8 +24,10 @@ bool positions_are_ids(const LocalGraph& g) {
 
 }  // namespace
 
-ModelState::ModelState(const Scenario& s, int nranks)
-    : g_(build_mesh(s.mesh, s.seed, MPI_COMM_SELF)), nranks_(nranks), element_bytes_(s.workload.element_bytes) {
+ModelState::ModelState(const Scenario& s, int nranks) : nranks_(nranks), element_bytes_(s.workload.element_bytes) {
+  Mesh mesh = build_mesh(s.mesh, s.seed, MPI_COMM_SELF);
+  g_ = std::move(mesh.graph);
+  trace_ = std::move(mesh.trace);
   const auto n = static_cast<std::size_t>(g_.num_local());
   identity_positions_ = positions_are_ids(g_);
   if (!identity_positions_) {
@@ -52,11 +54,11 @@ ModelState::ModelState(const Scenario& s, int nranks)
   if (s.distribution.kind == DistributionKind::file) {
     const std::vector<Rank> by_id = read_partition_file(s.distribution.file_resolved, g_.global_vertices, nranks);
     for (std::size_t i = 0; i < n; ++i) start[i] = by_id[static_cast<std::size_t>(g_.gid[i].value())];
-    start = pin_recorded(g_, std::move(start), nranks);
+    start = pin_recorded(g_, trace_.get(), std::move(start), nranks);
   } else {
     check_distribution(s.distribution, g_);
     for (std::size_t i = 0; i < n; ++i) {
-      start[i] = starting_rank(s.distribution, g_, static_cast<LocalIndex>(i), nranks, s.seed);
+      start[i] = starting_rank(s.distribution, g_, trace_.get(), static_cast<LocalIndex>(i), nranks, s.seed);
     }
   }
   migrate(start);

@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
-#include "engines/model/network.hpp"
-#include "meshes/local_graph.hpp"
+#include "core/local_graph.hpp"
+#include "machine/network.hpp"
+#include "meshes/trace/trace.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
@@ -36,6 +38,8 @@ class ModelState {
 
   // The whole graph; adj_owner holds each neighbor's current owner.
   [[nodiscard]] const LocalGraph& graph() const { return g_; }
+  // The recorded run the mesh was read from; null for every other mesh.
+  [[nodiscard]] const std::shared_ptr<const TraceLayout>& trace() const { return trace_; }
   [[nodiscard]] int nranks() const { return nranks_; }
   [[nodiscard]] Rank owner(std::int64_t position) const { return Rank{owner_[static_cast<std::size_t>(position)]}; }
   // A rank's vertices (positions), in its local order.
@@ -65,6 +69,7 @@ class ModelState {
   void refresh_neighbor_owners();
 
   LocalGraph g_;
+  std::shared_ptr<const TraceLayout> trace_;
   int nranks_;
   std::int64_t element_bytes_;
   std::vector<int> owner_;                // per position

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engines/model/network.hpp"
 #include "engines/model/state.hpp"
+#include "machine/network.hpp"
 #include "record/run_record.hpp"
 #include "scenario/scenario.hpp"
 

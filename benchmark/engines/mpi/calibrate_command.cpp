@@ -5,12 +5,12 @@
 
 #include <cstdio>
 
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/mpi/calibration.hpp"
 #include "engines/mpi/network.hpp"
 #include "engines/mpi/overhead.hpp"
 #include "engines/native_commands.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -13,8 +13,8 @@
 #include <numeric>
 #include <thread>
 
+#include "comm/mpi.hpp"
 #include "core/clock.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -1,5 +1,5 @@
-// Real MPI: code took its own time; nothing to charge (see mpi/code_time.hpp).
-#include "mpi/code_time.hpp"
+// Real MPI: code took its own time; nothing to charge (see comm/code_time.hpp).
+#include "comm/code_time.hpp"
 
 namespace lbbench {
 

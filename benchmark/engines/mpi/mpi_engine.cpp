@@ -1,16 +1,16 @@
 // The mpi engine: real Open MPI ranks, the host's wall clock, and do_work as calibrated
-// random reads (see engines/engine.hpp).
+// random reads (see replay/engine.hpp).
 #include <malloc.h>
 #include <sched.h>
 
 #include <limits>
 #include <memory>
 
+#include "comm/mpi.hpp"
 #include "core/clock.hpp"
-#include "engines/engine.hpp"
 #include "engines/mpi/calibration.hpp"
 #include "engines/mpi/do_work.hpp"
-#include "mpi/mpi.hpp"
+#include "replay/engine.hpp"
 
 namespace lbbench {
 

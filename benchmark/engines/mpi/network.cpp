@@ -5,8 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "comm/mpi.hpp"
 #include "core/clock.hpp"
-#include "mpi/mpi.hpp"
 
 namespace lbbench {
 

@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "comm/mpi.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/json_yaml.hpp"
-#include "engine/replay.hpp"
-#include "engines/engine.hpp"
 #include "engines/mpi/calibration.hpp"
 #include "engines/mpi/do_work.hpp"
-#include "mpi/mpi.hpp"
+#include "replay/engine.hpp"
+#include "replay/replay.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {

@@ -1,5 +1,5 @@
 // The sparse exchange on real MPI: NBX (Hoefler, Siebert, Lumsdaine, PPoPP'10).
-#include "mpi/sparse_exchange.hpp"
+#include "comm/sparse_exchange.hpp"
 
 namespace lbbench {
 

@@ -1,15 +1,9 @@
 // lbbench-smpi is the smpi engine's back end: smpirun starts it, `lbbench run --engine
-// smpi` starts smpirun. The front end's commands that need another engine or a real host
-// say so here.
+// smpi` starts smpirun. The commands that need a real host say so here.
 #include "core/error.hpp"
-#include "engines/launch.hpp"
 #include "engines/native_commands.hpp"
 
 namespace lbbench {
-
-int launch_engine(EngineKind, const LaunchRequest&) {
-  throw InputError("lbbench-smpi only runs under smpirun, as the smpi engine; start runs with lbbench");
-}
 
 int calibrate_command(const CalibrateRequest& request, int, char**) {
   if (request.network) {

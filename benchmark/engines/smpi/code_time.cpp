@@ -1,5 +1,5 @@
-// Under SMPI, charged code is simulated computation (see mpi/code_time.hpp).
-#include "mpi/code_time.hpp"
+// Under SMPI, charged code is simulated computation (see comm/code_time.hpp).
+#include "comm/code_time.hpp"
 
 #include <smpi/smpi.h>
 

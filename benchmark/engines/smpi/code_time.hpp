@@ -1,4 +1,4 @@
-// The smpi engine's switch for charging code explicitly (see mpi/code_time.hpp).
+// The smpi engine's switch for charging code explicitly (see comm/code_time.hpp).
 #pragma once
 
 namespace lbbench {

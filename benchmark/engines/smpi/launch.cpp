@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "engines/memory.hpp"
-#include "harness/process.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {

@@ -1,5 +1,5 @@
 // The smpi engine: the same code under SimGrid SMPI, on a simulated machine preset (see
-// engines/engine.hpp). Every simulated rank runs in this one process.
+// replay/engine.hpp). Every simulated rank runs in this one process.
 // SMPI's compiler wrapper turns malloc and its kin into macros for the application's own
 // C calls; glibc's declarations need the plain names.
 #pragma push_macro("malloc")
@@ -21,10 +21,10 @@
 #include <fstream>
 #include <limits>
 
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
-#include "engines/engine.hpp"
 #include "engines/smpi/code_time.hpp"
-#include "mpi/mpi.hpp"
+#include "replay/engine.hpp"
 
 namespace lbbench {
 

@@ -13,8 +13,8 @@
 #include <map>
 #include <tuple>
 
-#include "mpi/mpi.hpp"
-#include "mpi/sparse_exchange.hpp"
+#include "comm/mpi.hpp"
+#include "comm/sparse_exchange.hpp"
 
 namespace lbbench {
 

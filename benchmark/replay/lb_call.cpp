@@ -1,0 +1,358 @@
+// One LB call (see lb_call.hpp).
+#include "replay/lb_call.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <span>
+
+#include "comm/mpi.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "replay/call_ledger.hpp"
+#include "replay/engine.hpp"
+#include "replay/load_model.hpp"
+#include "replay/movable_part.hpp"
+#include "replay/record_builder.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// This rank's load per component, over its vertices except those the plan moves away
+// (whose loads are added to `given`, per target rank).
+std::vector<double> rank_components(const std::vector<Load>& vectors, int dims, const MigrationPlan& plan, int me,
+                                    std::map<int, std::vector<double>>* given = nullptr) {
+  const auto d = static_cast<std::size_t>(dims);
+  const std::size_t n = vectors.size() / d;
+  std::vector<double> kept(d, 0.0);
+  std::vector<char> leaves(n, 0);
+  for (const auto& m : plan.moves) {
+    if (m.vertex < 0 || static_cast<std::size_t>(m.vertex) >= n || m.to == Rank{me}) continue;
+    leaves[static_cast<std::size_t>(m.vertex)] = 1;
+    if (!given) continue;
+    auto& out = (*given)[m.to.value()];
+    out.resize(d, 0.0);
+    for (std::size_t k = 0; k < d; ++k) out[k] += vectors[static_cast<std::size_t>(m.vertex) * d + k].seconds();
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    if (leaves[v]) continue;
+    for (std::size_t k = 0; k < d; ++k) kept[k] += vectors[v * d + k].seconds();
+  }
+  return kept;
+}
+
+// The mean of a per-step series over the steps since the last call.
+double mean_since(const std::vector<double>& per_step, int measured_since, int step) {
+  double sum = 0;
+  for (int s = measured_since; s <= step; ++s) sum += per_step[static_cast<std::size_t>(s)];
+  return sum / static_cast<double>(step - measured_since + 1);
+}
+
+// What every rank learns of the loads before the balancer runs: their total and largest,
+// and the steps' exchange time (LoadView::step_exchange), which is the largest wall time
+// less the largest compute time.
+struct CallTotals {
+  double total = 0;
+  double max = 0;
+  double step_exchange = 0;
+  RankTrends trends;
+};
+
+// The loads' sum, then the maxima of the model load, the mean compute and the mean wall.
+void add_then_max(std::array<double, 4>& into, const std::array<double, 4>& from) {
+  into[0] += from[0];
+  for (std::size_t k = 1; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
+}
+
+// The reduced form of a rank's loads (model load, mean compute, mean wall): the sum, then
+// the maxima.
+std::array<double, 4> reduced_share(const std::array<double, 3>& loads) {
+  return {loads[0], loads[0], loads[1], loads[2]};
+}
+
+CallTotals call_totals_of(const std::array<double, 4>& v) { return {v[0], v[1], std::max(0.0, v[3] - v[2]), {}}; }
+
+// With the rank's load trend: the sums (the load, the trend, its size), then the maxima
+// (the model load, the mean compute, the mean wall, the trend's size).
+using TrendedShare = std::array<double, 7>;
+constexpr std::size_t kTrendedSums = 3;
+
+void add_then_max_trended(TrendedShare& into, const TrendedShare& from) {
+  for (std::size_t k = 0; k < kTrendedSums; ++k) into[k] += from[k];
+  for (std::size_t k = kTrendedSums; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
+}
+
+TrendedShare trended_share(const std::array<double, 3>& loads, double trend) {
+  const double size = std::abs(trend);
+  return {loads[0], trend, size, loads[0], loads[1], loads[2], size};
+}
+
+// The totals of reduced trended shares; their trends only where the ranks sent them.
+CallTotals trended_totals_of(const TrendedShare& t, bool trended) {
+  CallTotals out = call_totals_of({t[0], t[3], t[4], t[5]});
+  if (trended) out.trends = RankTrends{.sum = t[1], .size = t[2], .largest = t[6]};
+  return out;
+}
+
+// The only collective the replay adds to a call; the metrics, which need every rank's
+// load, are gathered when the run ends (CallLedger). Where the balancer asks for the
+// loads' trends, the rank's (`trend`, seconds per step over its speed) travel with it.
+CallTotals reduce_call_totals(const std::array<double, 3>& loads, std::optional<double> trend, MPI_Comm comm) {
+  if (!trend)
+    return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
+  return trended_totals_of(allreduce_combined<TrendedShare, add_then_max_trended>(trended_share(loads, *trend), comm),
+                           true);
+}
+
+// This rank's load trend over its speed (seconds per step), where trends were measured.
+std::optional<double> rank_trend(std::span<const double> trends, const MachineInfo& machine, int me) {
+  if (trends.empty()) return std::nullopt;
+  const double speed = machine.rank_speed.empty() ? 1.0 : machine.rank_speed[static_cast<std::size_t>(me)];
+  return std::accumulate(trends.begin(), trends.end(), 0.0) / speed;
+}
+
+// --verify: only a migration may change the communication, so each rank's census share
+// at a call is the one the last migration left it.
+void verify_census(const CensusShare& measured, const CensusShare& carried, int step, MPI_Comm comm) {
+  const int changed = allreduce(measured != carried ? 1 : 0, MPI_SUM, comm);
+  if (changed != 0) {
+    throw AgreedRunError(
+        fmt::format("at the LB call of step {}, the communication of {} ranks is not what the last migration left them",
+                    step, changed));
+  }
+}
+
+void verify_owner_tables(const LocalGraph& graph, int step, MPI_Comm comm) {
+  const std::int64_t wrong = count_wrong_owner_entries(graph, comm);
+  if (wrong != 0) {
+    throw AgreedRunError(fmt::format("after the migration at step {}, {} owner-table entries are wrong", step, wrong));
+  }
+}
+
+// This rank's share of the placement digest (core/hash.hpp).
+std::uint64_t owners_digest_share(const LocalGraph& graph, int me) {
+  std::uint64_t mine = 0;
+  for (LocalIndex v = 0; v < graph.num_local(); ++v) mine += placement_term(graph.gid[v].value(), me);
+  return mine;
+}
+
+// A call whose balancer promised that nothing moves anywhere: nothing is migrated, and
+// only the per-vertex times start afresh, as after a migration. With `verify`, the
+// promise is checked.
+void keep_the_distribution(const LbContext& ctx, const MigrationPlan& plan, StepLoop& loop, int step) {
+  if (ctx.verify) {
+    const int me = comm_rank(ctx.comm);
+    const auto leaving = static_cast<std::int64_t>(
+        std::count_if(plan.moves.begin(), plan.moves.end(), [&](const Move& m) { return m.to != Rank{me}; }));
+    const std::int64_t moved = allreduce(leaving, MPI_SUM, ctx.comm);
+    if (moved != 0) {
+      throw AgreedRunError(fmt::format(
+          "the balancer promised that nothing moves at step {}, but its plan moves {} vertices", step, moved));
+    }
+  }
+  loop.restart_vertex_times();
+}
+
+// Per-vertex values of the whole graph, cut to the vertices the balancer is shown.
+std::vector<double> shown_values(std::vector<double> whole, const MovablePart* movable) {
+  if (movable == nullptr) return whole;
+  std::vector<double> shown;
+  shown.reserve(movable->full.size());
+  for (const LocalIndex v : movable->full) shown.push_back(whole[static_cast<std::size_t>(v)]);
+  return shown;
+}
+
+}  // namespace
+
+std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm) {
+  std::uint64_t share = owners_digest_share(graph, comm_rank(comm));
+  MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return share;
+}
+
+namespace {
+
+// What the load model reads at a call on this rank, over `everyone` (all its vertices).
+LoadModelInputs call_model_inputs(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step,
+                                  int invocation, const std::vector<std::int64_t>& everyone) {
+  return LoadModelInputs{.scenario = ctx.scenario,
+                         .graph = graph,
+                         .vertices = everyone,
+                         .machine = ctx.machine,
+                         .rank = comm_rank(ctx.comm),
+                         .dims = ctx.field.dims(),
+                         .invocation = invocation,
+                         .weights = loop.weights(),
+                         .phase_time = loop.phase_time(),
+                         .steps_since_last_call = loop.steps_since_rebuild(),
+                         .phase_time_summed = &loop.phase_time_summed(),
+                         .step = step};
+}
+
+}  // namespace
+
+LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
+                    int measured_since) {
+  const Scenario& s = ctx.scenario;
+  const int me = comm_rank(ctx.comm);
+  const int nranks = comm_size(ctx.comm);
+  const int dims = ctx.field.dims();
+  const std::vector<std::int64_t> everyone = all_positions(graph);
+  const LoadModelInputs model_inputs = call_model_inputs(ctx, graph, loop, step, invocation, everyone);
+  const std::vector<Load> vectors = modeled_vertex_loads(model_inputs);
+  // Vertices that never move are not shown to the balancer; their load is the rank's
+  // background.
+  std::optional<MovablePart> movable;
+  if (graph.has_pinned()) movable = movable_part(graph, vectors, dims, Rank{me});
+  const LocalGraph& shown = movable ? movable->graph : graph;
+  const std::vector<Load>& shown_vectors = movable ? movable->vectors : vectors;
+  const std::span<const Load> background =
+      movable ? std::span<const Load>(movable->background) : std::span<const Load>();
+  const std::vector<Load> loads = summed_loads(shown_vectors, dims);
+  const bool trends = ctx.balancer.needs_trends() && trends_measured(model_inputs);
+  const std::vector<double> shown_trends =
+      trends ? shown_values(modeled_vertex_trends(model_inputs), movable ? &*movable : nullptr) : std::vector<double>();
+  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{}) +
+                         std::accumulate(background.begin(), background.end(), Load{});
+  CallShare share;
+  share.loads = {rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
+                 mean_since(loop.steps().wall, measured_since, step)};
+  const CallTotals totals =
+      reduce_call_totals(share.loads, trends ? rank_trend(shown_trends, ctx.machine, me) : std::nullopt, ctx.comm);
+  share.total_load = totals.total;
+  const LoadView view{.graph = shown,
+                      .vertex_load = loads,
+                      .dims = dims,
+                      .vertex_load_vec = dims > 1 ? std::span<const Load>(shown_vectors) : std::span<const Load>(),
+                      .vertex_load_trend = shown_trends,
+                      .trend_origin = trends ? std::optional<double>(trend_origin(model_inputs)) : std::nullopt,
+                      .background = background,
+                      .fixed_peers = movable ? std::span<const int>(movable->fixed_peers) : std::span<const int>(),
+                      .edge_bytes = s.workload.edge_bytes,
+                      .element_bytes = s.workload.element_bytes,
+                      .machine = ctx.machine,
+                      .rank = Rank{me},
+                      .nranks = nranks,
+                      .seed = s.seed,
+                      .invocation = invocation,
+                      .step = step,
+                      .period = s.balancer.period,
+                      .steps_left = s.steps - step - 1,
+                      .later_calls = lb_points_after(s, step),
+                      .rank_load = rank_load,
+                      .total_load = Load(totals.total),
+                      .max_rank_load = Load(totals.max),
+                      .rank_trends = totals.trends,
+                      .step_exchange = Load(totals.step_exchange)};
+  const double t0 = ctx.engine.now();
+  MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
+  share.decision_s = ctx.engine.now() - t0;
+  if (movable) to_full_indices(*movable, plan);
+
+  LbEvent event;
+  event.step = step;
+  if (ctx.verify) verify_census(loop.census_share(ctx.machine), ctx.ledger.carried_census_share(), step, ctx.comm);
+  event.model_imbalance_before = imbalance(totals.max, totals.total / nranks);
+  event.protocol = plan.protocol;
+  event.prediction = plan.decision;
+  if (dims > 1) share.components_before = rank_components(vectors, dims, {}, me);
+  if (ctx.balancer.promised_nothing_moves()) {
+    keep_the_distribution(ctx, plan, loop, step);
+    share.kept = true;
+    ctx.ledger.add(std::move(share));
+    return event;
+  }
+  share.components_kept = rank_components(vectors, dims, plan, me, &share.components_given);
+
+  const double t1 = ctx.engine.now();
+  const std::int64_t local_before = graph.num_local();
+  const MigrationStats stats = ctx.migrator.migrate(graph, plan, [&](const LocalGraph& g) {
+    double sum = 0;
+    for (LocalIndex v = 0; v < g.num_local(); ++v) {
+      sum += ctx.field.total_weight(g.gid[v], g.coords_of(v), g.vweights_of(v), step);
+    }
+    return sum;
+  });
+  loop.rebuild(graph);
+  share.migration_s = ctx.engine.now() - t1;
+  if (ctx.verify) verify_owner_tables(graph, step, ctx.comm);
+
+  share.census_after = loop.census_share(ctx.machine);
+  share.arrived = graph.num_local() - local_before + stats.vertices_sent;
+  share.vertices_sent = stats.vertices_sent;
+  share.bytes_sent = stats.bytes_sent;
+  share.digest_share = owners_digest_share(graph, me);
+  ctx.ledger.add(std::move(share));
+  return event;
+}
+
+LoadLook::~LoadLook() {
+  // A look still under way at the end of a run was started on every rank alike.
+  if (started()) MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+}
+
+void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
+                     int measured_since) {
+  const std::vector<std::int64_t> everyone = all_positions(graph);
+  const LoadModelInputs inputs = call_model_inputs(ctx, graph, loop, step, invocation, everyone);
+  const std::vector<Load> vectors = modeled_vertex_loads(inputs);
+  const std::vector<Load> loads = summed_loads(vectors, ctx.field.dims());
+  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
+  // The trend a call would reduce: over the vertices the balancer is shown, those a trace
+  // does not pin.
+  std::optional<double> trend;
+  if (ctx.balancer.needs_trends() && trends_measured(inputs)) {
+    const int me = comm_rank(ctx.comm);
+    std::optional<MovablePart> movable;
+    if (graph.has_pinned()) movable = movable_part(graph, vectors, ctx.field.dims(), Rank{me});
+    trend = rank_trend(shown_values(modeled_vertex_trends(inputs), movable ? &*movable : nullptr), ctx.machine, me);
+  }
+  // The balancer's objects: vertices a trace pins never move.
+  start({rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
+         mean_since(loop.steps().wall, measured_since, step)},
+        graph.has_pinned() ? graph.pinned_from : graph.global_vertices, graph.global_edges, graph.dim, trend);
+  started_at_ = step;
+}
+
+void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims,
+                     std::optional<double> trend) {
+  share_ = trended_share(loads, trend.value_or(0.0));
+  trended_ = trend.has_value();
+  started_at_.reset();
+  objects_ = objects;
+  edges_ = edges;
+  coord_dims_ = coord_dims;
+  // Two reductions of MPI's own operations, started together: under SMPI a user-defined
+  // operation in MPI_Iallreduce handed every rank back its own share.
+  MPI_Iallreduce(share_.data(), totals_.data(), kTrendedSums, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(share_.data() + kTrendedSums, totals_.data() + kTrendedSums,
+                 static_cast<int>(share_.size() - kTrendedSums), MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+}
+
+CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
+  MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+  // Every rank measured trends or none did: the balancer and the scenario are the same on
+  // every rank.
+  const CallTotals totals = trended_totals_of(totals_, trended_);
+  return CallOutlook{.nranks = comm_size(comm_),
+                     .objects = objects_,
+                     .edges = edges_,
+                     .coord_dims = coord_dims_,
+                     .max_rank_load_s = totals.max,
+                     .total_load_s = totals.total,
+                     .step_exchange_s = totals.step_exchange,
+                     .period = s.balancer.period,
+                     .steps_left = s.steps - step - 1,
+                     .later_calls = lb_points_after(s, step),
+                     .machine = &machine,
+                     .trends = totals.trends,
+                     .steps_to_point = started_at_ ? step - *started_at_ : 0};
+}
+
+}  // namespace lbbench

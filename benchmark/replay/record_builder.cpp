@@ -1,0 +1,273 @@
+// The end of a run (see record_builder.hpp).
+#include "replay/record_builder.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "comm/mpi.hpp"
+#include "replay/engine.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// The per-step series with what follows from them.
+struct Totals : StepTotals {
+  std::vector<double> imbalance;  // per step
+  double perfect = 0;
+
+  explicit Totals(StepTotals base, int nranks) : StepTotals(std::move(base)) {
+    const double p = nranks;
+    imbalance.resize(compute_max.size());
+    for (std::size_t i = 0; i < imbalance.size(); ++i) {
+      imbalance[i] = lbbench::imbalance(compute_max[i], compute_sum[i] / p);
+      perfect += compute_sum[i] / p;
+    }
+  }
+  [[nodiscard]] bool has_vectors() const { return !phase_max.empty(); }
+  // Σ_k max_r of the phase times at a step: what the step's compute costs with barriers.
+  [[nodiscard]] double vector_objective(std::size_t step) const {
+    double sum = 0;
+    for (const auto& m : phase_max) sum += m[step];
+    return sum;
+  }
+  // Each component's max over average at a step.
+  [[nodiscard]] std::vector<double> max_over_avg(std::size_t step, int nranks) const {
+    std::vector<double> out;
+    for (std::size_t k = 0; k < phase_max.size(); ++k) {
+      const double avg = phase_sum[k][step] / nranks;
+      out.push_back(avg > 0 ? phase_max[k][step] / avg : 1.0);
+    }
+    return out;
+  }
+};
+
+void reduce_to_root(const std::vector<double>& mine, std::vector<double>& out, MPI_Op op, MPI_Comm comm) {
+  out.resize(mine.size());
+  MPI_Reduce(mine.data(), out.data(), static_cast<int>(mine.size()), MPI_DOUBLE, op, 0, comm);
+}
+
+StepTotals reduce_totals(const RunEnd& end, MPI_Comm comm) {
+  StepTotals t;
+  const RankSteps& mine = end.steps;
+  reduce_to_root(mine.compute, t.compute_max, MPI_MAX, comm);
+  reduce_to_root(mine.compute, t.compute_sum, MPI_SUM, comm);
+  reduce_to_root(mine.wall, t.wall_max, MPI_MAX, comm);
+  reduce_to_root(mine.wait, t.wait_sum, MPI_SUM, comm);
+  const double p = comm_size(comm);
+  t.total_time = allreduce(end.elapsed_s, MPI_MAX, comm);
+  const double my_compute = std::accumulate(mine.compute.begin(), mine.compute.end(), 0.0);
+  t.compute_mean = allreduce(my_compute, MPI_SUM, comm) / p;
+  t.compute_max_rank = allreduce(my_compute, MPI_MAX, comm);
+  if (end.components.size() > 1) {
+    for (const auto& phase : mine.phase_compute) {
+      reduce_to_root(phase, t.phase_max.emplace_back(), MPI_MAX, comm);
+      reduce_to_root(phase, t.phase_sum.emplace_back(), MPI_SUM, comm);
+    }
+  }
+  return t;
+}
+
+LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>& names, int nranks, int steps) {
+  LoadVectorRecord v;
+  v.components = names;
+  for (std::size_t i = 0; i < t.imbalance.size(); ++i) {
+    v.objective_per_step_s.push_back(t.vector_objective(i));
+    double avg = 0;
+    for (const auto& sum : t.phase_sum) avg += sum[i] / nranks;
+    v.perfect_per_step_s.push_back(avg);
+  }
+  v.objective_mean_s = std::accumulate(v.objective_per_step_s.begin(), v.objective_per_step_s.end(), 0.0) / steps;
+  v.phase_max_s = t.phase_max;
+  for (const auto& sum : t.phase_sum) {
+    std::vector<double>& avg = v.phase_avg_s.emplace_back(sum);
+    for (double& a : avg) a /= nranks;
+  }
+  return v;
+}
+
+// `none`'s steps after the call: the critical path of its moved loads where `auto` forecast
+// them so (balancers/model/motion.hpp), else every step at its slowest rank along the
+// trends (`step_lmax_s`; L_max where none were measured) plus the exchange.
+double none_after(const Json& none, double steps_after, double lmax_s, double exchange_s) {
+  const bool moving = none.contains("steps_forecast") && none["steps_forecast"].value("kind", "") == "moving";
+  return moving ? none["to_end_s"].get<double>() : steps_after * (none.value("step_lmax_s", lmax_s) + exchange_s);
+}
+
+// The whole run as `auto`'s first call predicted it, for each candidate: the measured
+// steps up to the call, then the paper's assumption (equations 9 and 11) that every
+// interval repeats the first, so the candidate's one call sets every later step's L_max
+// (averaged along the loads' trends where they were measured: `step_lmax_s`), to which
+// each step adds the exchange measured before the call (`step_exchange_s`); `none` as its
+// forecast says (none_after). A run of the candidate also calls it at every later LB
+// point, priced as `auto` priced it (`later_call_s`: as much as this call; see
+// balancers/model/auto.hpp). The report scores these against the runs of each candidate.
+std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events,
+                                            const std::optional<LookDecision>& look, const Totals& t) {
+  const auto first =
+      std::find_if(events.begin(), events.end(), [](const LbEvent& e) { return !e.prediction.is_null(); });
+  const bool by_look = look && (first == events.end() || look->step < first->step);
+  if (!by_look && first == events.end()) return std::nullopt;
+  const int step = by_look ? look->step : first->step;
+  const Json& d = by_look ? look->decision : first->prediction;
+  const auto upto = static_cast<std::size_t>(step) + 1;
+  const double before =
+      std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
+  const double steps_after = static_cast<double>(s.steps) - static_cast<double>(upto);
+  RunPrediction p;
+  p.later_calls = lb_points_after(s, step);
+  const double exchange = d.value("step_exchange_s", 0.0);
+  for (const auto& [name, c] : d["candidates"].items()) {
+    if (c.value("skipped", false)) {  // not run: what it would take at least
+      p.total_s.emplace_back(name, before + c["bound_s"].get<double>());
+      p.at_least.insert(name);
+      continue;
+    }
+    const double rest = name == "none"
+                            ? none_after(c, steps_after, d["lmax_before_s"].get<double>(), exchange)
+                            : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
+                                  p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
+                                  steps_after * (c.value("step_lmax_s", c["lmax_after_s"].get<double>()) + exchange);
+    p.total_s.emplace_back(name, before + rest);
+  }
+  p.chosen = d["chosen"].get<std::string>();
+  if (d.contains("near_tie")) p.fastest_predicted = d["near_tie"]["fastest"].get<std::string>();
+  p.at_step = step;
+  if (by_look) p.look_decision = d;
+  return p;
+}
+
+// The measured side of each LB call: the imbalance of the steps before and after it.
+void fill_measured(std::vector<LbEvent>& events, const Totals& t, int nranks) {
+  for (auto& e : events) {
+    const auto i = static_cast<std::size_t>(e.step);
+    e.imbalance_before = t.imbalance[i];
+    e.imbalance_after = t.imbalance[i + 1];
+    if (e.vector && t.has_vectors()) {
+      e.vector->objective_before_s = t.vector_objective(i);
+      e.vector->objective_after_s = t.vector_objective(i + 1);
+      e.vector->max_over_avg_before = t.max_over_avg(i, nranks);
+      e.vector->max_over_avg_after = t.max_over_avg(i + 1, nranks);
+    }
+  }
+}
+
+}  // namespace
+
+void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest) {
+  event.model_imbalance_predicted_after = event.model_imbalance_before;
+  if (event.vector) event.vector->model_objective_predicted_after_s = event.vector->model_objective_before_s;
+  event.after = event.before;
+  event.migrations = 0;
+  event.migrated_bytes = 0;
+  event.elements_moved_max = 0;
+  event.owners_digest = owners_digest;
+  event.migration_s = 0;
+}
+
+bool is_lb_point(const Scenario& s, int step) {
+  return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
+}
+
+bool is_look_start(const Scenario& s, int step) {
+  const int half = s.balancer.period / 2;
+  return half > 0 && is_lb_point(s, step + half);
+}
+
+int lb_points_after(const Scenario& s, int step) {
+  int calls = 0;
+  for (int later = step + 1; later < s.steps; ++later) calls += is_lb_point(s, later) ? 1 : 0;
+  return calls;
+}
+
+bool has_lb_points(const Scenario& s) { return lb_points_after(s, -1) > 0; }
+
+void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step) {
+  if (first) return;
+  Json decision = balancer.look_decision();
+  if (!decision.is_null()) first = LookDecision{.step = step, .decision = std::move(decision)};
+}
+
+RunRecord build_record(RunEnd end, MPI_Comm comm) {
+  StepTotals totals = reduce_totals(end, comm);
+  if (comm_rank(comm) != 0) return {};
+  return assemble_record(RecordFacts{.scenario = end.scenario,
+                                     .engine = end.engine.name(),
+                                     .ranks = comm_size(comm),
+                                     .nodes = end.machine.nodes,
+                                     .sites = end.machine.info.sites,
+                                     .vertices = end.vertices,
+                                     .edges = end.edges,
+                                     .components = end.components,
+                                     .initial = end.initial,
+                                     .final = end.final,
+                                     .simulation = end.engine.simulation(end.setup_s, end.host_wall_s),
+                                     .provenance = std::move(end.provenance),
+                                     .first_look = std::move(end.first_look)},
+                         totals, std::move(end.events));
+}
+
+RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std::vector<LbEvent> events) {
+  const Scenario& s = facts.scenario;
+  const int nranks = facts.ranks;
+  const double p = nranks;
+  const Totals t(step_totals, nranks);
+  fill_measured(events, t, nranks);
+  RunRecord r;
+  r.scenario = s.name;
+  r.scenario_sha256 = scenario_sha256(s);
+  r.scenario_file = s.source;
+  r.balancer = s.balancer.name();
+  r.balancer_family = family_name(s.balancer.config.family());
+  r.balancer_params = s.balancer.config.params_json();
+  r.lb_period = s.balancer.period;
+  r.model = to_string(s.model);
+  r.forecast = to_string(s.forecast);
+  r.engine = std::string(facts.engine);
+  r.machine = s.machine.preset;
+  r.ranks = nranks;
+  r.nodes = facts.nodes;
+  r.vertices = facts.vertices;
+  r.edges = facts.edges;
+  r.steps = s.steps;
+  r.seed = s.seed;
+  r.total_time_s = t.total_time;
+  r.compute_time_s = t.compute_mean;
+  r.compute_time_max_s = t.compute_max_rank;
+  r.wait_time_s = std::accumulate(t.wait_sum.begin(), t.wait_sum.end(), 0.0) / p;
+  r.perfect_balance_time_s = t.perfect;
+  for (const auto& e : events) {
+    r.lb_time_s += e.decision_s;
+    r.migration_time_s += e.migration_s;
+    r.migrations += e.migrations;
+    r.migrated_bytes += e.migrated_bytes;
+    r.imbalance_before.push_back(e.imbalance_before);
+    r.imbalance_after.push_back(e.imbalance_after);
+    r.imbalance_predicted_after.push_back(e.model_imbalance_predicted_after);
+  }
+  r.lb_invocations = static_cast<int>(events.size());
+  r.lb_points = lb_points_after(s, -1);
+  r.imbalance_mean = std::accumulate(t.imbalance.begin(), t.imbalance.end(), 0.0) / s.steps;
+  r.edge_cut_initial = facts.initial.edge_cut;
+  r.edge_cut = facts.final.edge_cut;
+  r.edge_cut_bytes = facts.final.edge_cut_bytes;
+  r.messages_per_step = facts.final.messages_per_step;
+  if (facts.sites > 1) r.cross_site_messages_per_step = facts.final.cross_site_messages_per_step;
+  r.per_step.wall_max_s = t.wall_max;
+  r.per_step.compute_max_s = t.compute_max;
+  r.per_step.imbalance = t.imbalance;
+  for (std::size_t i = 0; i < t.compute_sum.size(); ++i) {
+    r.per_step.compute_avg_s.push_back(t.compute_sum[i] / p);
+    r.per_step.wait_avg_s.push_back(t.wait_sum[i] / p);
+  }
+  if (s.machine.definition) r.machine_preset = s.machine.effective_preset().to_json();
+  r.simulation = facts.simulation;
+  if (t.has_vectors()) r.load_vector = load_vector_of(t, facts.components, nranks, s.steps);
+  r.prediction = run_prediction(s, events, facts.first_look, t);
+  r.lb = std::move(events);
+  r.config = normalized(s);
+  r.provenance = std::move(facts.provenance);
+  return r;
+}
+
+}  // namespace lbbench
