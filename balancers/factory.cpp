@@ -1,21 +1,28 @@
 // The registry's build step (see factory.hpp): one case per BalancerKind.
-#include "balancers/factory.hpp"
+#include "balancers/sdk/factory.hpp"
 
 #include "balancers/diffusive/diffusion.hpp"
+#include "balancers/diffusive/params.hpp"
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/grid_metis.hpp"
 #include "balancers/global/metis.hpp"
+#include "balancers/global/params.hpp"
 #include "balancers/global/random.hpp"
 #include "balancers/global/refine.hpp"
 #include "balancers/global/zoltan.hpp"
 #include "balancers/gossip/gossip.hpp"
+#include "balancers/gossip/params.hpp"
 #include "balancers/model/auto.hpp"
+#include "balancers/model/params.hpp"
+#include "balancers/prefix/params.hpp"
 #include "balancers/prefix/prefix.hpp"
+#include "balancers/tree/params.hpp"
 #include "balancers/tree/tree.hpp"
 #include "balancers/vector/metis_vector.hpp"
 #include "balancers/vector/multi_greedy.hpp"
 #include "balancers/vector/norm.hpp"
 #include "balancers/vector/norm_exhaustive.hpp"
+#include "balancers/vector/params.hpp"
 #include "balancers/vector/vector_greedy.hpp"
 #include "balancers/vector/vector_refine.hpp"
 #include "core/error.hpp"
@@ -26,7 +33,7 @@ namespace {
 
 template <class B, class Params>
 std::unique_ptr<Balancer> with(const BalancerConfig& config) {
-  return std::make_unique<B>(std::get<Params>(config.params));
+  return std::make_unique<B>(config.params.get<Params>());
 }
 
 std::unique_ptr<Balancer> make_zoltan(const BalancerConfig& config) {

@@ -1,6 +1,6 @@
 // The one registry (see registry.hpp). Adding a balancer means a row here, a kind in
 // params.hpp and a case in factory.cpp.
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,8 +8,14 @@
 #include <array>
 #include <vector>
 
+#include "balancers/diffusive/params.hpp"
+#include "balancers/global/params.hpp"
+#include "balancers/gossip/params.hpp"
+#include "balancers/model/params.hpp"
+#include "balancers/prefix/params.hpp"
+#include "balancers/tree/params.hpp"
+#include "balancers/vector/params.hpp"
 #include "core/error.hpp"
-#include "core/overloaded.hpp"
 #include "core/suggest.hpp"
 
 namespace lbbench {
@@ -18,7 +24,7 @@ namespace {
 
 BalancerParams without_params(ConfigNode& params) {
   params.finish();  // these strategies take no params, so any key is unknown
-  return NoParams{};
+  return {};
 }
 
 template <class Params>
@@ -137,15 +143,5 @@ BalancerConfig default_balancer_config(BalancerKind kind) {
 const BalancerInfo& BalancerConfig::info() const { return balancer_info(kind); }
 std::string_view BalancerConfig::name() const { return info().name; }
 Family BalancerConfig::family() const { return info().family; }
-
-Json BalancerConfig::params_json() const {
-  return std::visit([](const auto& p) { return p.to_json(); }, params);
-}
-
-void BalancerConfig::check_dims(int dims) const {
-  std::visit(Overloaded{[&](const MetisVectorParams& p) { p.check_dims(dims); },
-                        [&](const AutoParams& p) { p.check_dims(dims); }, [](const auto&) {}},
-             params);
-}
 
 }  // namespace lbbench

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "balancers/fitted_costs.hpp"
+#include "balancers/sdk/fitted_costs.hpp"
 #include "record/run_record.hpp"
 
 namespace lbbench {

@@ -51,7 +51,7 @@ std::vector<CostFit> fit_decision_costs(const std::vector<const RunRecord*>& rec
 std::vector<CostFit> fit_migration_costs(const std::vector<const RunRecord*>& records);
 
 // The costs file: schema lbbench.costs/1, one entry per platform with its decision fits by
-// balancer and its migration fit, each with its terms (balancers/fitted_costs.hpp).
+// balancer and its migration fit, each with its terms (balancers/sdk/fitted_costs.hpp).
 Json costs_file_json(const std::vector<CostFit>& decision, const std::vector<CostFit>& migration);
 
 }  // namespace lbbench

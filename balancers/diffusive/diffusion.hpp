@@ -11,7 +11,7 @@
 #pragma once
 
 #include "balancers/diffusive/params.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/protocol.hpp"
 
 namespace lbbench {
 

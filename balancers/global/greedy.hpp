@@ -1,7 +1,7 @@
 // Greedy LPT (Charm++'s GreedyLB): heaviest object first onto the least-loaded rank.
 #pragma once
 
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

@@ -3,9 +3,9 @@
 // its ranks by load and intra-site messages.
 #pragma once
 
-#include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
 #include "balancers/global/params.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

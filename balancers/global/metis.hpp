@@ -2,10 +2,10 @@
 // partition, map parts to ranks so that as few vertices as possible move, scatter.
 #pragma once
 
-#include "balancers/centralized.hpp"
 #include "balancers/global/metis_partition.hpp"
 #include "balancers/global/params.hpp"
 #include "balancers/global/part_mapping.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

@@ -1,7 +1,7 @@
 // A diagnostic random balancer (see random.hpp).
 #include "balancers/global/random.hpp"
 
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 #include "comm/code_time.hpp"
 #include "core/hash.hpp"
 

@@ -2,8 +2,8 @@
 // destroys locality, which shows what a balancer that ignores communication costs.
 #pragma once
 
-#include "balancers/balancer.hpp"
 #include "balancers/global/params.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
 

@@ -3,8 +3,8 @@
 // objects as it can.
 #pragma once
 
-#include "balancers/centralized.hpp"
 #include "balancers/global/params.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

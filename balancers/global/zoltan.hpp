@@ -3,8 +3,8 @@
 // curves (HSFC), block and random, each as partition, repartition or refine.
 #pragma once
 
-#include "balancers/balancer.hpp"
 #include "balancers/global/params.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
 

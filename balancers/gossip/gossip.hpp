@@ -15,7 +15,7 @@
 #pragma once
 
 #include "balancers/gossip/params.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/protocol.hpp"
 
 namespace lbbench {
 

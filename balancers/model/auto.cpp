@@ -14,12 +14,14 @@
 #include <tuple>
 #include <utility>
 
-#include "balancers/factory.hpp"
+#include "balancers/diffusive/params.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
 #include "balancers/model/motion.hpp"
+#include "balancers/model/params.hpp"
 #include "balancers/model/plan_totals.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/factory.hpp"
+#include "balancers/sdk/protocol.hpp"
 #include "comm/code_time.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
@@ -1836,7 +1838,7 @@ Assignment AutoChooser::solve(const GlobalProblem& problem) const {
       p["protocol_rounds"] = o.protocol_rounds;
       p["ran_as_itself"] = ran_as_itself;
     }
-    const auto* diffusion = std::get_if<DiffusionParams>(&candidate.params);
+    const auto* diffusion = candidate.params.get_if<DiffusionParams>();
     if (diffusion && params_.paper_diffusion) {
       p["paper"] = paper_diffusion(problem, *diffusion, platform, horizon, cost.decision_s);
     }

@@ -173,9 +173,10 @@
 #include <string>
 #include <vector>
 
-#include "balancers/centralized.hpp"
+#include "balancers/model/params.hpp"
 #include "balancers/model/plan_totals.hpp"
-#include "balancers/params.hpp"
+#include "balancers/sdk/centralized.hpp"
+#include "balancers/sdk/config.hpp"
 #include "comm/sparse_exchange.hpp"
 
 namespace lbbench {

@@ -9,6 +9,8 @@
 #include <limits>
 #include <utility>
 
+#include "balancers/model/params.hpp"
+
 namespace lbbench {
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 
 namespace lbbench {
 

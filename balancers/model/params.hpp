@@ -1,18 +1,16 @@
 // The params of `auto` (Pearce et al.'s Algorithm 1), read from a scenario's
-// balancer.params. Its candidates are balancers with their own typed params, so this
-// header is completed by balancers/params.hpp, which defines BalancerConfig: include that.
+// balancer.params. Its candidates are balancers with their own typed params.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "balancers/sdk/config.hpp"
 #include "core/config.hpp"
 #include "core/json_yaml.hpp"
 
 namespace lbbench {
-
-struct BalancerConfig;
 
 struct AutoParams {
   // The balancers `auto` chooses from, each with its validated params. `parse` fills in

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
 

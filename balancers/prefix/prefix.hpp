@@ -7,7 +7,7 @@
 #pragma once
 
 #include "balancers/prefix/params.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/protocol.hpp"
 
 namespace lbbench {
 

@@ -22,7 +22,7 @@
 //     every receiver ends within about one unit of its target and errors do not pile up.
 #pragma once
 
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/protocol.hpp"
 #include "balancers/tree/params.hpp"
 
 namespace lbbench {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "balancers/vector/norm.hpp"
+#include "balancers/vector/params.hpp"
 
 namespace lbbench {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "balancers/params.hpp"
+#include "balancers/sdk/config.hpp"
 
 namespace lbbench {
 

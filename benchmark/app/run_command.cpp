@@ -13,7 +13,8 @@
 #include "app/cli.hpp"
 #include "app/exit_codes.hpp"
 #include "app/launch.hpp"
-#include "balancers/params.hpp"
+#include "balancers/model/params.hpp"
+#include "balancers/sdk/config.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
@@ -49,7 +50,7 @@ int report_mpi_error(const std::exception& e, MPI_Comm comm) {
 // Whether the balancer is zoltan, or `auto` with zoltan among its candidates.
 bool uses_zoltan(const BalancerConfig& config) {
   if (config.kind == BalancerKind::zoltan) return true;
-  const auto* a = std::get_if<AutoParams>(&config.params);
+  const auto* a = config.params.get_if<AutoParams>();
   return a && std::any_of(a->candidates.begin(), a->candidates.end(), uses_zoltan);
 }
 

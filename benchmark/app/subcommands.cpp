@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "app/cli.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {

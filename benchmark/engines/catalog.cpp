@@ -7,6 +7,7 @@
 #include <array>
 #include <vector>
 
+#include "balancers/model/params.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 // Whether the balancer is `kind`, or `auto` with `kind` among its candidates.
 bool uses(const BalancerConfig& config, BalancerKind kind) {
   if (config.kind == kind) return true;
-  if (const auto* a = std::get_if<AutoParams>(&config.params)) {
+  if (const auto* a = config.params.get_if<AutoParams>()) {
     for (const auto& c : a->candidates) {
       if (uses(c, kind)) return true;
     }

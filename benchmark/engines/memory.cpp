@@ -180,8 +180,7 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
     case Family::diffusive: need.balancer = share * mesh.vertices * kDiffusionVertex; break;
     case Family::tree: need.balancer = here * kTreeRank; break;
     case Family::gossip: {
-      const GossipParams g =
-          std::holds_alternative<GossipParams>(b.params) ? std::get<GossipParams>(b.params) : GossipParams{};
+      const GossipParams g = b.params.get_if<GossipParams>() ? b.params.get<GossipParams>() : GossipParams{};
       const double limit = g.info_limit;
       const double fanout = std::max(2, g.fanout);
       const double rounds = g.rounds > 0 ? g.rounds : std::ceil(std::log(p) / std::log(fanout));

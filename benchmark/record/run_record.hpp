@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "balancers/model/metrics.hpp"
-#include "balancers/protocol_stats.hpp"
+#include "balancers/sdk/protocol_stats.hpp"
 #include "core/json_yaml.hpp"
 
 namespace lbbench {

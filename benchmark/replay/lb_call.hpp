@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "record/run_record.hpp"
 #include "replay/call_ledger.hpp"
 #include "replay/migration.hpp"

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "core/local_graph.hpp"
 #include "scenario/scenario.hpp"
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "comm/mpi.hpp"
 #include "comm/sparse_exchange.hpp"
 #include "core/local_graph.hpp"

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "core/local_graph.hpp"
 
 namespace lbbench {

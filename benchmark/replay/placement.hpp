@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "record/run_record.hpp"
 #include "replay/placement.hpp"
 #include "replay/step_loop.hpp"

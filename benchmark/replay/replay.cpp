@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "balancers/factory.hpp"
+#include "balancers/sdk/factory.hpp"
 #include "comm/mpi.hpp"
 #include "comm/sparse_exchange.hpp"
 #include "core/clock.hpp"

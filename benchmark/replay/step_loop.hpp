@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "core/local_graph.hpp"
 #include "record/run_record.hpp"
 #include "replay/compute_phase.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "balancers/fitted_costs.hpp"
+#include "balancers/sdk/fitted_costs.hpp"
 
 namespace lbbench {
 

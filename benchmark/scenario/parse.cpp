@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "balancers/registry.hpp"
 #include "balancers/reorder/methods.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "meshes/trace/trace.hpp"

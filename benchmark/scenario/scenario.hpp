@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "balancers/params.hpp"
+#include "balancers/sdk/config.hpp"
 #include "core/config.hpp"
 #include "core/json_yaml.hpp"
 #include "core/named.hpp"
@@ -139,7 +139,7 @@ struct DistributionSpec {
 };
 
 // Which balancer, with its params parsed and validated once, here; the engine builds the
-// balancer from this (balancers/factory.hpp) without reading YAML again.
+// balancer from this (balancers/sdk/registry.hpp) without reading YAML again.
 struct BalancerSpec {
   BalancerConfig config;
   int period = 10;

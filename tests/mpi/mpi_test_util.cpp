@@ -10,8 +10,8 @@
 #include <fstream>
 #include <numeric>
 
-#include "balancers/factory.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/sdk/factory.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "comm/mpi.hpp"
 
 namespace lbbench::test {

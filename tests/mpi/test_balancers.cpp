@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "balancers/global/zoltan.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "comm/mpi.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"

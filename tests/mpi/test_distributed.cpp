@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "balancers/protocol.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/sdk/protocol.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "comm/mpi.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"

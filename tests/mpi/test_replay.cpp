@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "balancers/global/zoltan.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "meshes/build.hpp"

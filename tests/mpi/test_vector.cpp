@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
+#include "balancers/vector/params.hpp"
 #include "comm/mpi.hpp"
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"
@@ -162,7 +163,9 @@ TEST(VectorRun, ScalarBalancersRunOnVectorWorkloadsToo) {
 
 TEST(VectorRun, AnUbvecOfTheWrongLengthFailsOnEveryRankBeforeTheRun) {
   Scenario s = vector_scenario("metis-vector");
-  std::get<MetisVectorParams>(s.balancer.config.params).ubvec = {1.1, 1.1, 1.1};
+  MetisVectorParams loose = s.balancer.config.params.get<MetisVectorParams>();
+  loose.ubvec = {1.1, 1.1, 1.1};
+  s.balancer.config.params = loose;
   test::expect_error_containing([&] { (void)run_scenario(s, RunOptions{}, test::native_engine(), kWorld); },
                                 {"ubvec has 3 entries", "2 components"});
 }

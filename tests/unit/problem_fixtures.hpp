@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench::test {
 

@@ -6,14 +6,19 @@
 #include <numeric>
 
 #include "balancers/diffusive/diffusion.hpp"
+#include "balancers/diffusive/params.hpp"
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/metis.hpp"
+#include "balancers/global/params.hpp"
 #include "balancers/global/refine.hpp"
 #include "balancers/gossip/gossip.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/gossip/params.hpp"
+#include "balancers/sdk/protocol.hpp"
+#include "balancers/tree/params.hpp"
 #include "balancers/tree/tree.hpp"
 #include "balancers/vector/multi_greedy.hpp"
 #include "balancers/vector/norm.hpp"
+#include "balancers/vector/params.hpp"
 #include "balancers/vector/vector_problem.hpp"
 #include "balancers/vector/vector_refine.hpp"
 

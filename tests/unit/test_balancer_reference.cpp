@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include "balancers/registry.hpp"
+#include "balancers/sdk/registry.hpp"
 
 namespace lbbench {
 namespace {

@@ -8,11 +8,13 @@
 #include <numeric>
 
 #include "balancers/diffusive/diffusion.hpp"
-#include "balancers/factory.hpp"
+#include "balancers/diffusive/params.hpp"
 #include "balancers/model/auto.hpp"
 #include "balancers/model/cost_model.hpp"
 #include "balancers/model/diffusion_sim.hpp"
-#include "balancers/registry.hpp"
+#include "balancers/model/params.hpp"
+#include "balancers/sdk/factory.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "balancers/tree/tree.hpp"
 #include "core/error.hpp"
 #include "engines/mpi/network.hpp"

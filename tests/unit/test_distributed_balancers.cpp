@@ -8,8 +8,12 @@
 #include <random>
 
 #include "balancers/diffusive/diffusion.hpp"
+#include "balancers/diffusive/params.hpp"
 #include "balancers/gossip/gossip.hpp"
+#include "balancers/gossip/params.hpp"
+#include "balancers/prefix/params.hpp"
 #include "balancers/prefix/prefix.hpp"
+#include "balancers/tree/params.hpp"
 #include "balancers/tree/tree.hpp"
 #include "comm/code_time.hpp"
 #include "core/clock.hpp"

@@ -14,6 +14,7 @@
 #include "balancers/vector/norm.hpp"
 #include "balancers/vector/norm_exhaustive.hpp"
 #include "balancers/vector/norm_search.hpp"
+#include "balancers/vector/params.hpp"
 #include "balancers/vector/vector_greedy.hpp"
 #include "balancers/vector/vector_refine.hpp"
 #include "core/error.hpp"

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "balancers/centralized.hpp"
 #include "balancers/model/metrics.hpp"
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/centralized.hpp"
+#include "balancers/sdk/protocol.hpp"
 #include "comm/code_time.hpp"
 #include "core/clock.hpp"
 #include "replay/load_model.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 #include "engines/model/state.hpp"
 #include "machine/network.hpp"
 #include "record/run_record.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "balancers/factory.hpp"
+#include "balancers/sdk/factory.hpp"
 #include "comm/mpi.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"

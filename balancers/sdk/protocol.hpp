@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "balancers/balancer.hpp"
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/balancer.hpp"
+#include "balancers/sdk/centralized.hpp"
 #include "comm/mpi.hpp"
 #include "comm/sparse_exchange.hpp"
 #include "core/bytes.hpp"

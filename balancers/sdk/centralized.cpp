@@ -1,5 +1,5 @@
 // Gather, solve on rank 0, scatter (see centralized.hpp).
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "balancers/assumed_network.hpp"
-#include "balancers/fitted_costs.hpp"
-#include "balancers/protocol_stats.hpp"
+#include "balancers/sdk/assumed_network.hpp"
+#include "balancers/sdk/fitted_costs.hpp"
+#include "balancers/sdk/protocol_stats.hpp"
 #include "core/json_yaml.hpp"
 #include "core/local_graph.hpp"
 #include "core/types.hpp"
@@ -174,8 +174,8 @@ struct MigrationPlan {
   Json decision;  // on rank 0, from strategies that choose among others (`auto`); else null
 };
 
-struct GlobalProblem;    // balancers/centralized.hpp
-class ProtocolObserver;  // balancers/protocol.hpp
+struct GlobalProblem;    // balancers/sdk/centralized.hpp
+class ProtocolObserver;  // balancers/sdk/protocol.hpp
 // New owner of each object of a GlobalProblem, in the problem's order.
 using Assignment = std::vector<Rank>;
 

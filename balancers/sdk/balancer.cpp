@@ -1,9 +1,9 @@
 // The one balancer interface (see balancer.hpp).
-#include "balancers/balancer.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 #include <algorithm>
 
-#include "balancers/centralized.hpp"
+#include "balancers/sdk/centralized.hpp"
 
 namespace lbbench {
 

@@ -1,15 +1,15 @@
 // The one registry: an explicit table from balancer name to its kind, family, one-line
 // description and params parser. `lbbench list balancers` prints it; unknown names get a
 // "did you mean". The build step, from a parsed BalancerConfig to a running balancer, is
-// balancers/factory.hpp: this table links no MPI and no partitioner, so scenarios and the
-// harness can validate balancers without them.
+// balancers/sdk/factory.hpp: this table links no MPI and no partitioner, so scenarios and
+// the harness can validate balancers without them. The table itself is balancers/registry.cpp.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "balancers/params.hpp"
+#include "balancers/sdk/config.hpp"
 #include "core/config.hpp"
 
 namespace lbbench {

@@ -1,5 +1,5 @@
 // The two protocol drivers and the distributed balancer base (see protocol.hpp).
-#include "balancers/protocol.hpp"
+#include "balancers/sdk/protocol.hpp"
 
 #include <fmt/format.h>
 
