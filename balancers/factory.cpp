@@ -14,6 +14,7 @@
 #include "balancers/gossip/params.hpp"
 #include "balancers/model/auto.hpp"
 #include "balancers/model/params.hpp"
+#include "balancers/plugin_balancers.hpp"
 #include "balancers/prefix/params.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/params.hpp"
@@ -67,6 +68,7 @@ std::unique_ptr<Balancer> make_balancer(const BalancerConfig& config) {
     case BalancerKind::vector_refine: return with<VectorRefineBalancer, VectorRefineParams>(config);
     case BalancerKind::auto_select: return with<AutoBalancer, AutoParams>(config);
     case BalancerKind::random: return with<RandomBalancer, RandomParams>(config);
+    case BalancerKind::plugin: return make_plugin_balancer(config);
   }
   throw std::logic_error("make_balancer: a balancer kind without a case");
 }

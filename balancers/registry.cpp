@@ -12,6 +12,7 @@
 #include "balancers/global/params.hpp"
 #include "balancers/gossip/params.hpp"
 #include "balancers/model/params.hpp"
+#include "balancers/plugins.hpp"
 #include "balancers/prefix/params.hpp"
 #include "balancers/tree/params.hpp"
 #include "balancers/vector/params.hpp"
@@ -96,7 +97,7 @@ constexpr bool rows_follow_the_kinds() {
   for (std::size_t i = 0; i < kTable.size(); ++i) {
     if (static_cast<std::size_t>(kTable[i].kind) != i) return false;
   }
-  return true;
+  return kTable.size() == static_cast<std::size_t>(BalancerKind::plugin);
 }
 static_assert(rows_follow_the_kinds(), "registry rows must follow BalancerKind's order");
 
@@ -117,30 +118,49 @@ std::string_view family_name(Family f) {
   return "?";
 }
 
-std::span<const BalancerInfo> balancer_table() { return kTable; }
+std::vector<BalancerInfo> balancer_table() {
+  std::vector<BalancerInfo> out(kTable.begin(), kTable.end());
+  for (const BalancerInfo* row : plugin_rows()) out.push_back(*row);
+  return out;
+}
+
+const BalancerInfo* find_builtin_balancer(std::string_view name) {
+  for (const auto& info : kTable) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
 
 const BalancerInfo& find_balancer(const std::string& name, const ConfigNode& where) {
+  if (const BalancerInfo* builtin = find_builtin_balancer(name)) return *builtin;
   std::vector<std::string> names;
-  for (const auto& info : kTable) {
-    if (info.name == name) return info;
-    names.emplace_back(info.name);
+  for (const auto& info : kTable) names.emplace_back(info.name);
+  for (const BalancerInfo* row : plugin_rows()) {
+    if (row->name == name) return *row;
+    names.emplace_back(row->name);
   }
   where.fail(fmt::format("unknown balancer '{}'.{} Registered balancers: {} (see `lbbench list balancers`)", name,
                          did_you_mean(name, names), fmt::join(names, ", ")));
 }
 
-const BalancerInfo& balancer_info(BalancerKind kind) { return kTable[static_cast<std::size_t>(kind)]; }
+const BalancerInfo& balancer_info(BalancerKind kind) {
+  if (kind == BalancerKind::plugin) throw std::logic_error("balancer_info: a plugin's row is its config's");
+  return kTable[static_cast<std::size_t>(kind)];
+}
 
 BalancerConfig parse_balancer_config(const BalancerInfo& info, ConfigNode params) {
   if (params.yaml().IsDefined() && !params.yaml().IsNull()) params.expect_map("the balancer's params");
+  if (info.plugin != nullptr) return BalancerConfig{info.kind, parse_plugin_params(*info.plugin, params), &info};
   return BalancerConfig{info.kind, info.parse(params)};
 }
 
-BalancerConfig default_balancer_config(BalancerKind kind) {
-  return parse_balancer_config(balancer_info(kind), ConfigNode(YAML::Node(), "defaults"));
+BalancerConfig default_balancer_config(const BalancerInfo& info) {
+  return parse_balancer_config(info, ConfigNode(YAML::Node(), "defaults"));
 }
 
-const BalancerInfo& BalancerConfig::info() const { return balancer_info(kind); }
+BalancerConfig default_balancer_config(BalancerKind kind) { return default_balancer_config(balancer_info(kind)); }
+
+const BalancerInfo& BalancerConfig::info() const { return row != nullptr ? *row : balancer_info(kind); }
 std::string_view BalancerConfig::name() const { return info().name; }
 Family BalancerConfig::family() const { return info().family; }
 

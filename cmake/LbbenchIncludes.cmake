@@ -27,6 +27,9 @@ set(LBBENCH_LAYERS
     balancers/vector
     balancers/model
     balancers
+    # Strategies written as users write them, against the SDK alone.
+    balancers/template
+    balancers/examples
     # Plain data over those: scenarios, records, and the engines as data (what each can
     # run, the memory a run needs, how a run is handed to one).
     benchmark/scenario

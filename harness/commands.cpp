@@ -48,6 +48,7 @@ RunnerOptions runner_options(const Sweep& sweep, const fs::path& results, const 
   options.launcher = launcher;
   options.srun_mpi = sweep.slurm.mpi;
   options.lbbench = self_binary();
+  options.plugins = sweep.plugins;
   return options;
 }
 
@@ -134,7 +135,7 @@ int run_on_slurm(const Sweep& sweep, const SweepCommand& cmd, const fs::path& re
 }  // namespace
 
 int sweep_command(const SweepCommand& cmd) {
-  Sweep sweep = load_sweep(cmd.file, cmd.sets, cmd.repetitions);
+  Sweep sweep = load_sweep(cmd.file, cmd.sets, cmd.repetitions, cmd.plugins);
   apply_slurm_overrides(sweep.slurm, cmd.slurm_overrides);
   const fs::path results = cmd.results.empty() ? fs::path("results") / sweep.name : fs::path(cmd.results);
   if (cmd.list) return list_runs(sweep, results);

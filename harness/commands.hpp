@@ -12,12 +12,13 @@ namespace lbbench {
 
 struct SweepCommand {
   std::string file;
-  std::vector<std::string> sets;  // --set, after the sweep file's settings
-  std::string results;            // default results/<name>
-  bool list = false;              // print the runs and their state, run nothing
-  bool fresh = false;             // set earlier records aside and start over
-  std::string launcher;           // overrides the sweep's `launcher`
-  int repetitions = 0;            // > 0: overrides the sweep's `repetitions`
+  std::vector<std::string> sets;     // --set, after the sweep file's settings
+  std::vector<std::string> plugins;  // --plugin, loaded before the sweep file's
+  std::string results;               // default results/<name>
+  bool list = false;                 // print the runs and their state, run nothing
+  bool fresh = false;                // set earlier records aside and start over
+  std::string launcher;              // overrides the sweep's `launcher`
+  int repetitions = 0;               // > 0: overrides the sweep's `repetitions`
   // Slurm
   bool slurm = false;
   bool dry_run = false;

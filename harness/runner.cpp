@@ -142,6 +142,7 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
   // tree read the same on every machine.
   cmd.insert(cmd.end(), {fs::proximate(options.lbbench).string(), "run", fs::proximate(run.scenario).string()});
   if (!engine.process_per_rank) cmd.insert(cmd.end(), {"--engine", run.engine, "--ranks", ranks});
+  for (const auto& plugin : options.plugins) cmd.insert(cmd.end(), {"--plugin", plugin});
   for (const auto& o : run.overrides) cmd.insert(cmd.end(), {"--set", o});
   cmd.insert(cmd.end(), {"--out", fs::proximate(record_out).string()});
   return cmd;
@@ -181,7 +182,8 @@ Json failure_record(const Sweep& sweep, const SweepRun& run, int exit_code, cons
                             .mpi_thread_level = "",
                             .start_time = started,
                             .command = fmt::format("{}", fmt::join(command, " ")),
-                            .work = nullptr};
+                            .work = nullptr,
+                            .plugins = loaded_plugin_provenance()};
   return to_json(r);
 }
 

@@ -21,8 +21,9 @@ struct RunnerOptions {
   std::filesystem::path records;    // the JSON Lines file records are appended to
   std::string launcher = "mpirun";  // how mpi-engine ranks start: mpirun | srun
   std::string srun_mpi = "pmix";
-  std::string lbbench;  // the lbbench binary
-  bool bar = false;     // redraw a progress bar on stderr (a terminal)
+  std::string lbbench;               // the lbbench binary
+  std::vector<std::string> plugins;  // strategy libraries every run loads (--plugin)
+  bool bar = false;                  // redraw a progress bar on stderr (a terminal)
 };
 
 struct RunnerSummary {

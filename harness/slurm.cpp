@@ -113,6 +113,7 @@ std::string batch_script(const Sweep& sweep, const SlurmPlan& plan, const fs::pa
       fmt::format("exec {} sweep {} --task \"$SLURM_ARRAY_TASK_ID\" --ids {} --results {}", quoted(lbbench),
                   quoted(sweep.file.string()), quoted(plan.ids_file.string()), quoted(results.string()));
   for (const auto& set : forwarded_sets) cmd += " --set " + quoted(set);
+  for (const auto& plugin : sweep.plugins) cmd += " --plugin " + quoted(plugin);
   return out + cmd + "\n";
 }
 

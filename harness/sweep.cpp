@@ -9,6 +9,7 @@
 #include <regex>
 #include <utility>
 
+#include "balancers/plugins.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/sha256.hpp"
@@ -359,7 +360,31 @@ std::string run_id(const Json& normalized_scenario, const std::string& engine, i
   return sha256_hex(text).substr(0, 12);
 }
 
-Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_sets, int repetitions) {
+namespace {
+
+// Loads the command line's libraries, then the sweep file's (relative to it), before any
+// scenario is read: their strategies may be named anywhere in the sweep.
+std::vector<std::string> load_sweep_plugins(ConfigNode& root, const fs::path& file,
+                                            const std::vector<std::string>& given) {
+  std::vector<std::string> out;
+  for (const auto& path : given) out.push_back(load_plugin(path).path);
+  auto list = root.find("plugins");
+  if (!list) return out;
+  for (const ConfigNode& entry : list->elements("a list of strategy library paths (relative to the sweep file)")) {
+    const fs::path path = fs::absolute(file).parent_path() / entry.as_string();
+    try {
+      out.push_back(load_plugin(path.lexically_normal().string()).path);
+    } catch (const InputError& e) {
+      entry.fail(e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_sets, int repetitions,
+                 const std::vector<std::string>& plugins) {
   const std::string path = file.string();
   const YAML::Node yaml = load_yaml_file(path);
   if (!yaml.IsDefined() || yaml.IsNull()) throw InputError(fmt::format("{}: the sweep is empty", path));
@@ -368,6 +393,7 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
   Sweep sweep;
   sweep.file = fs::absolute(file);
   sweep.name = checked_name(root, file);
+  sweep.plugins = load_sweep_plugins(root, file, plugins);
   sweep.scenarios = read_scenarios(root.at("scenario", "the base scenario's file, relative to the sweep file"), file);
   sweep.repetitions = static_cast<int>(root.integer("repetitions", 1, 1, 10000));
   if (repetitions > 0) sweep.repetitions = repetitions;

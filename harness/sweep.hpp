@@ -45,15 +45,18 @@ struct Sweep {
   std::string launcher = "mpirun";     // how the mpi engine starts ranks locally: mpirun | srun
   std::vector<std::string> axis_keys;  // in file order
   SlurmSettings slurm;
+  // Strategy libraries every run loads (--plugin, then the sweep's `plugins:`), absolute.
+  std::vector<std::string> plugins;
   std::vector<SweepRun> runs;  // repetition-major: every configuration once, then again
 };
 
 // Reads, expands and validates a sweep. `extra_sets` are "key.path=value" settings from the
 // command line, applied after the file's. Errors name the file, line and column.
 // `repetitions` > 0 replaces the sweep file's count; the runs kept are the first ones, with
-// the ids they have in the full sweep (a deterministic engine needs only one).
+// the ids they have in the full sweep (a deterministic engine needs only one). `plugins`
+// are strategy libraries loaded before the sweep's own (--plugin).
 Sweep load_sweep(const std::filesystem::path& file, const std::vector<std::string>& extra_sets = {},
-                 int repetitions = 0);
+                 int repetitions = 0, const std::vector<std::string>& plugins = {});
 
 // The stable id of a run: the same scenario, engine and repetition give the same id.
 std::string run_id(const Json& normalized_scenario, const std::string& engine, int repetition);

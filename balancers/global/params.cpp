@@ -1,7 +1,10 @@
 // Reading the global strategies' params (see params.hpp).
 #include "balancers/global/params.hpp"
 
+#include <fmt/format.h>
+
 #include <climits>
+#include <filesystem>
 #include <vector>
 
 namespace lbbench {
@@ -71,6 +74,58 @@ RandomParams RandomParams::parse(ConfigNode& node) {
   p.seed = node.integer("seed", p.seed, 0);
   node.finish();
   return p;
+}
+
+namespace {
+
+// A YAML scalar as the JSON value it reads as: a boolean, an integer, a number or a text.
+Json scalar_json(const YAML::Node& node) {
+  const std::string text = node.Scalar();
+  if (node.Tag() != "!") {  // not quoted
+    if (text == "true" || text == "false") return text == "true";
+    try {
+      std::size_t used = 0;
+      const long long i = std::stoll(text, &used);
+      if (used == text.size()) return i;
+      const double d = std::stod(text, &used);
+      if (used == text.size()) return d;
+    } catch (const std::exception&) {
+      // not a number: a text
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+PythonParams PythonParams::parse(ConfigNode& node) {
+  PythonParams p;
+  p.module = node.string("module");
+  const std::filesystem::path given(p.module);
+  p.module_resolved = given.is_absolute() || node.file().empty()
+                          ? p.module
+                          : (std::filesystem::path(node.file()).parent_path() / given).lexically_normal().string();
+  if (!std::filesystem::is_regular_file(p.module_resolved)) {
+    node.at("module", "a Python file").fail(fmt::format("no Python file at {}", p.module_resolved));
+  }
+  p.function = node.string("function", p.function);
+  p.graph = node.boolean("graph", p.graph);
+  p.vectors = node.boolean("vectors", p.vectors);
+  if (auto args = node.find("args")) {
+    args->expect_map("the function's keyword arguments");
+    for (const auto& entry : args->yaml()) {
+      if (!entry.second.IsScalar()) {
+        args->at(entry.first.Scalar(), "a value").fail("expected a boolean, a number or a text");
+      }
+      p.args[entry.first.Scalar()] = scalar_json(entry.second);
+    }
+  }
+  node.finish();
+  return p;
+}
+
+Json PythonParams::to_json() const {
+  return Json{{"module", module}, {"function", function}, {"graph", graph}, {"vectors", vectors}, {"args", args}};
 }
 
 }  // namespace lbbench

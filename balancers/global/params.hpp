@@ -47,6 +47,19 @@ struct GridMetisParams {
   [[nodiscard]] Json to_json() const { return Json{{"tolerance", tolerance}, {"seed", seed}}; }
 };
 
+// A centralized strategy written in Python (balancers/global/python.hpp).
+struct PythonParams {
+  std::string module;           // the .py file, as the scenario gives it
+  std::string module_resolved;  // found from the scenario's folder
+  std::string function = "solve";
+  bool graph = false;          // gather the communication graph for it
+  bool vectors = false;        // gather each object's load vector for it
+  Json args = Json::object();  // passed to the function as keyword arguments
+
+  static PythonParams parse(ConfigNode& node);
+  [[nodiscard]] Json to_json() const;
+};
+
 struct RandomParams {
   std::int64_t seed = 1;
 

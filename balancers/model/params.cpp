@@ -39,7 +39,7 @@ AutoParams AutoParams::parse(ConfigNode& node) {
     if (p.candidates.empty()) list->fail("expected at least one candidate");
   } else {
     for (const auto& name : kDefaultCandidates) {
-      p.candidates.push_back(default_balancer_config(find_balancer(name, node).kind));
+      p.candidates.push_back(default_balancer_config(find_balancer(name, node)));
     }
   }
   if (node.has("alpha")) p.alpha = node.number("alpha", std::nullopt, 0.0);

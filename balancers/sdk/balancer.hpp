@@ -228,7 +228,8 @@ class Balancer {
   [[nodiscard]] virtual bool needs_vectors() const { return false; }
   // ... and each object's load trend (LoadView::vertex_load_trend).
   [[nodiscard]] virtual bool needs_trends() const { return false; }
-  // ... and, with the trends, each object's coordinates where the mesh has them.
+  // ... and each object's coordinates where the mesh has them (for a strategy that also
+  // needs the trends, only where they were measured).
   [[nodiscard]] virtual bool needs_coords() const { return false; }
   // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
   // the one it chose: the balancer that makes a call with these totals (the shown loads'

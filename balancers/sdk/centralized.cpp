@@ -180,7 +180,9 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
   if (needs_graph()) gather_graph(view, counts, comm, problem);
   if (needs_vectors()) gather_vectors(view, counts, comm, problem);
   if (needs_trends() && view.trend_origin) gather_trends(view, counts, comm, problem);
-  if (needs_coords() && view.trend_origin && view.graph.dim > 0) gather_coords(view, counts, comm, problem);
+  // Coordinates go with the trends for a strategy that asks for both (`auto`'s motion).
+  const bool coords = needs_coords() && view.graph.dim > 0 && (view.trend_origin || !needs_trends());
+  if (coords) gather_coords(view, counts, comm, problem);
   if (!view.background.empty()) gather_background(view, needs_vectors(), comm, problem);
 
   Assignment assignment;

@@ -38,6 +38,7 @@ enum class BalancerKind {
   vector_refine,
   auto_select,
   random,
+  plugin,  // a strategy loaded at run time (BalancerConfig::info() names it)
 };
 
 // One strategy's validated params, of its own type P, which gives `Json to_json() const`
@@ -80,6 +81,9 @@ struct BalancerInfo;
 struct BalancerConfig {
   BalancerKind kind = BalancerKind::none;
   BalancerParams params;  // of the type kind's registry row parses to
+  // The registry row a plugin's strategy was parsed from; null for the built-in ones,
+  // whose row their kind names.
+  const BalancerInfo* row = nullptr;
 
   [[nodiscard]] const BalancerInfo& info() const;
   [[nodiscard]] std::string_view name() const;

@@ -51,10 +51,6 @@ std::int64_t Quantum::rounded(Load load) const {
   return load.seconds() <= 0 ? 0 : std::llround(load.seconds() / seconds);
 }
 
-std::int64_t RankWork::load() const {
-  return background + std::accumulate(quanta.begin(), quanta.end(), std::int64_t{0});
-}
-
 namespace {
 
 // Protocols send at most one message per peer and round: arrival order within a sender

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <utility>
 #include <vector>
@@ -69,7 +70,9 @@ struct RankWork {
   std::vector<std::int64_t> local_xadj{0};
   std::vector<std::int32_t> local_adj;
 
-  [[nodiscard]] std::int64_t load() const;
+  [[nodiscard]] std::int64_t load() const {
+    return background + std::accumulate(quanta.begin(), quanta.end(), std::int64_t{0});
+  }
   [[nodiscard]] std::size_t units() const { return quanta.size(); }
 };
 

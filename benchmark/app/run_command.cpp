@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "app/exit_codes.hpp"
 #include "app/launch.hpp"
 #include "balancers/model/params.hpp"
+#include "balancers/plugins.hpp"
 #include "balancers/sdk/config.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
@@ -84,6 +86,20 @@ MeshSize mesh_size_from_rank0(const Scenario& s, MPI_Comm comm) {
   return MeshSize{size[0], size[1], size[2]};
 }
 
+void load_plugins(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) load_plugin(path);
+}
+
+// Whether every plugin loads, before MPI starts; the collective read reports the error.
+bool try_loading_plugins(const std::vector<std::string>& paths) {
+  try {
+    load_plugins(paths);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 // Every rank reads the scenario on its own before MPI starts, to know which thread level to
 // ask for. Null where that fails, or where the scenario comes from a recorded run (which
 // rank 0 alone reads): the collective read then reports the failure.
@@ -103,10 +119,13 @@ MpiThreads threads_for(const std::optional<Scenario>& s) {
 }
 
 // The run on this binary's own engine, in this process: one of the job's ranks.
-int run_in_process(int argc, char** argv, const std::string& file, const std::string& trace,
-                   const std::vector<std::string>& overrides, const RunOutputs& outputs, RunOptions options,
-                   const Engine& engine) {
-  std::optional<Scenario> read_early = scenario_before_mpi(file, trace, overrides);
+int run_in_process(int argc, char** argv, const RunCommand& c, RunOptions options, const Engine& engine) {
+  const std::string& file = c.scenario_file;
+  const std::string& trace = c.trace;
+  const std::vector<std::string>& overrides = c.overrides;
+  const RunOutputs& outputs = c.outputs;
+  const bool plugins_loaded = try_loading_plugins(c.plugins);
+  std::optional<Scenario> read_early = plugins_loaded ? scenario_before_mpi(file, trace, overrides) : std::nullopt;
   MpiSession mpi(&argc, &argv, threads_for(read_early));
   const MPI_Comm comm = MPI_COMM_WORLD;
   const int me = comm_rank(comm);
@@ -127,6 +146,7 @@ int run_in_process(int argc, char** argv, const std::string& file, const std::st
       trace_yaml = broadcast_text(trace_yaml, comm);
     }
     collectively(comm, [&] {
+      load_plugins(c.plugins);  // every rank alike; the first rank's error is the one reported
       if (read_early) {
         scenario = std::move(*read_early);
       } else {
@@ -172,6 +192,12 @@ std::vector<std::string> read_set_file(const std::string& path) {
   return list.get<std::vector<std::string>>();
 }
 
+std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) out.push_back(std::filesystem::absolute(p).string());
+  return out;
+}
+
 // What a run on another engine is started with: the scenario, and the options it forwards.
 LaunchRequest launch_request_of(const RunCommand& c) {
   return LaunchRequest{.scenario = c.scenario_file,
@@ -188,7 +214,8 @@ LaunchRequest launch_request_of(const RunCommand& c) {
                        .host_ghz = c.host_ghz,
                        .code_charge = c.code_charge,
                        .command_line = c.options.command_line,
-                       .max_memory = c.options.max_memory};
+                       .max_memory = c.options.max_memory,
+                       .plugins = absolute_paths(c.plugins)};
 }
 
 void add_engine_options(CLI::App& run, RunCommand& c) {
@@ -239,6 +266,10 @@ CLI::App* add_run_command(CLI::App& app, RunCommand& c) {
   scenario->excludes(trace);
   run->add_option("--set", c.overrides, "Override a scenario key: --set key.path=value (repeatable)");
   run->add_option("--set-file", c.set_file)->group("")->check(CLI::ExistingFile);
+  run->add_option("--plugin", c.plugins,
+                  "Load a strategy library built outside the tree (lbbench_add_balancer), so that its strategy can be "
+                  "named like a built-in one (repeatable)")
+      ->allow_extra_args(false);
   run->add_option("--out", c.outputs.record, "Append the run record (JSON Lines) to this file");
   run->add_option("--steps-csv", c.outputs.steps_csv, "Write a per-step table to this CSV file");
   run->add_option("--lbdatafile-out", c.outputs.lbdatafile,
@@ -268,7 +299,10 @@ int run_command(RunCommand& c, int argc, char** argv) {
   const std::unique_ptr<Engine> native = make_native_engine(c.settings);
   const EngineInfo& requested = c.engine.empty() ? native->info() : find_engine(c.engine);
   if (requested.kind != native->info().kind) {
-    return exit_code_of([&] { return launch_engine(requested.kind, launch_request_of(c), c.outputs); });
+    return exit_code_of([&] {
+      load_plugins(c.plugins);
+      return launch_engine(requested.kind, launch_request_of(c), c.outputs);
+    });
   }
   if (native->info().process_per_rank &&
       (c.ranks > 0 || !c.platform_dir.empty() || !c.smpi_cfg.empty() || c.host_ghz)) {
@@ -278,7 +312,7 @@ int run_command(RunCommand& c, int argc, char** argv) {
     return kExitInput;
   }
   c.options.lbdatafile_out = c.outputs.lbdatafile;
-  return run_in_process(argc, argv, c.scenario_file, c.trace, c.overrides, c.outputs, c.options, *native);
+  return run_in_process(argc, argv, c, c.options, *native);
 }
 
 }  // namespace lbbench

@@ -20,6 +20,7 @@ struct RunCommand {
   std::string trace;                   // --trace: a recorded run instead of a scenario file
   std::vector<std::string> overrides;  // --set
   std::string set_file;                // --set-file: how `--engine smpi` hands its overrides through smpirun
+  std::vector<std::string> plugins;    // --plugin: strategy libraries, loaded before the scenario is read
   RunOptions options;
   RunOutputs outputs;
   EngineSettings settings;

@@ -6,34 +6,63 @@
 #include <algorithm>
 
 #include "app/cli.hpp"
+#include "balancers/plugins.hpp"
 #include "balancers/sdk/registry.hpp"
 #include "scenario/scenario.hpp"
 
 namespace lbbench {
 
+namespace {
+
+void add_plugin_option(CLI::App& cmd, std::vector<std::string>& plugins) {
+  cmd.add_option("--plugin", plugins,
+                 "Load a strategy library built outside the tree, so that its strategy can be named (repeatable)")
+      ->allow_extra_args(false);
+}
+
+void load_plugins(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) load_plugin(path);
+}
+
+// A plugin strategy's declared params, one line each under its row.
+void print_plugin_params(const BalancerInfo& b, std::size_t indent) {
+  for (const auto& spec : b.plugin->params) {
+    fmt::print("{:<{}}  {} ({}, default {}): {}\n", "", indent, spec.key, param_type_name(spec.type),
+               param_value_text(spec.fallback), spec.doc);
+  }
+}
+
+}  // namespace
+
 CLI::App* add_validate_command(CLI::App& app, ValidateCommand& c) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario and print it normalized");
   cmd->add_option("scenario", c.scenario_file, "Scenario YAML file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", c.overrides, "Override a scenario key: --set key.path=value (repeatable)");
+  add_plugin_option(*cmd, c.plugins);
   return cmd;
 }
 
 CLI::App* add_list_command(CLI::App& app, ListCommand& c) {
   auto* cmd = app.add_subcommand("list", "List registered components");
   cmd->add_option("what", c.what, "What to list")->required()->check(CLI::IsMember({"balancers"}));
+  add_plugin_option(*cmd, c.plugins);
   return cmd;
 }
 
-int list_command(const ListCommand& /*c*/) {
+int list_command(const ListCommand& c) {
+  load_plugins(c.plugins);
   std::size_t width = 4;
   for (const auto& b : balancer_table()) width = std::max(width, b.name.size());
   fmt::print("{:<{}}  {:<9}  {}\n", "name", width, "family", "description");
-  for (const auto& b : balancer_table())
+  for (const auto& b : balancer_table()) {
     fmt::print("{:<{}}  {:<9}  {}\n", b.name, width, family_name(b.family), b.description);
+    if (b.plugin != nullptr) print_plugin_params(b, width + 11);
+  }
   return 0;
 }
 
 int validate_command(const ValidateCommand& c) {
+  load_plugins(c.plugins);
   const Scenario s = load_scenario(c.scenario_file, c.overrides);
   fmt::print("# {}: valid. Normalized, with every default filled in (sha256 {}):\n", c.scenario_file,
              scenario_sha256(s));
@@ -83,6 +112,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& c) {
       app.add_subcommand("sweep", "Run a sweep of scenarios locally or as a Slurm job array; resumes by default");
   cmd->add_option("sweep", c.file, "Sweep YAML file (scenarios/sweeps/)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", c.sets, "Fix a scenario key for every run: --set key.path=value (repeatable)");
+  add_plugin_option(*cmd, c.plugins);
   cmd->add_option("--results", c.results, "Folder of the sweep's records (default results/<sweep name>)");
   cmd->add_flag("--list", c.list, "Print every run with its id and state; run nothing");
   cmd->add_flag("--fresh", c.fresh, "Move earlier records aside (never deleted) and run everything again");

@@ -18,12 +18,14 @@ namespace lbbench {
 struct ValidateCommand {
   std::string scenario_file;
   std::vector<std::string> overrides;
+  std::vector<std::string> plugins;  // --plugin
 };
 CLI::App* add_validate_command(CLI::App& app, ValidateCommand& c);
 int validate_command(const ValidateCommand& c);
 
 struct ListCommand {
   std::string what;
+  std::vector<std::string> plugins;  // --plugin
 };
 CLI::App* add_list_command(CLI::App& app, ListCommand& c);
 int list_command(const ListCommand& c);

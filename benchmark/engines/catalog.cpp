@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "balancers/model/params.hpp"
+#include "balancers/sdk/plugin_declaration.hpp"
+#include "balancers/sdk/registry.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -15,15 +17,21 @@ namespace lbbench {
 
 namespace {
 
-// Whether the balancer is `kind`, or `auto` with `kind` among its candidates.
-bool uses(const BalancerConfig& config, BalancerKind kind) {
-  if (config.kind == kind) return true;
+// The balancer, or `auto`'s candidate, that `wanted` holds for; null where none does.
+template <class Wanted>
+const BalancerConfig* used(const BalancerConfig& config, Wanted&& wanted) {
+  if (wanted(config)) return &config;
   if (const auto* a = config.params.get_if<AutoParams>()) {
     for (const auto& c : a->candidates) {
-      if (uses(c, kind)) return true;
+      if (const BalancerConfig* found = used(c, wanted)) return found;
     }
   }
-  return false;
+  return nullptr;
+}
+
+// Whether the balancer is `kind`, or `auto` with `kind` among its candidates.
+bool uses(const BalancerConfig& config, BalancerKind kind) {
+  return used(config, [&](const BalancerConfig& c) { return c.kind == kind; }) != nullptr;
 }
 
 void check_mpi(const Scenario& s) {
@@ -60,6 +68,15 @@ void check_smpi(const Scenario& s) { check_simulated(s, "smpi"); }
 
 void check_model(const Scenario& s) {
   check_simulated(s, "model");
+  const BalancerConfig* general = used(s.balancer.config, [](const BalancerConfig& c) {
+    return c.info().plugin != nullptr && c.info().plugin->shape == plugin::Shape::general;
+  });
+  if (general != nullptr) {
+    throw InputError(fmt::format(
+        "{}: the plugin strategy '{}' has the general shape, whose plan() calls MPI, and the model engine runs no "
+        "MPI; run it on the mpi or smpi engine, or write it as a centralized or protocol strategy",
+        s.source, general->name()));
+  }
   if (s.reorder) {
     throw InputError(fmt::format(
         "{}: the model engine has no start-up rank reorder yet; run reorder scenarios on the mpi or smpi engine",

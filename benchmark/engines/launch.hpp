@@ -35,6 +35,7 @@ struct LaunchRequest {
   std::string code_charge = "explicit";
   std::string command_line;          // for provenance
   std::optional<double> max_memory;  // --max-memory, bytes: the limit the run is checked against
+  std::vector<std::string> plugins;  // --plugin, absolute, forwarded
 };
 
 // A scenario's rank count for a one-process engine: --ranks, or the scenario's `ranks`, or

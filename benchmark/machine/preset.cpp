@@ -1,6 +1,7 @@
 // Machine presets (see preset.hpp).
 #include "machine/preset.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -24,6 +25,25 @@ namespace {
 const std::vector<std::string> kTopologies{"torus", "fat-tree", "crossbar"};
 const std::vector<std::string> kWanSharing{"shared", "per-flow"};
 
+// The presets an installed binary carries: PREFIX/share/lbbench/machines beside
+// PREFIX/bin, found from this code's own file (lbbench, or lbbench-smpi, which smpirun
+// loads as a library) and from the running program.
+std::vector<fs::path> installed_machine_dirs() {
+  std::vector<fs::path> binaries;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&installed_machine_dirs), &info) != 0 && info.dli_fname && *info.dli_fname) {
+    binaries.emplace_back(info.dli_fname);
+  }
+  std::error_code error;
+  if (fs::path self = fs::read_symlink("/proc/self/exe", error); !error) binaries.push_back(self);
+  std::vector<fs::path> dirs;
+  for (const auto& binary : binaries) {
+    fs::path dir = fs::absolute(binary, error).parent_path().parent_path() / "share" / "lbbench" / "machines";
+    if (!error && fs::is_directory(dir)) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
 std::vector<fs::path> machine_dirs(const std::string& scenario_file) {
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("LBBENCH_MACHINES_DIR"); env && *env) dirs.emplace_back(env);
@@ -32,6 +52,7 @@ std::vector<fs::path> machine_dirs(const std::string& scenario_file) {
     dirs.push_back(here / "machines");
     dirs.push_back(here.parent_path() / "machines");
   }
+  for (auto& dir : installed_machine_dirs()) dirs.push_back(std::move(dir));
   dirs.push_back(fs::path(LBBENCH_SOURCE_DIR) / "scenarios" / "machines");
   return dirs;
 }

@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "balancers/plugins.hpp"
 #include "core/error.hpp"
 
 namespace lbbench {
@@ -258,14 +259,33 @@ RunPrediction prediction_from(const Fields& f) {
   return p;
 }
 
+}  // namespace
+
+std::vector<PluginProvenance> loaded_plugin_provenance() {
+  std::vector<PluginProvenance> out;
+  for (const LoadedPlugin& p : loaded_plugins()) {
+    out.push_back(PluginProvenance{.name = p.declaration->name, .path = p.path, .sha256 = p.sha256});
+  }
+  return out;
+}
+
+namespace {
+
 Json to_json(const Provenance& p) {
-  return Json{{"git", p.git},
-              {"host", p.host},
-              {"mpi_library", p.mpi_library},
-              {"mpi_thread_level", p.mpi_thread_level},
-              {"start_time", p.start_time},
-              {"command", p.command},
-              {"work", p.work}};
+  Json j{{"git", p.git},
+         {"host", p.host},
+         {"mpi_library", p.mpi_library},
+         {"mpi_thread_level", p.mpi_thread_level},
+         {"start_time", p.start_time},
+         {"command", p.command},
+         {"work", p.work}};
+  if (p.plugins.empty()) return j;
+  Json plugins = Json::array();
+  for (const auto& plugin : p.plugins) {
+    plugins.push_back(Json{{"name", plugin.name}, {"path", plugin.path}, {"sha256", plugin.sha256}});
+  }
+  j["plugins"] = std::move(plugins);
+  return j;
 }
 
 Provenance provenance_from(const Fields& f) {
@@ -277,6 +297,12 @@ Provenance provenance_from(const Fields& f) {
   p.start_time = f.get<std::string>("start_time", "");
   p.command = f.get<std::string>("command", "");
   p.work = f.raw("work");
+  if (f.has("plugins")) {
+    for (const Json& plugin : f.raw("plugins")) {
+      p.plugins.push_back(PluginProvenance{
+          .name = plugin.value("name", ""), .path = plugin.value("path", ""), .sha256 = plugin.value("sha256", "")});
+    }
+  }
   return p;
 }
 

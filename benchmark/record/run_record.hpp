@@ -140,6 +140,16 @@ struct ModelingInfo {
   std::string network;
 };
 
+// A strategy library a run loaded (balancers/plugins.hpp).
+struct PluginProvenance {
+  std::string name;  // the strategy it registers
+  std::string path;
+  std::string sha256;
+};
+
+// The strategy libraries this process loaded, in the order loaded.
+std::vector<PluginProvenance> loaded_plugin_provenance();
+
 struct Provenance {
   std::string git;
   std::string host;
@@ -147,7 +157,8 @@ struct Provenance {
   std::string mpi_thread_level;
   std::string start_time;
   std::string command;
-  Json work;  // how do_work ran: the calibration, or simulated
+  Json work;                              // how do_work ran: the calibration, or simulated
+  std::vector<PluginProvenance> plugins;  // in the order loaded; none for most runs
 };
 
 // Added by `lbbench sweep` to the records of its runs.

@@ -228,7 +228,8 @@ class Replay {
                       .mpi_thread_level = thread_level_name(level),
                       .start_time = start_time,
                       .command = o_.command_line,
-                      .work = work_->describe()};
+                      .work = work_->describe(),
+                      .plugins = loaded_plugin_provenance()};
   }
 
   const Scenario& s_;

@@ -119,6 +119,11 @@ Json normalized(const Scenario& s) {
   j["seed"] = s.seed;
   j["steps"] = s.steps;
   if (s.ranks) j["ranks"] = *s.ranks;
+  if (!s.plugins.empty()) {
+    Json plugins = Json::array();
+    for (const auto& p : s.plugins) plugins.push_back(p.path);
+    j["plugins"] = plugins;
+  }
   j["mesh"] = mesh_json(s.mesh);
   Json w;
   w["unit_seconds"] = s.workload.unit_seconds;

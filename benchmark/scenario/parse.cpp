@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "balancers/plugins.hpp"
 #include "balancers/reorder/methods.hpp"
 #include "balancers/sdk/registry.hpp"
 #include "core/error.hpp"
@@ -565,6 +566,21 @@ void check_trace_workload(ConfigNode& root, const Scenario& s) {
   }
 }
 
+// Loads each library of a `plugins:` list, so that the balancer may name their strategies.
+std::vector<PluginRef> load_plugins(ConfigNode& list, const std::string& file) {
+  std::vector<PluginRef> out;
+  for (const ConfigNode& entry : list.elements("a list of strategy library paths (relative to the scenario)")) {
+    PluginRef ref{.path = entry.as_string(), .resolved = resolve_path(file, entry.as_string())};
+    try {
+      load_plugin(ref.resolved);
+    } catch (const InputError& e) {
+      entry.fail(e.what());
+    }
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
 }  // namespace
 
 Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, SchemaRecorder* recorder) {
@@ -586,6 +602,7 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   if (trace_mesh) s.distribution.kind = DistributionKind::trace;
   if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim, trace_mesh);
   const int dims = s.workload.components.empty() ? 1 : static_cast<int>(s.workload.components.size());
+  if (auto p = root.find("plugins")) s.plugins = load_plugins(*p, file);
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b, dims);
   if (auto m = root.find("machine")) s.machine = parse_machine(*m);
   s.model = choose(root, "model", kAppModels, AppModel::measured);

@@ -224,6 +224,13 @@ struct ModelError {
   [[nodiscard]] bool any() const { return noise > 0 || omit > 0; }
 };
 
+// A strategy library a scenario loads (`plugins:`): its path as written, and found from the
+// scenario's folder.
+struct PluginRef {
+  std::string path;
+  std::string resolved;
+};
+
 struct Scenario {
   std::string name;
   std::uint64_t seed = 1;
@@ -239,7 +246,8 @@ struct Scenario {
   ModelError model_error;
   std::optional<CoresSpec> cores;
   std::optional<ReorderSpec> reorder;
-  std::string source;  // file it was read from
+  std::vector<PluginRef> plugins;  // loaded before the balancer is read
+  std::string source;              // file it was read from
 };
 
 // Parses and validates a scenario tree; `file` names it in errors and anchors relative paths.

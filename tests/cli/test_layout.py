@@ -17,7 +17,8 @@ SOURCE = Path(os.environ["LBBENCH_SOURCE_DIR"])
 
 PLAIN_FOLDERS = ["benchmark/core", "benchmark/scenario", "benchmark/machine", "benchmark/record", "harness"]
 # What plain code may include of balancers/: the registry table and the typed params.
-SPEC_HEADERS = re.compile(r"^balancers/(sdk/(registry|config|fitted_costs|assumed_network|protocol_stats)|[a-z]+/params|"
+SPEC_HEADERS = re.compile(r"^balancers/(plugins|sdk/(registry|config|fitted_costs|assumed_network|protocol_stats|"
+                          r"plugin_declaration)|[a-z]+/params|"
                           r"model/metrics|reorder/methods)\.hpp$")
 # The engines as plain data: names and what each can run.
 PLAIN_ENGINE_HEADERS = {"engines/catalog.hpp"}

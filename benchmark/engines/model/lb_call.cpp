@@ -87,7 +87,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
     const std::vector<double> trend = trends ? modeled_vertex_trends(model_inputs) : std::vector<double>();
     if (trends) pr.trend_origin = trend_origin(model_inputs);
     // Coordinates go with the trends, as the centralized gather sends them.
-    const bool coords = trends && ctx.balancer.needs_coords() && g.dim > 0;
+    const bool coords = ctx.balancer.needs_coords() && g.dim > 0 && (trends || !ctx.balancer.needs_trends());
     if (coords) pr.coord_dims = g.dim;
     const auto local = state.vertices_of(r);
     for (std::size_t i = 0; i < local.size(); ++i) {

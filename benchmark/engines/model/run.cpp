@@ -353,7 +353,8 @@ class ModelRun {
                       .mpi_thread_level = "none",
                       .start_time = start_time,
                       .command = o_.command_line,
-                      .work = Json{{"kind", "modeled"}, {"unit_seconds", s_.workload.unit_seconds}}};
+                      .work = Json{{"kind", "modeled"}, {"unit_seconds", s_.workload.unit_seconds}},
+                      .plugins = loaded_plugin_provenance()};
   }
 
   const Scenario& s_;

@@ -128,6 +128,7 @@ int launch_smpi(const LaunchRequest& launch) {
   // SimGrid benchmarks code only when asked to; lbbench then charges none itself.
   if (launch.code_charge == "simulator") args.emplace_back("--cfg=smpi/simulate-computation:yes");
   args.insert(args.end(), {binary, "run"});
+  for (const auto& plugin : launch.plugins) args.insert(args.end(), {"--plugin", plugin});
   if (launch.trace.empty()) {
     args.push_back(launch.scenario);
   } else {

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <limits>
 
+#include "balancers/plugins.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/smpi/code_time.hpp"
@@ -158,6 +159,7 @@ class SmpiEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_native_engine(const EngineSettings& settings) {
+  set_plugins_mpi("smpi", "-smpi");  // a general plugin strategy's MPI calls must be SimGrid's
   return std::make_unique<SmpiEngine>(settings);
 }
 
