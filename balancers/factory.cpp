@@ -6,6 +6,7 @@
 #include "balancers/global/greedy.hpp"
 #include "balancers/global/grid_metis.hpp"
 #include "balancers/global/metis.hpp"
+#include "balancers/global/python.hpp"
 #include "balancers/global/params.hpp"
 #include "balancers/global/random.hpp"
 #include "balancers/global/refine.hpp"
@@ -68,6 +69,7 @@ std::unique_ptr<Balancer> make_balancer(const BalancerConfig& config) {
     case BalancerKind::vector_refine: return with<VectorRefineBalancer, VectorRefineParams>(config);
     case BalancerKind::auto_select: return with<AutoBalancer, AutoParams>(config);
     case BalancerKind::random: return with<RandomBalancer, RandomParams>(config);
+    case BalancerKind::python: return with<PythonBalancer, PythonParams>(config);
     case BalancerKind::plugin: return make_plugin_balancer(config);
   }
   throw std::logic_error("make_balancer: a balancer kind without a case");

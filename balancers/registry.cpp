@@ -90,6 +90,9 @@ constexpr std::array kTable{
     BalancerInfo{"random", BalancerKind::random, Family::global,
                  "diagnostic: every vertex to a random rank (balances load, ignores locality)",
                  &with_params<RandomParams>},
+    BalancerInfo{"python", BalancerKind::python, Family::global,
+                 "a centralized strategy in Python: the gathered problem as NumPy arrays to params.module's function",
+                 &with_params<PythonParams>},
 };
 
 // The table lists the kinds in their enum order, so a kind finds its row by index.

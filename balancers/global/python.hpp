@@ -18,6 +18,9 @@ class PythonBalancer final : public CentralizedBalancer {
   PythonBalancer(const PythonBalancer&) = delete;
   PythonBalancer& operator=(const PythonBalancer&) = delete;
 
+  // Starts the interpreter and loads the module on rank 0, before the run's clock: what
+  // a decision is charged is the function's own time.
+  void prepare(MPI_Comm comm) override;
   // Throws RunError with the Python traceback where the function raises, and where the
   // owners it returns are not one rank of 0..P-1 per object.
   [[nodiscard]] Assignment solve(const GlobalProblem& problem) const override;
@@ -27,6 +30,8 @@ class PythonBalancer final : public CentralizedBalancer {
 
  private:
   struct Function;  // the loaded module's function, held while the interpreter lives
+  void load_function() const;
+  [[nodiscard]] std::string who() const;
   PythonParams params_;
   mutable std::unique_ptr<Function> function_;
 };

@@ -38,6 +38,7 @@ enum class BalancerKind {
   vector_refine,
   auto_select,
   random,
+  python,
   plugin,  // a strategy loaded at run time (BalancerConfig::info() names it)
 };
 

@@ -127,6 +127,8 @@ class ModelRun {
     }
     s.balancer.config.check_dims(dims_);
     balancer_ = make_balancer(s.balancer.config);
+    // Its one-time set-up, before the run as on the MPI engines; the model is one process.
+    balancer_->prepare(MPI_COMM_SELF);
     halo_ = halo_of(state_, s.workload);
     machine_.migration_code = measure_migration_code(state_.graph(), s.workload.element_bytes, s.seed);
   }
