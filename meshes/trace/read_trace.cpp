@@ -391,10 +391,10 @@ class TraceBuilder {
 
  private:
   struct Task {
-    TraceEntity entity;  // its home that of its first phase
+    TraceEntity entity;  // with the home of its first phase
     int first_phase = INT_MAX;
     int first_rank = 0;
-    Where first_where;                                    // the record read first, which every other must agree with
+    Where first_where;                                    // the record read first: the others must agree with it
     std::vector<std::pair<int, const RawTask*>> records;  // (phase index, record)
   };
   struct Link {
