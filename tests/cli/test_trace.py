@@ -190,8 +190,9 @@ class RecordedRuns(unittest.TestCase):
             export = self.dir / "vector"
             self.record("vector", str(SCENARIOS / "vector.yaml"), *model, "--set", "steps=2", "--lbdatafile-out",
                         str(export))
-            phases = [p for f in self.validate(export, 4) for p in f["phases"]]
-            self.assertTrue(all(len(t["subphases"]) == 2 for p in phases for t in p["tasks"]))
+            tasks = [t for f in self.validate(export, 4) for p in f["phases"] for t in p["tasks"]]
+            self.assertEqual(len(tasks), 2 * 24 * 24)  # every vertex, both steps
+            self.assertTrue(all(len(t["subphases"]) == 2 for t in tasks))
         with self.subTest(run="with LB calls"):
             export = self.dir / "balanced"
             record = self.record("balanced", str(SCENARIOS / "quickstart.yaml"), *model, "--set", "steps=4",
