@@ -67,8 +67,8 @@ MeshSize trace_mesh_size(const MeshFileSpec& f) {
   MeshSize m;
   m.vertices = static_cast<double>(l.vertices());
   m.edge_ends = 2.0 * static_cast<double>(trace.edges.size());
-  m.whole_per_rank = static_cast<double>(l.times.size()) * 8 + m.vertices * kTraceTaskBytes +
-                     static_cast<double>(trace.edges.size()) * sizeof(TraceEdge);
+  m.whole_per_rank = static_cast<double>(l.times.size()) * 8 + static_cast<double>(l.nodes.size()) * 4 +
+                     m.vertices * kTraceTaskBytes + static_cast<double>(trace.edges.size()) * sizeof(TraceEdge);
   return m;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include "comm/mpi.hpp"
 #include "core/blocks.hpp"
@@ -52,7 +53,11 @@ LocalGraph trace_graph(const Trace& trace, int rank, int nranks) {
 Mesh read_trace_mesh(const MeshFileSpec& spec, MPI_Comm comm) {
   Bytes bytes;
   collectively(comm, [&] {
-    if (comm_rank(comm) == 0) bytes = serialize_trace(*read_trace_once(spec.resolved));
+    if (comm_rank(comm) != 0) return;
+    const std::shared_ptr<const Trace> trace = read_trace_once(spec.resolved);
+    // The reader's notes (a home LBAF rewrote, moves the replay does not follow), once a run.
+    for (const std::string& note : trace->notes) fmt::print(stderr, "lbbench: note: {}\n", note);
+    bytes = serialize_trace(*trace);
   });
   auto size = static_cast<std::uint64_t>(bytes.size());
   MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);

@@ -2,11 +2,13 @@
 //
 // The checks follow vt's LBDatafile schema, which LBAF's validator loads: the keys each
 // level may have, which are required, and their types; then what a replay needs on top:
-// ids that refer to tasks of the trace, a task recorded once per phase, an entity that
-// stays migratable or not, times that are not negative. Two departures, both lenient: a
-// JSON integer is taken where the schema asks for a float (`"time": 1`), and newer vt's
-// habit of recording a communication in both the sender's and the receiver's file is
-// undone (a record seen again in another file is counted once).
+// ids that refer to tasks of the trace, a task recorded once per phase (so on one rank),
+// an entity that stays migratable or not, times that are not negative. Three departures,
+// all lenient: a JSON integer is taken where the schema asks for a float (`"time": 1`),
+// newer vt's habit of recording a communication in both the sender's and the receiver's
+// file is undone (a record seen again in another file is counted once), and a `home` that
+// changes between phases (LBAF writes a migrated task's new rank there) keeps the first
+// phase's, with a note.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <glob.h>
@@ -277,12 +279,15 @@ void check_phase_list(const JsonAt& l) {
 }
 
 std::optional<std::int64_t> read_metadata(const JsonAt& m) {
-  m.expect_object("the metadata", {"type", "rank", "shared_node", "phases", "attributes"});
+  m.expect_object("the metadata", {"type", "rank", "rank_alpha", "shared_node", "phases", "attributes"});
   std::optional<std::int64_t> rank;
   if (auto r = m.find("rank")) {
     rank = r->integer();
     if (*rank < 0 || *rank > INT_MAX) r->fail(fmt::format("expected a rank number, got {}", *rank));
   }
+  // vt's schema allows a rank's speed factor; the replay gives every rank the machine's.
+  if (auto a = m.find("rank_alpha"); a && a->number() < 0)
+    a->fail(fmt::format("a rank's alpha is never negative, got {}", a->number()));
   if (auto s = m.find("shared_node")) {
     s->expect_object("the shared node", {"id", "size", "rank", "num_nodes"});
     for (const char* k : {"id", "size", "rank", "num_nodes"}) (void)s->at(k).integer();
@@ -375,17 +380,21 @@ class TraceBuilder {
       records.push_back(read_file_records(files_[f], static_cast<int>(f)));
     collect_phases(records);
     collect_tasks(records);
+    note_home_changes();
     count_ranks(records);
     collect_comms(records);
-    return assemble();
+    Trace out = assemble();
+    note_moves(out);
+    out.notes = notes_;
+    return out;
   }
 
  private:
   struct Task {
-    TraceEntity entity;
+    TraceEntity entity;  // with the home of its first phase
     int first_phase = INT_MAX;
     int first_rank = 0;
-    Where first_where;
+    Where first_where;                                    // the record read first: the others must agree with it
     std::vector<std::pair<int, const RawTask*>> records;  // (phase index, record)
   };
   struct Link {
@@ -414,16 +423,28 @@ class TraceBuilder {
     return static_cast<int>(std::lower_bound(phase_ids_.begin(), phase_ids_.end(), id) - phase_ids_.begin());
   }
 
+  // A task runs on one rank in a phase: a second record of it is an error, which says
+  // where each has it when they disagree.
+  void check_recorded_once(std::map<std::pair<Key, int>, const RawTask*>& seen, const RawTask& raw, int phase) const {
+    auto [it, fresh] = seen.emplace(std::pair(raw.key, phase), &raw);
+    if (fresh) return;
+    const RawTask& first = *it->second;
+    const std::string again = first.node == raw.node
+                                  ? fmt::format("(first at {})", where_text(first.where, "tasks"))
+                                  : fmt::format(
+                                        "on rank {} (first at {}, on rank {}): a task runs on one rank in a "
+                                        "phase",
+                                        raw.node, where_text(first.where, "tasks"), first.node);
+    fail_at(raw.where, "tasks",
+            fmt::format("the task {} of phase {} is recorded again {}", describe(raw.key), raw.phase_id, again));
+  }
+
   void collect_tasks(const std::vector<FileRecords>& records) {
-    std::map<std::pair<Key, int>, Where> seen;  // (entity, phase) -> its record
+    std::map<std::pair<Key, int>, const RawTask*> seen;  // (entity, phase) -> its record
     for (const auto& r : records) {
       for (const auto& raw : r.tasks) {
         const int phase = phase_index(raw.phase_id);
-        if (auto [it, fresh] = seen.emplace(std::pair(raw.key, phase), raw.where); !fresh) {
-          fail_at(raw.where, "tasks",
-                  fmt::format("the task {} of phase {} is recorded again (first at {})", describe(raw.key),
-                              raw.phase_id, where_text(it->second, "tasks")));
-        }
+        check_recorded_once(seen, raw, phase);
         auto [pos, fresh] = index_.emplace(raw.key, tasks_.size());
         if (fresh) {
           tasks_.push_back(Task{.entity = raw.entity, .first_where = raw.where, .records = {}});
@@ -435,6 +456,7 @@ class TraceBuilder {
         if (phase < task.first_phase) {
           task.first_phase = phase;
           task.first_rank = raw.node;
+          task.entity.home = raw.entity.home;
         }
         max_subphase_ = std::max(max_subphase_, raw.subphases.empty() ? -1 : max_subphase_of(raw));
       }
@@ -456,16 +478,65 @@ class TraceBuilder {
     return "?";
   }
 
+  // The home may change (see note_home_changes); what the entity is may not.
   void check_same_entity(const Task& task, const RawTask& raw) const {
     const TraceEntity& a = task.entity;
     const TraceEntity& b = raw.entity;
-    if (a.migratable != b.migratable || a.home != b.home || a.collection_id != b.collection_id ||
-        a.objgroup_id != b.objgroup_id) {
+    if (a.migratable != b.migratable || a.collection_id != b.collection_id || a.objgroup_id != b.objgroup_id) {
       fail_at(raw.where, "tasks",
-              fmt::format("the entity {} differs from its first record at {} (home, migratable, collection or "
-                          "object group changed)",
+              fmt::format("the entity {} differs from its first record at {} (migratable, collection or object "
+                          "group changed)",
                           describe(raw.key), where_text(task.first_where, "tasks")));
     }
+  }
+
+  // vt keeps a task's home; LBAF writes a migrated task's new rank there. Either way the
+  // first phase's is the home, and one note says how many tasks had another.
+  void note_home_changes() {
+    std::int64_t changed = 0;
+    const RawTask* example = nullptr;
+    for (const Task& t : tasks_) {
+      const auto other = std::find_if(t.records.begin(), t.records.end(),
+                                      [&](const auto& r) { return r.second->entity.home != t.entity.home; });
+      if (other == t.records.end()) continue;
+      ++changed;
+      if (!example) example = other->second;
+    }
+    if (changed == 0) return;
+    notes_.push_back(fmt::format(
+        "{}: {} of the {} tasks change home between phases (as LBAF writes a migrated task; first at {}); each keeps "
+        "the home of its first phase",
+        data_set(), changed, tasks_.size(), where_text(example->where, "tasks")));
+  }
+
+  // The replay starts every task where it ran first; one note says when the recorded run
+  // had moved some later, and what its own placement's imbalance was.
+  void note_moves(const Trace& trace) {
+    const TraceLayout& l = *trace.layout;
+    std::int64_t moved = 0;
+    for (std::int64_t v = 0; v < l.pinned_from; ++v) {
+      for (int p = 0; p < l.phases(); ++p) {
+        const int node = l.node(VertexId{v}, p);
+        if (node >= 0 && node != l.first_rank[static_cast<std::size_t>(v)]) {
+          ++moved;
+          break;
+        }
+      }
+    }
+    if (moved == 0) return;
+    const int last = l.phases() - 1;
+    notes_.push_back(fmt::format(
+        "{}: {} tasks run on another rank in a later phase than in their first; the replay starts each where it ran "
+        "first and leaves the rest to its balancer (the recorded placement's imbalance, max/avg - 1: {:.4f} at phase "
+        "{}, {:.4f} at phase {})",
+        data_set(), moved, recorded_imbalance(l, 0), l.phase_ids.front(), recorded_imbalance(l, last),
+        l.phase_ids.back()));
+  }
+
+  // The files as one name: their folder and the rank pattern of the first's name.
+  [[nodiscard]] std::string data_set() const {
+    const fs::path first(files_.front());
+    return (first.parent_path() / data_set_of(files_.front())).string();
   }
 
   void count_ranks(const std::vector<FileRecords>& records) {
@@ -566,6 +637,7 @@ class TraceBuilder {
     layout->first_rank.resize(n);
     layout->entity.resize(n);
     layout->times.assign(n * phases * slots, 0.0);
+    layout->nodes.assign(n * phases, -1);
     layout->pinned_from = static_cast<std::int64_t>(n);
     layout->movable_begin.assign(static_cast<std::size_t>(ranks_) + 1, 0);
     for (std::size_t v = 0; v < n; ++v) {
@@ -576,6 +648,7 @@ class TraceBuilder {
         layout->pinned_from = static_cast<std::int64_t>(v);
       if (t.entity.migratable) ++layout->movable_begin[static_cast<std::size_t>(t.first_rank) + 1];
       for (const auto& [phase, raw] : t.records) {
+        layout->nodes[v * phases + static_cast<std::size_t>(phase)] = raw->node;
         double* at = &layout->times[(v * phases + static_cast<std::size_t>(phase)) * slots];
         at[TraceLayout::time_slot()] = raw->time;
         double in_subphases = 0;
@@ -620,6 +693,7 @@ class TraceBuilder {
   std::int64_t communications_ = 0;
   std::int64_t self_ = 0;
   std::int64_t messages_ = 0;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace
@@ -633,6 +707,23 @@ Rank TraceLayout::start_rank(VertexId v, int nranks) const {
   const std::int64_t begin = movable_begin[static_cast<std::size_t>(t)];
   const std::int64_t count = movable_begin[static_cast<std::size_t>(t) + 1] - begin;
   return Rank{static_cast<int>(first + block_owner(v.value() - begin, count, static_cast<int>(last - first)))};
+}
+
+std::vector<double> recorded_rank_work(const TraceLayout& trace, int phase) {
+  std::vector<double> out(static_cast<std::size_t>(trace.ranks), 0.0);
+  for (std::int64_t v = 0; v < trace.vertices(); ++v) {
+    const int node = trace.node(VertexId{v}, phase);
+    if (node >= 0) out[static_cast<std::size_t>(node)] += trace.time(VertexId{v}, phase, TraceLayout::time_slot());
+  }
+  return out;
+}
+
+double recorded_imbalance(const TraceLayout& trace, int phase) {
+  const std::vector<double> work = recorded_rank_work(trace, phase);
+  double total = 0;
+  for (const double w : work) total += w;
+  const double mean = total / static_cast<double>(work.size());
+  return mean > 0 ? *std::max_element(work.begin(), work.end()) / mean - 1.0 : 0.0;
 }
 
 std::vector<std::string> trace_files(const std::string& source) {

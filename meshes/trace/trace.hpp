@@ -9,7 +9,8 @@
 // `migratable`, ...), the `node` that ran it, its `time` in seconds and optional
 // `subphases`; a communication has a `type`, `from` and `to` entities, `bytes` and
 // `messages`. Files are plain JSON or brotli-compressed (vt's default), told apart by
-// their content.
+// their content. LBAF's own output reads too: it writes a migrated task's new rank as its
+// `home`, where vt keeps the first (the reader keeps the first, and notes the change).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ struct TraceEntity {
   std::optional<std::int64_t> id;      // vt's bit-packed id
   std::optional<std::int64_t> seq_id;  // LBAF's sequential id; one of the two is given
   std::string type = "object";         // "node" for a whole rank named in a communication
-  int home = 0;
+  int home = 0;                        // of its first phase: LBAF rewrites it after a migration, vt does not
   bool migratable = true;
   std::optional<std::int64_t> collection_id;
   std::optional<std::int64_t> objgroup_id;
@@ -52,6 +53,9 @@ struct TraceLayout {
   // Per vertex, per phase, slots_per_phase() times in seconds: the task's time, each
   // subphase's, and the time outside every subphase ("rest"). 0 where a task is absent.
   std::vector<double> times;
+  // Per vertex, per phase: the rank that ran the task, -1 where it is absent. The replay
+  // starts from the first phase's; the later ones say where the recorded run moved it.
+  std::vector<int> nodes;
   std::vector<TraceEntity> entity;  // per vertex
 
   [[nodiscard]] std::int64_t vertices() const { return static_cast<std::int64_t>(first_rank.size()); }
@@ -65,6 +69,10 @@ struct TraceLayout {
                   static_cast<std::size_t>(phase)) *
                      static_cast<std::size_t>(slots_per_phase()) +
                  static_cast<std::size_t>(slot)];
+  }
+  [[nodiscard]] int node(VertexId v, int phase) const {
+    return nodes[static_cast<std::size_t>(v.value()) * static_cast<std::size_t>(phases()) +
+                 static_cast<std::size_t>(phase)];
   }
   [[nodiscard]] bool is_pinned(VertexId v) const { return v.value() >= pinned_from; }
   // Where the vertex starts on a run of `nranks` ranks. The recorded ranks map onto the
@@ -84,6 +92,12 @@ struct TraceEdge {
   friend bool operator==(const TraceEdge&, const TraceEdge&) = default;
 };
 
+// Each recorded rank's work in `phase` (an index into phase_ids) where the trace placed
+// the tasks then: the sum of their times, pinned ones included, as LBAF sums a rank's.
+std::vector<double> recorded_rank_work(const TraceLayout& trace, int phase);
+// Their max/avg - 1 (0 for no work): the imbalance LBAF reports of that phase.
+double recorded_imbalance(const TraceLayout& trace, int phase);
+
 struct Trace {
   std::shared_ptr<const TraceLayout> layout;
   std::vector<TraceEdge> edges;  // sorted by (a, b)
@@ -91,6 +105,9 @@ struct Trace {
   std::int64_t communications = 0;       // records read
   std::int64_t self_communications = 0;  // from a task to itself: nothing crosses, no edge
   std::int64_t messages = 0;             // the trace's message count over all phases
+  // What the reader took leniently or the replay leaves out, one line each, for rank 0 to
+  // print (not sent to the other ranks).
+  std::vector<std::string> notes;
 };
 
 // The files a trace source names: a folder (its *.json files), a pattern with %r (rank

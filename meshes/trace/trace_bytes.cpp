@@ -80,6 +80,7 @@ std::vector<std::byte> serialize_trace(const Trace& trace) {
   put_vector(w, l.first_rank);
   put_vector(w, l.movable_begin);
   put_vector(w, l.times);
+  put_vector(w, l.nodes);
   w.put<std::uint64_t>(l.entity.size());
   for (const auto& e : l.entity) put_entity(w, e);
   put_vector(w, trace.edges);
@@ -102,6 +103,7 @@ Trace deserialize_trace(std::span<const std::byte> bytes) {
   layout->first_rank = get_vector<int>(r);
   layout->movable_begin = get_vector<std::int64_t>(r);
   layout->times = get_vector<double>(r);
+  layout->nodes = get_vector<int>(r);
   const auto entities = r.get<std::uint64_t>();
   layout->entity.reserve(static_cast<std::size_t>(entities));
   for (std::uint64_t i = 0; i < entities; ++i) layout->entity.push_back(get_entity(r));

@@ -1,9 +1,12 @@
 """Recorded runs through the command line: the shared vt trace replayed alike on the simulated
 and the modeled machine, on real MPI with its ranks mapped, written out and replayed again,
-and clear errors for bad traces.
+LBAF's own output replayed, every export accepted by vt's validator, and clear errors for
+bad traces.
 
-The shared traces are read from ../shared/traces next to the project; the tests that need
-them are skipped, with that reason, where they are absent.
+The shared traces are read from ../shared/traces next to the project, vt's validator from
+../shared/tools/vt-lbdatafile-validator (run with Debian's /usr/bin/python3, which has
+python3-schema and python3-brotli); the tests that need them are skipped, with that reason,
+where they are absent.
 
 Environment: LBBENCH, LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
@@ -20,6 +23,18 @@ TRACES = (SOURCE / ".." / "shared" / "traces").resolve()
 HAVE_TRACES = (TRACES / "lbaf-vt-16ranks").is_dir()
 NO_TRACES = f"{TRACES} is absent: the shared vt trace cannot be replayed here"
 SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
+VALIDATOR = (SOURCE / ".." / "shared" / "tools" / "vt-lbdatafile-validator").resolve()
+VALIDATOR_PYTHON = "/usr/bin/python3"
+
+
+def validator_missing():
+    """Why vt's validator cannot run here, or None."""
+    if not (VALIDATOR / "JSON_data_files_validator.py").is_file():
+        return f"{VALIDATOR} is absent: vt's LBDatafile validator cannot judge the exports here"
+    probe = subprocess.run([VALIDATOR_PYTHON, "-c", "import schema, brotli"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"{VALIDATOR_PYTHON} lacks schema or brotli (apt-get install python3-schema python3-brotli)"
+    return None
 
 
 def with_traces():
@@ -122,6 +137,83 @@ class RecordedRuns(unittest.TestCase):
         for x, y in zip(again["per_step"]["compute_max_s"], original["per_step"]["compute_max_s"]):
             self.assertAlmostEqual(x, y, delta=1e-12)
         self.assertAlmostEqual(again["total_time_s"], original["total_time_s"], delta=1e-9)
+
+    @unittest.skipUnless((TRACES / "lbaf-balanced-32ranks").is_dir(), f"{TRACES} is absent: LBAF's output cannot be replayed here")
+    def test_lbafs_balanced_output_replays_with_a_note_and_lbafs_imbalance(self):
+        out = self.dir / "lbaf.jsonl"
+        result = run("--trace", str(TRACES / "lbaf-balanced-32ranks"), "--engine", "model", "--machine", "bgq",
+                     "--set", "balancer.name=none", "--out", str(out))
+        # LBAF's rewritten homes are taken, said once for the whole set.
+        homes = [line for line in result.stderr.splitlines() if "change home between phases" in line]
+        self.assertEqual(len(homes), 1, result.stderr)
+        self.assertTrue(homes[0].startswith("lbbench: note: "), homes[0])
+        self.assertIn("35 of the 480 tasks", homes[0])
+        # LBAF's placement is read, and its imbalance said: 4.2845 as LBAF reported it.
+        moves = [line for line in result.stderr.splitlines() if "run on another rank in a later phase" in line]
+        self.assertEqual(len(moves), 1, result.stderr)
+        self.assertIn("4.9467 at phase 1, 4.2845 at phase 2", moves[0])
+        # The replay starts from the first phase's placement: its first step's imbalance is
+        # LBAF's for phase 1 (max/avg - 1 of rank work, 4.94672).
+        record = json.loads(out.read_text().splitlines()[-1])
+        self.assertEqual(record["steps"], 2)
+        self.assertAlmostEqual(record["per_step"]["imbalance"][0], 4.94672, delta=5e-5)
+
+    def validate(self, folder, files):
+        """vt's validator on every file of an export folder: each one valid, none skipped."""
+        written = sorted(folder.glob("data.*.json"))
+        self.assertEqual(len(written), files)
+        # --validate_comm_links: every communication names a task of the phase (no run here
+        # has a node end, which vt names by its rank and this check does not know).
+        result = subprocess.run([VALIDATOR_PYTHON, str(VALIDATOR / "JSON_data_files_validator.py"), "--dir_path",
+                                 str(folder), "--validate_comm_links"], capture_output=True, text=True, timeout=300)
+        log = result.stdout + result.stderr
+        self.assertEqual(result.returncode, 0, log)
+        self.assertNotIn("ERROR", log)
+        self.assertNotIn("Invalid", log)
+        valid = [line for line in log.splitlines() if "Valid JSON schema in" in line]
+        self.assertEqual(len(valid), files, log)
+        return [json.loads(f.read_text()) for f in written]
+
+    def test_vts_validator_accepts_every_export(self):
+        missing = validator_missing()
+        if missing:
+            self.skipTest(missing)
+        # Small grids: the validator's schema check takes seconds per megabyte.
+        small = ["--set", "mesh.nx=24", "--set", "mesh.ny=24"]
+        model = ["--engine", "model", "--machine", "bgq", "--ranks", "4", *small]
+        with self.subTest(run="scalar"):
+            export = self.dir / "scalar"
+            self.record("scalar", str(SCENARIOS / "quickstart.yaml"), *model, "--set", "steps=3", "--set",
+                        "balancer.name=none", "--lbdatafile-out", str(export))
+            self.validate(export, 4)
+        with self.subTest(run="vector with subphases"):
+            export = self.dir / "vector"
+            self.record("vector", str(SCENARIOS / "vector.yaml"), *model, "--set", "steps=2", "--lbdatafile-out",
+                        str(export))
+            tasks = [t for f in self.validate(export, 4) for p in f["phases"] for t in p["tasks"]]
+            self.assertEqual(len(tasks), 2 * 24 * 24)  # every vertex, both steps
+            self.assertTrue(all(len(t["subphases"]) == 2 for t in tasks))
+        with self.subTest(run="with LB calls"):
+            export = self.dir / "balanced"
+            record = self.record("balanced", str(SCENARIOS / "quickstart.yaml"), *model, "--set", "steps=4",
+                                 "--set", "balancer.period=2", "--lbdatafile-out", str(export))
+            self.assertGreater(sum(e["migrations"] for e in record["lb"]), 0)
+            self.validate(export, 4)
+        with self.subTest(run="real MPI, measured loads, LB calls"):
+            export = self.dir / "mpi"
+            mpirun(2, "run", str(SCENARIOS / "quickstart.yaml"), *small, "--set", "steps=4", "--set",
+                   "balancer.period=2", "--lbdatafile-out", str(export))
+            self.validate(export, 2)
+        for name in ("lbaf-vt-16ranks", "lbaf-balanced-32ranks"):
+            with self.subTest(run=f"replay of {name}, pinned objects"):
+                if not (TRACES / name).is_dir():
+                    self.skipTest(f"{TRACES / name} is absent: no trace with pinned objects to replay here")
+                export = self.dir / name
+                self.record(name, "--trace", str(TRACES / name), "--engine", "model", "--machine", "bgq", "--set",
+                            "steps=2", "--set", "balancer=tree", "--set", "balancer.period=1", "--lbdatafile-out",
+                            str(export))
+                tasks = [t for f in self.validate(export, 32) for p in f["phases"] for t in p["tasks"]]
+                self.assertTrue(any(not t["entity"]["migratable"] for t in tasks))
 
     def test_a_bad_trace_is_refused_with_its_file_and_json_path(self):
         bad = self.dir / "bad"

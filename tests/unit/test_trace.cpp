@@ -188,6 +188,48 @@ TEST(Trace, ACommunicationInBothFilesCountsOnce) {
   EXPECT_EQ(read_trace(t.path()).edges, (std::vector<TraceEdge>{{0, 1, 40}}));
 }
 
+// A task recorded with home h on rank `node` (LBAF writes a migrated task's new rank as home).
+std::string task_at_home(int id, int node, int home, double time) {
+  return "{\"entity\": " + entity(id, home) + ", \"node\": " + std::to_string(node) +
+         ", \"resource\": \"cpu\", \"time\": " + std::to_string(time) + "}";
+}
+
+// LBAF's way: phase 2 has tasks 1 and 2 where its balancer put them, their home rewritten.
+// Task 2's phase-2 record is read first (data.0.json), yet its phase-1 home is the one kept.
+TEST(Trace, AHomeThatChangesKeepsTheFirstPhasesWithOneNote) {
+  const TraceFolder t("rehomed");
+  t.write("data.0.json", file_of(0, phase(1, task(1, 0, 1.0) + "," + task(3, 0, 2.0)) + "," +
+                                        phase(2, task_at_home(2, 0, 0, 4.0) + "," + task(3, 0, 2.0))));
+  t.write("data.1.json", file_of(1, phase(1, task(2, 1, 4.0)) + "," + phase(2, task_at_home(1, 1, 1, 1.0))));
+  const Trace trace = read_trace(t.path());
+  const TraceLayout& l = *trace.layout;
+  const std::int64_t one = vertex_of(l, 1);
+  const std::int64_t two = vertex_of(l, 2);
+  EXPECT_EQ(l.entity[static_cast<std::size_t>(one)].home, 0);
+  EXPECT_EQ(l.entity[static_cast<std::size_t>(two)].home, 1);
+  EXPECT_EQ(l.first_rank[static_cast<std::size_t>(two)], 1);
+  // Where each phase ran them.
+  EXPECT_EQ(l.node(VertexId{one}, 0), 0);
+  EXPECT_EQ(l.node(VertexId{one}, 1), 1);
+  EXPECT_EQ(l.node(VertexId{two}, 1), 0);
+  // Work per rank: phase 1 {1 + 2, 4}, phase 2 {4 + 2, 1}.
+  EXPECT_EQ(recorded_rank_work(l, 0), (std::vector<double>{3.0, 4.0}));
+  EXPECT_EQ(recorded_rank_work(l, 1), (std::vector<double>{6.0, 1.0}));
+  EXPECT_DOUBLE_EQ(recorded_imbalance(l, 1), 6.0 / 3.5 - 1.0);
+  ASSERT_EQ(trace.notes.size(), 2U);
+  EXPECT_THAT(trace.notes[0], AllOf(HasSubstr("data.%r.json: 2 of the 3 tasks change home between phases"),
+                                    HasSubstr("first at " + t.path() + "/data.1.json: phases[1].tasks[0]"),
+                                    HasSubstr("each keeps the home of its first phase")));
+  EXPECT_THAT(trace.notes[1], AllOf(HasSubstr("2 tasks run on another rank in a later phase than in their first"),
+                                    HasSubstr("0.1429 at phase 1, 0.7143 at phase 2")));
+}
+
+TEST(Trace, ARunThatKeepsItsHomesAndRanksHasNoNote) {
+  const TraceFolder t("quiet");
+  write_small_trace(t);
+  EXPECT_THAT(read_trace(t.path()).notes, ::testing::IsEmpty());
+}
+
 // The message of reading a trace whose files are these texts.
 std::string error_of(const std::vector<std::string>& files, const std::string& name) {
   const TraceFolder t(name);
@@ -223,8 +265,20 @@ TEST(TraceErrors, NameTheFileTheJsonPathAndWhatWasExpected) {
               HasSubstr("data.0.json:2:13: not valid JSON"));
   EXPECT_THAT(error_of({"\x01\x02 neither"}, "binary"), HasSubstr("plain JSON or brotli-compressed JSON"));
   EXPECT_THAT(error_of({file_of(0, phase(0, good)), file_of(1, phase(0, task(1, 1, 1.0)))}, "twice"),
-              AllOf(HasSubstr("data.1.json: phases[0].tasks[0]: the task with id 1 of phase 0 is recorded again"),
-                    HasSubstr("data.0.json: phases[0].tasks[0]")));
+              AllOf(HasSubstr("data.1.json: phases[0].tasks[0]: the task with id 1 of phase 0 is recorded again on "
+                              "rank 1 (first at "),
+                    HasSubstr("data.0.json: phases[0].tasks[0], on rank 0): a task runs on one rank in a phase")));
+  EXPECT_THAT(error_of({file_of(0, phase(0, good + "," + good))}, "same-rank"),
+              HasSubstr("phases[0].tasks[1]: the task with id 1 of phase 0 is recorded again (first at "));
+  // LBAF may rewrite a home; nothing else of an entity changes.
+  EXPECT_THAT(error_of({file_of(0, phase(0, good) + "," +
+                                       phase(1, R"({"entity": {"type": "object", "id": 1, "home": 0, )"
+                                                R"("migratable": true, "collection_id": 4}, "node": 0, )"
+                                                R"("resource": "cpu", "time": 1.0})"))},
+                       "collection"),
+              HasSubstr("phases[1].tasks[0]: the entity with id 1 differs from its first record at "));
+  EXPECT_THAT(error_of({R"({"metadata": {"type": "LBDatafile", "rank_alpha": -0.5}, "phases": []})"}, "alpha"),
+              HasSubstr("metadata.rank_alpha: a rank's alpha is never negative, got -0.5"));
   EXPECT_THAT(error_of({file_of(0, phase(0, good, comm(1, 7, 10)))}, "dangling"),
               HasSubstr("phases[0].communications[0]: to: the entity with id 7 is no task of the trace"));
   EXPECT_THAT(error_of({file_of(0, phase(0, good) + "," + phase(1, task(1, 0, 1.0, false)))}, "flip"),
@@ -400,6 +454,47 @@ TEST(SharedTraces, LbafsVtRunReadsWhole) {
   std::vector<int> per_rank(32, 0);
   for (std::int64_t v = 0; v < l.vertices(); ++v) ++per_rank[static_cast<std::size_t>(l.first_rank[v])];
   EXPECT_EQ(per_rank, std::vector<int>(32, 15));
+  // vt keeps homes and ranks alike: nothing to note.
+  EXPECT_THAT(trace.notes, ::testing::IsEmpty());
+}
+
+double total_work(const TraceLayout& l, int phase) {
+  double total = 0;
+  for (const double w : recorded_rank_work(l, phase)) total += w;
+  return total;
+}
+
+// LBAF's figures for the first phase of the vt run: rank works summing to 0.638841 s, imbalance 4.94672.
+TEST(SharedTraces, TheVtRunsFirstPhaseHasLbafsImbalance) {
+  const std::string dir = shared_traces();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces is absent: LBAF's figures for the vt run cannot be checked here";
+  const Trace trace = read_trace(dir + "/lbaf-vt-16ranks");
+  EXPECT_NEAR(total_work(*trace.layout, 0), 0.638841, 5e-7);
+  EXPECT_NEAR(recorded_imbalance(*trace.layout, 0), 4.94672, 5e-6);
+}
+
+// LBAF's output after balancing the vt run: phase 1 is the vt run's placement, phase 2
+// LBAF's, for which it reported an imbalance of 4.2845. Read as lbbench reads it, each
+// phase's placement gives LBAF's figure, and the tasks are the vt run's.
+TEST(SharedTraces, LbafsBalancedOutputReadsWithLbafsImbalancePerPhase) {
+  const std::string dir = shared_traces();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces is absent: LBAF's balanced output cannot be read here";
+  const Trace lbaf = read_trace(dir + "/lbaf-balanced-32ranks");
+  const TraceLayout& l = *lbaf.layout;
+  ASSERT_EQ(l.phases(), 2);
+  EXPECT_EQ(l.ranks, 32);
+  EXPECT_EQ(l.vertices(), 480);
+  EXPECT_NEAR(total_work(l, 0), 0.638841, 5e-7);
+  EXPECT_NEAR(total_work(l, 1), 0.638841, 5e-7);  // LBAF moves work, it does not change it
+  EXPECT_NEAR(recorded_imbalance(l, 0), 4.94672, 5e-6);
+  EXPECT_NEAR(recorded_imbalance(l, 1), 4.2845, 5e-5);
+  ASSERT_EQ(lbaf.notes.size(), 2U);
+  EXPECT_THAT(lbaf.notes[0], HasSubstr("out.%r.json: 35 of the 480 tasks change home between phases"));
+  EXPECT_THAT(lbaf.notes[1], HasSubstr("35 tasks run on another rank in a later phase"));
+  // The homes kept are vt's own, and the tasks start where the vt run had them.
+  const Trace vt = read_trace(dir + "/lbaf-vt-16ranks");
+  EXPECT_EQ(l.entity, vt.layout->entity);
+  EXPECT_EQ(l.first_rank, vt.layout->first_rank);
 }
 
 TEST(SharedTraces, LbafsSyntheticBlocksReadByPattern) {
