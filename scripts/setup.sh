@@ -22,6 +22,7 @@ packages=(
   libxxhash-dev libssl-dev libeigen3-dev libbrotli-dev libboost-dev
   libsimgrid-dev
   python3 python3-matplotlib python3-numpy python3-yaml time
+  pybind11-dev python3-dev libpython3-dev
   python3-schema python3-brotli  # vt's LBDatafile validator, which the trace tests run on the exports
   slurm-wlm
 )
