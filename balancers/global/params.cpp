@@ -100,14 +100,7 @@ Json scalar_json(const YAML::Node& node) {
 
 PythonParams PythonParams::parse(ConfigNode& node) {
   PythonParams p;
-  p.module = node.string("module");
-  const std::filesystem::path given(p.module);
-  p.module_resolved = given.is_absolute() || node.file().empty()
-                          ? p.module
-                          : (std::filesystem::path(node.file()).parent_path() / given).lexically_normal().string();
-  if (!std::filesystem::is_regular_file(p.module_resolved)) {
-    node.at("module", "a Python file").fail(fmt::format("no Python file at {}", p.module_resolved));
-  }
+  p.module = node.string("module", "");
   p.function = node.string("function", p.function);
   p.graph = node.boolean("graph", p.graph);
   p.vectors = node.boolean("vectors", p.vectors);
@@ -121,6 +114,15 @@ PythonParams PythonParams::parse(ConfigNode& node) {
     }
   }
   node.finish();
+  // Checked once every key is known, so that a misspelled key is named first.
+  if (p.module.empty()) node.fail("python needs params.module: the .py file that holds its function");
+  const std::filesystem::path given(p.module);
+  p.module_resolved = given.is_absolute() || node.file().empty()
+                          ? p.module
+                          : (std::filesystem::path(node.file()).parent_path() / given).lexically_normal().string();
+  if (!std::filesystem::is_regular_file(p.module_resolved)) {
+    node.at("module", "a Python file").fail(fmt::format("no Python file at {}", p.module_resolved));
+  }
   return p;
 }
 

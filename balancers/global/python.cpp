@@ -31,10 +31,22 @@ void make_libpython_global() {
 
 // The interpreter starts before the first Python solve and lives as long as the process:
 // NumPy cannot be imported again into a restarted one.
+// Isolated from the environment (PYTHONPATH, PYTHONHOME, a pyenv's python3 first on the
+// PATH): its paths are those of the interpreter lbbench was built with, whose NumPy it
+// imports. It leaves the signals to lbbench.
 void start_interpreter() {
   if (Py_IsInitialized()) return;
   make_libpython_global();
-  py::initialize_interpreter();
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  config.install_signal_handlers = 0;
+  const PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, LBBENCH_PYTHON_EXECUTABLE);
+  if (PyStatus_Exception(status) != 0) {
+    PyConfig_Clear(&config);
+    throw RunError(fmt::format("cannot start the embedded Python ({}): {}", LBBENCH_PYTHON_EXECUTABLE,
+                               status.err_msg != nullptr ? status.err_msg : "no reason given"));
+  }
+  py::initialize_interpreter(&config, 0, nullptr, false);
 }
 
 // A read-only NumPy view of `values` (no copy): `owner` keeps the data alive as long as
@@ -84,7 +96,10 @@ void PythonBalancer::load_function() const {
   start_interpreter();
   try {
     const py::module_ util = py::module_::import("importlib.util");
-    const std::string name = std::filesystem::path(params_.module_resolved).stem().string();
+    const std::filesystem::path file(params_.module_resolved);
+    const std::string name = file.stem().string();
+    // Modules beside it import as they would beside a script.
+    py::module_::import("sys").attr("path").attr("insert")(0, file.parent_path().string());
     const py::object spec = util.attr("spec_from_file_location")(name, params_.module_resolved);
     const py::object module = util.attr("module_from_spec")(spec);
     spec.attr("loader").attr("exec_module")(module);
@@ -125,8 +140,9 @@ Assignment PythonBalancer::solve(const GlobalProblem& p) const {
     problem["rank_speed"] = view(speed, keep);
     problem["rank_node"] = view(node, keep);
     problem["rank_site"] = view(site, keep);
-    if (p.has_background()) problem["rank_background"] = view(reinterpret_cast<const double*>(p.rank_background.data()),
-                                                              {static_cast<py::ssize_t>(p.nranks)}, keep);
+    if (p.has_background())
+      problem["rank_background"] =
+          view(reinterpret_cast<const double*>(p.rank_background.data()), {static_cast<py::ssize_t>(p.nranks)}, keep);
     py::dict kwargs;
     for (const auto& [key, value] : params_.args.items()) {
       if (value.is_boolean()) {

@@ -261,5 +261,118 @@ class ABadPluginGetsAClearErrorAndNothingIsLost(unittest.TestCase):
         self.assertNotIn("status", {k for k, v in by_balancer["none"].get("sweep", {}).items() if v == "failed"})
 
 
+DEBIAN_PYTHON = "/usr/bin/python3"  # the interpreter lbbench embeds, with python3-numpy
+HILBERT = SOURCE / "balancers" / "examples" / "hilbert_sfc.py"
+
+# A static hot spot on a 16 x 16 grid whose loads are the weights (no timing noise), and one
+# call of the Hilbert curve partition after step 1.
+HILBERT_SCENARIO = f"""name: hilbert
+seed: 3
+steps: 3
+mesh: {{generator: grid2d, nx: 16, ny: 16}}
+workload:
+  unit_seconds: 1.0e-4
+  weights: {{model: hotspot, base: 1, peak: 9, radius: 0.2, center: [0.3, 0.6]}}
+model: weights-no-comm
+distribution: block
+balancer:
+  name: python
+  period: 2
+  params: {{module: {HILBERT}, args: {{bits: 4}}}}
+"""
+
+# What the test computes itself with NumPy: each task's owner from the module's solve on the
+# grid's coordinates and the loads the export recorded, and whether the curve only ever
+# steps to a neighboring cell.
+REFERENCE = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import hilbert_sfc
+loads = json.loads(sys.argv[2])
+ranks = int(sys.argv[3])
+ids = np.array(sorted(int(i) for i in loads))
+coords = np.stack([ids % 16, ids // 16], axis=1).astype(float)
+problem = {"nranks": ranks, "coords": coords, "load": np.array([loads[str(i)] for i in ids]),
+           "rank_speed": np.ones(ranks)}
+owners = hilbert_sfc.solve(problem, bits=4)
+cells = np.array([[x, y] for y in range(8) for x in range(8)], dtype=float)
+path = cells[np.argsort(hilbert_sfc.hilbert_index(cells, bits=3))]
+steps = np.abs(np.diff(path, axis=0)).sum(axis=1)
+print(json.dumps({"owners": {str(i): int(o) for i, o in zip(ids, owners)}, "unit_steps": bool((steps == 1).all())}))
+"""
+
+
+def phases_by_task(folder):
+    """Per recorded phase: each task's id -> (the rank whose file holds it, its time)."""
+    out = {}
+    for data in sorted(Path(folder).glob("data.*.json")):
+        rank = int(data.name.split(".")[1])
+        for phase in json.loads(data.read_text())["phases"]:
+            for task in phase["tasks"]:
+                out.setdefault(phase["id"], {})[task["entity"]["id"]] = (rank, task["time"])
+    return out
+
+
+@unittest.skipUnless(Path(DEBIAN_PYTHON).exists(), "no Debian python3 with NumPy to compute the reference")
+class APythonStrategyRunsOnEveryEngine(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.scenario = Path(self.tmp.name) / "hilbert.yaml"
+        self.scenario.write_text(HILBERT_SCENARIO)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check_against_the_reference(self, export, ranks):
+        phases = phases_by_task(export)
+        loads = {str(task): time for task, (_, time) in phases[0].items()}
+        done = run([DEBIAN_PYTHON, "-c", REFERENCE, str(HILBERT.parent), json.dumps(loads), str(ranks)])
+        reference = json.loads(done.stdout)
+        self.assertTrue(reference["unit_steps"], "the Hilbert curve jumps between cells that are not neighbors")
+        after = {str(task): rank for task, (rank, _) in phases[2].items()}
+        self.assertEqual(after, reference["owners"])
+        self.assertNotEqual(after, {str(task): rank for task, (rank, _) in phases[0].items()})
+
+    def test_its_owners_match_a_numpy_reference_on_the_model_engine(self):
+        export = Path(self.tmp.name) / "model"
+        run([LBBENCH, "run", str(self.scenario), "--engine", "model", "--machine", "bgq", "--ranks", "4",
+             "--lbdatafile-out", str(export)])
+        self.check_against_the_reference(export, 4)
+
+    @unittest.skipUnless(SMPI_BUILT, "lbbench-smpi was not built (no SimGrid)")
+    def test_its_owners_match_a_numpy_reference_under_smpi(self):
+        export = Path(self.tmp.name) / "smpi"
+        run([LBBENCH, "run", str(self.scenario), "--engine", "smpi", "--machine", "bgq", "--ranks", "4",
+             "--lbdatafile-out", str(export)])
+        self.check_against_the_reference(export, 4)
+
+    def test_its_owners_match_a_numpy_reference_on_real_mpi(self):
+        export = Path(self.tmp.name) / "mpi"
+        mpirun(LBBENCH, 2, "run", str(self.scenario), "--lbdatafile-out", str(export))
+        self.check_against_the_reference(export, 2)
+
+    def test_a_python_exception_ends_the_run_with_its_traceback(self):
+        module = Path(self.tmp.name) / "broken.py"
+        module.write_text("def solve(problem):\n    return 1 // 0\n")
+        result = run([LBBENCH, "run", str(self.scenario), "--engine", "model", "--machine", "bgq", "--ranks", "4",
+                      "--set", f"balancer.params={{module: {module}}}"], check=False)
+        self.assertEqual(result.returncode, 3, result.stderr)
+        self.assertIn(f"python strategy {module}:solve raised", result.stderr)
+        self.assertIn("ZeroDivisionError", result.stderr)
+        self.assertIn("broken.py(2): solve", result.stderr)
+
+    def test_its_params_are_checked_like_any_strategy(self):
+        result = run([LBBENCH, "validate", str(self.scenario), "--set", "balancer.params.functoin=solve"],
+                     check=False)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("unknown key 'functoin'", result.stderr)
+        self.assertIn("Did you mean 'function'?", result.stderr)
+        missing = run([LBBENCH, "validate", str(self.scenario), "--set", "balancer.params.module=nowhere.py"],
+                      check=False)
+        self.assertEqual(missing.returncode, 2, missing.stderr)
+        self.assertIn("no Python file at", missing.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -141,4 +141,9 @@ LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const Machi
                   .step_exchange = {}};
 }
 
+std::string params_to_run(const std::string& name) {
+  if (name == "python") return "{module: " LBBENCH_SOURCE_DIR "/balancers/examples/hilbert_sfc.py}";
+  return "{}";
+}
+
 }  // namespace lbbench::test

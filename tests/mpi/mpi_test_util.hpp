@@ -48,6 +48,9 @@ void expect_error_containing(const std::function<void()>& fn, const std::vector<
 
 // A registered balancer by name, with its params given as YAML text.
 std::unique_ptr<Balancer> balancer_from_yaml(const std::string& name, const std::string& params_yaml);
+// The params a registered balancer runs with in the tests that run them all: none, but
+// for `python`, which needs a module (the Hilbert-curve example).
+std::string params_to_run(const std::string& name);
 
 // This rank's LoadView of `loads` on g, with 64-byte edges, 128-byte elements and the
 // global load sums reduced over comm. It refers to g, loads and machine.

@@ -72,7 +72,7 @@ class EveryBalancer : public testing::TestWithParam<std::string> {};
 TEST_P(EveryBalancer, PlansAreValidDeterministicConserveLoadAndDoNoHarmOnAnEasyInput) {
   // auto times its candidates' serial references with the host clock, so two candidates
   // that tie but for their decision times can swap from one call to the next.
-  check_invariants(*test::balancer_from_yaml(GetParam(), "{}"), GetParam() != "auto");
+  check_invariants(*test::balancer_from_yaml(GetParam(), test::params_to_run(GetParam())), GetParam() != "auto");
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryBalancer, testing::ValuesIn(registered_names()),

@@ -272,6 +272,7 @@ class EveryBalancerInTheBenchmark : public testing::TestWithParam<std::string> {
 TEST_P(EveryBalancerInTheBenchmark, RunsToTheEndWithCorrectOwnerTables) {
   YAML::Node root = YAML::Load(kBase);
   apply_override(root, "balancer.name=" + GetParam());
+  apply_override(root, "balancer.params=" + test::params_to_run(GetParam()));
   if (comm_size(kWorld) > 1) apply_override(root, "machine.sites=2");
   const RunOutcome out = run(parse_scenario(root, "test.yaml"));
   if (comm_rank(kWorld) == 0) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "balancers/sdk/registry.hpp"
+#include "core/error.hpp"
 
 namespace lbbench {
 namespace {
@@ -37,7 +38,11 @@ TEST(BalancerReference, EveryBalancerAndEveryParamIsDocumented) {
     SchemaRecorder recorder;
     YAML::Node empty(YAML::NodeType::Map);
     ConfigNode params(empty, "params", &recorder);
-    (void)parse_balancer_config(info, params);
+    try {
+      (void)parse_balancer_config(info, params);
+    } catch (const InputError&) {
+      // A strategy with a required param (python's module) reads every key before it fails.
+    }
     const std::string name(info.name);
     ASSERT_TRUE(documented.contains(name)) << "no section for " << name;
     EXPECT_EQ(documented.at(name), recorder.paths()) << name;

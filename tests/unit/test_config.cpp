@@ -70,7 +70,8 @@ TEST(ScenarioErrors, MisspelledTopLevelKey) {
             "100000000])");
   EXPECT_EQ(error_of(replace(kValid, "seed:", "sede:")),
             "s.yaml:2:1: sede: unknown key 'sede'. Did you mean 'seed'? Expected one of: balancer, cores, "
-            "distribution, forecast, machine, mesh, model, model_error, name, ranks, reorder, seed, steps, workload.");
+            "distribution, forecast, machine, mesh, model, model_error, name, plugins, ranks, reorder, seed, steps, "
+            "workload.");
 }
 
 TEST(ScenarioErrors, MisspelledNestedKey) {
