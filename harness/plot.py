@@ -268,7 +268,10 @@ def plot_bars(records, out, baseline, written, skipped):
     bottom.set_ylabel("vertices migrated")
     bottom.set_yscale("symlog", linthresh=10)
     bottom.set_xticks(range(len(keys)))
-    bottom.set_xticklabels([f"{k[0]}\n{k[3]} ranks, {k[2]}" for k in keys], fontsize=7)
+    # The engine is named where the cases run on more than one.
+    engines = len({k[1] for k in keys}) > 1
+    bottom.set_xticklabels([f"{k[0]}\n{k[3]} ranks, {k[2]}" + (f"\n{k[1]}" if engines else "") for k in keys],
+                           fontsize=7)
     top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     top.set_title("Time per step and migrations per strategy")
     save(fig, out, "bars", written)
