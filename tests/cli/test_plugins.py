@@ -173,6 +173,24 @@ class EachShapeRunsWhereItsCodeCan(unittest.TestCase):
         self.assertIn("rounds (integer, default 1): unused", listed)
         self.assertIn("label (text, default none): unused", listed)
 
+    def test_a_plugin_strategy_is_one_of_autos_candidates(self):
+        run([LBBENCH, "run", str(SCENARIOS / "quickstart.yaml"), "--plugin", plugin("protocol_keep"),
+             "--set", "balancer.name=auto", "--set", "balancer.params={candidates: [none, test-protocol]}", *SMALL,
+             "--engine", "model", "--machine", "bgq", "--ranks", "8", "--out", str(self.out)])
+        [record] = records(self.out)
+        candidates = [c["name"] for c in record["balancer_params"]["candidates"]]
+        self.assertEqual(candidates, ["none", "test-protocol"])
+
+    def test_a_slurm_job_loads_the_sweeps_plugins(self):
+        folder = Path(self.tmp.name)
+        shutil.copy(SCENARIOS / "quickstart.yaml", folder / "spot.yaml")
+        shutil.copy(plugin("protocol_keep"), folder / "keep.so")
+        sweep = folder / "s.yaml"
+        sweep.write_text("name: s\nscenario: spot.yaml\nplugins: [keep.so]\nset: {engine: model, machine: bgq, ranks: 8}\n"
+                         "axes:\n  balancer: [none, test-protocol]\n")
+        script = run([LBBENCH, "sweep", str(sweep), "--slurm", "--dry-run", "--results", str(folder / "r")]).stdout
+        self.assertIn(f"--plugin {folder / 'keep.so'}", script.replace("'", ""))
+
     def test_a_scenario_loads_its_plugins_from_beside_it(self):
         folder = Path(self.tmp.name)
         shutil.copy(plugin("protocol_keep"), folder / "keep.so")
