@@ -22,6 +22,12 @@ own cost is in the records and in `lbbench report`.
   imbalance    imbalance over the steps of one case (or of --run ID), LB steps marked;
                with phases, the sum of the phases' maxima over its perfect value
 
+    python3 harness/plot.py ranks FILE [--out DIR] [--component NAME]
+
+draws a run's `--rank-loads FILE` (harness/rank_loads.py): every rank's load before and
+after each LB call laid out on the machine, with what the call changed (NAME-machine),
+and, with --rank-loads-stride, ranks against steps (NAME-timeline).
+
 A case is one scenario, engine, machine, rank count and set of sweep axis values other than
 the balancer; repetitions of a case are summarized by their median. Records of several
 sweeps get one folder of figures per sweep.
@@ -371,7 +377,39 @@ def plot_imbalance(records, out, baseline, run_id, written, skipped):
     save(fig, out, "imbalance", written)
 
 
+def ranks_main(argv):
+    import rank_loads
+
+    parser = argparse.ArgumentParser(prog="plot.py ranks", description="every rank's load on the machine")
+    parser.add_argument("file", help="what `lbbench run --rank-loads FILE` wrote")
+    parser.add_argument("--out", default="plots", help="output folder (default: plots)")
+    parser.add_argument("--name", help="the figures' name (default: the file's)")
+    parser.add_argument("--component", help="one load component by name (default: their sum)")
+    args = parser.parse_args(argv)
+    try:
+        header, node, site, loads = rank_loads.read(args.file)
+    except (OSError, ValueError) as e:
+        sys.exit(f"plot.py ranks: {e}")
+    component = None
+    if args.component is not None:
+        if args.component not in header["components"]:
+            sys.exit(f"plot.py ranks: no component {args.component!r}; the file has {header['components']}")
+        component = header["components"].index(args.component)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    style()
+    name = args.name or Path(args.file).stem
+    written = [f"{name}-{kind}" for kind, drawn in [
+        ("machine", rank_loads.plot_machine(plt, header, node, site, loads, out, f"{name}-machine", component)),
+        ("timeline", rank_loads.plot_timeline(plt, header, loads, out, f"{name}-timeline", component))] if drawn]
+    print(f"{args.file}: {header['ranks']} ranks, {len(header['rows'])} steps; wrote {', '.join(written) or 'nothing'} "
+          f"(PDF and PNG) to {out}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "ranks":
+        ranks_main(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="a records file (.jsonl) or a folder of them")
     parser.add_argument("--out", default="plots", help="output folder (default: plots)")

@@ -204,6 +204,8 @@ LaunchRequest launch_request_of(const RunCommand& c) {
                        .trace = c.trace,
                        .overrides = c.overrides,
                        .lbdatafile_out = c.outputs.lbdatafile,
+                       .rank_loads_out = c.options.rank_loads_out,
+                       .rank_loads_stride = c.options.rank_loads_stride,
                        .ranks = c.ranks,
                        .record_out = c.outputs.record,
                        .steps_csv = c.outputs.steps_csv,
@@ -275,6 +277,11 @@ CLI::App* add_run_command(CLI::App& app, RunCommand& c) {
   run->add_option("--lbdatafile-out", c.outputs.lbdatafile,
                   "Write the run as vt's LBDatafile JSON to this folder (data.<rank>.json, one phase per step), "
                   "for LBAF or for replaying it again");
+  run->add_option("--rank-loads", c.options.rank_loads_out,
+                  "Write every rank's load at the steps before and after each LB call to this file, for plot.py ranks");
+  run->add_option("--rank-loads-stride", c.options.rank_loads_stride,
+                  "With --rank-loads, also every rank's load at every N-th step (a timeline)")
+      ->check(CLI::NonNegativeNumber);
   run->add_flag("--verify", c.options.verify, "Check every rank's owner table after every migration");
   run->add_option("--watchdog", c.options.watchdog_seconds, "Seconds a step may wait for messages before the run stops")
       ->check(CLI::PositiveNumber);

@@ -18,6 +18,8 @@ struct LaunchRequest {
   std::string trace;                   // --trace: a recorded run instead of a scenario file
   std::vector<std::string> overrides;  // --set, forwarded
   std::string lbdatafile_out;          // --lbdatafile-out
+  std::string rank_loads_out;          // --rank-loads
+  int rank_loads_stride = 0;           // --rank-loads-stride
   int ranks = 0;                       // 0: the scenario's `ranks`
   std::string record_out;              // --out
   std::string steps_csv;               // --steps-csv

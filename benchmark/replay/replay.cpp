@@ -20,6 +20,7 @@
 #include "replay/lb_call.hpp"
 #include "replay/migration.hpp"
 #include "replay/placement.hpp"
+#include "replay/rank_loads.hpp"
 #include "replay/record_builder.hpp"
 #include "replay/startup_reorder.hpp"
 #include "replay/step_loop.hpp"
@@ -118,6 +119,7 @@ class Replay {
     }
     const double elapsed = engine_.now() - t_start - exporting;
     ledger_->settle(events, field_->dims(), *prediction_exchange_, comm_);
+    if (!o_.rank_loads_out.empty()) write_rank_loads_of(events);
     if (exported) collectively(comm_, [&] { exported->close(); });
     const CommCensus final = loop_->census(machine_.info);
     // Keeps do_work's reads observable, so no compiler can drop them.
@@ -204,6 +206,22 @@ class Replay {
     // clock starts, so that such a call adds no collective of its own.
     ledger_ = std::make_unique<CallLedger>(placement_digest(graph_, comm_), initial_census_,
                                            loop_->census_share(machine_.info));
+  }
+
+  // After the run's clock: each rank's recorded steps gathered, written by rank 0.
+  void write_rank_loads_of(const std::vector<LbEvent>& events) {
+    std::vector<RankLoadRow> rows =
+        gather_rank_loads(s_, loop_->steps(), field_->dims(), RankLoadSteps{o_.rank_loads_stride}, comm_);
+    collectively(comm_, [&] {
+      if (me_ != 0) return;
+      write_rank_loads(o_.rank_loads_out,
+                       RankLoadsFile{.scenario = s_,
+                                     .engine = std::string(engine_.name()),
+                                     .machine = machine_.info,
+                                     .nranks = nranks_,
+                                     .components = field_->names(),
+                                     .rows = label_rows(std::move(rows), events, o_.rank_loads_stride)});
+    });
   }
 
   [[nodiscard]] LbContext lb_context() const {

@@ -22,6 +22,8 @@ struct RunOptions {
   std::string command_line;          // for provenance
   std::optional<double> max_memory;  // --max-memory, bytes
   std::string lbdatafile_out;        // --lbdatafile-out: a folder for the run as LBDatafile JSON
+  std::string rank_loads_out;        // --rank-loads: every rank's load around each LB call (rank_loads.hpp)
+  int rank_loads_stride = 0;         // --rank-loads-stride: and at every this-many steps
 };
 
 struct RunOutcome {

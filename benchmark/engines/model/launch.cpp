@@ -29,7 +29,9 @@ RunRecord launch_model(const LaunchRequest& launch) {
                    ModelOptions{.code_time_scale = scale,
                                 .charge_code = launch.code_charge == "explicit",
                                 .command_line = launch.command_line,
-                                .lbdatafile_out = launch.lbdatafile_out});
+                                .lbdatafile_out = launch.lbdatafile_out,
+                                .rank_loads_out = launch.rank_loads_out,
+                                .rank_loads_stride = launch.rank_loads_stride});
 }
 
 }  // namespace lbbench

@@ -19,6 +19,7 @@
 #include "machine/network.hpp"
 #include "replay/migration.hpp"
 #include "replay/placement.hpp"
+#include "replay/rank_loads.hpp"
 #include "replay/record_builder.hpp"
 #include "replay/trace_export.hpp"
 #include "workload/load_field.hpp"
@@ -154,6 +155,7 @@ class ModelRun {
     bool look_wanted = balancer_->wants_look();
     std::optional<LookDecision> first_look;
     std::vector<LbDatafileWriter> exported = open_export();
+    std::vector<RankLoadRow> rank_loads;
     bool weights_ready = false;
     int steps_since_call = 0;
     const double unit = s_.workload.unit_seconds;
@@ -166,6 +168,9 @@ class ModelRun {
         weights_ready = true;
       }
       const StepTimes times = time_step(state_, halo_, net_, s_.workload, work, start);
+      if (!o_.rank_loads_out.empty() && RankLoadSteps{o_.rank_loads_stride}.may_record(s_, step)) {
+        rank_loads.push_back(rank_load_row(step, times));
+      }
       // What a perfect per-vertex timer measures: each vertex's share of the work.
       for (std::size_t k = 0; k < dims; ++k) {
         for (std::size_t v = 0; v < n; ++v) phase_time[k][v] += work[k][v];
@@ -225,6 +230,15 @@ class ModelRun {
     }
     const double total_time = *std::max_element(start.begin(), start.end());
     for (auto& w : exported) w.close();
+    if (!o_.rank_loads_out.empty()) {
+      write_rank_loads(o_.rank_loads_out,
+                       RankLoadsFile{.scenario = s_,
+                                     .engine = "model",
+                                     .machine = machine_,
+                                     .nranks = p_,
+                                     .components = field_.names(),
+                                     .rows = label_rows(std::move(rank_loads), events, o_.rank_loads_stride)});
+    }
     RunRecord r =
         assemble_record(RecordFacts{.scenario = s_,
                                     .engine = "model",
@@ -250,6 +264,18 @@ class ModelRun {
   }
 
  private:
+  // Every rank's compute of one step, per component (replay/rank_loads.hpp).
+  [[nodiscard]] RankLoadRow rank_load_row(int step, const StepTimes& times) const {
+    const auto d = static_cast<std::size_t>(dims_);
+    RankLoadRow row{.step = step, .labels = {}, .loads = std::vector<float>(static_cast<std::size_t>(p_) * d)};
+    for (std::size_t r = 0; r < static_cast<std::size_t>(p_); ++r) {
+      for (std::size_t k = 0; k < d; ++k) {
+        row.loads[r * d + k] = static_cast<float>(dims_ > 1 ? times.phase_compute[k][r] : times.compute[r]);
+      }
+    }
+    return row;
+  }
+
   // One file per rank, each opened only to append a phase: thousands stay closed.
   [[nodiscard]] std::vector<LbDatafileWriter> open_export() const {
     std::vector<LbDatafileWriter> out;

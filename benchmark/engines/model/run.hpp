@@ -17,6 +17,8 @@ struct ModelOptions {
   bool charge_code = true;     // false: the decision's code is free (--code-charge none)
   std::string command_line;    // for provenance
   std::string lbdatafile_out;  // --lbdatafile-out: a folder for the run as LBDatafile JSON
+  std::string rank_loads_out;  // --rank-loads (replay/rank_loads.hpp)
+  int rank_loads_stride = 0;
 };
 
 // Throws InputError for what the model engine cannot run.

@@ -147,6 +147,10 @@ int launch_smpi(const LaunchRequest& launch) {
   if (!launch.record_out.empty()) args.insert(args.end(), {"--out", launch.record_out});
   if (!launch.steps_csv.empty()) args.insert(args.end(), {"--steps-csv", launch.steps_csv});
   if (!launch.lbdatafile_out.empty()) args.insert(args.end(), {"--lbdatafile-out", launch.lbdatafile_out});
+  if (!launch.rank_loads_out.empty()) {
+    args.insert(args.end(), {"--rank-loads", launch.rank_loads_out, "--rank-loads-stride",
+                             std::to_string(launch.rank_loads_stride)});
+  }
   if (launch.verify) args.emplace_back("--verify");
   args.insert(args.end(), {"--watchdog", fmt::format("{}", launch.watchdog_seconds)});
   // Read by the simulating process's C library at its start, so set here for smpirun.
