@@ -72,7 +72,9 @@ def layout(header, node, site):
     tile_rows, tile_cols = tile_shape(per_node) if machine["topology"] == "torus" else (1, per_node)
     hosts = machine.get("hosts_per_site") or int(node.max()) + 1
     local = node % hosts if sites > 1 else node
-    nrow, ncol, (grid_rows, grid_cols) = node_positions(machine, hosts)
+    # A torus's picture holds all its nodes, where they sit; another network's, those in use.
+    shown = hosts if machine["topology"] == "torus" else (machine.get("nodes_per_site") or int(local.max()) + 1)
+    nrow, ncol, (grid_rows, grid_cols) = node_positions(machine, shown)
     band = grid_rows * tile_rows + 1  # a blank row between sites
     row = site * band + nrow[local] * tile_rows + slot // tile_cols
     col = ncol[local] * tile_cols + slot % tile_cols
@@ -111,25 +113,30 @@ def plot_machine(plt, header, node, site, loads, out, name, component, max_calls
     used = [i for _, b, a in shown for i in (b, a)]
     vmax = float(np.nanmax(values[used]))
     change = max(float(np.nanmax(np.abs(values[a] - values[b]))) for _, b, a in shown) or 1.0
+    # A long strip (a few nodes of many cores) is stretched to a readable panel.
     aspect = shape[1] / max(1, shape[0])
-    width = min(3.2, max(1.6, 2.2 * aspect))
-    fig, axes = plt.subplots(3, len(shown), figsize=(width * len(shown) + 1.4, 3 * width / aspect + 1.0),
-                             squeeze=False)
+    stretch = aspect > 4 or aspect < 0.25
+    # Wider panels for large machines, so that a pixel stays about a rank.
+    side = min(5.0, max(2.4, shape[1] / 90))
+    panel = (2.6, 1.0) if stretch and aspect > 1 else (1.0, 2.6) if stretch else (side, side / aspect)
+    fig, axes = plt.subplots(3, len(shown), figsize=(panel[0] * len(shown) + 1.4, 3 * panel[1] + 1.0), squeeze=False)
+    images = [None, None, None]
     for j, (number, before, after) in enumerate(shown):
         for i, (data, cmap, lo, hi, label) in enumerate([
                 (values[before], "viridis", 0.0, vmax, f"before LB {number} (step {header['rows'][before]['step']})"),
                 (values[after], "viridis", 0.0, vmax, f"after LB {number}"),
                 (values[after] - values[before], "RdBu_r", -change, change, "after − before")]):
             ax = axes[i][j]
-            shown_image = ax.imshow(image(data, row, col, shape), cmap=cmap, vmin=lo, vmax=hi,
-                                    interpolation="nearest", aspect="equal")
+            images[i] = ax.imshow(image(data, row, col, shape), cmap=cmap, vmin=lo, vmax=hi,
+                                  interpolation="nearest", aspect="auto" if stretch else "equal")
             ax.set_title(label, fontsize=7)
             ax.set_xticks([])
             ax.set_yticks([])
             ax.grid(False)
-            if j == len(shown) - 1:
-                fig.colorbar(shown_image, ax=axes[i].tolist(), shrink=0.9,
-                             label="compute per step (ms)" if i < 2 else "change (ms)")
+    fig.subplots_adjust(hspace=0.45)
+    # Before and after share one scale; the change has its own, centred on zero.
+    fig.colorbar(images[0], ax=[a for r in axes[:2] for a in r], shrink=0.9, label="compute per step (ms)")
+    fig.colorbar(images[2], ax=axes[2].tolist(), shrink=0.9, label="change (ms)")
     fig.suptitle(title_of(header) + (f", {header['components'][component]}" if component is not None else ""),
                  fontsize=8)
     save(fig, out, name)

@@ -47,7 +47,8 @@ Json machine_json(const RankLoadsFile& f) {
     const RankLayout layout = plan_layout(preset, f.nranks);
     j["ranks_per_node"] = preset.ranks_per_node();
     j["torus_shape"] = layout.torus_shape;
-    j["hosts_per_site"] = layout.hosts_per_site;
+    j["hosts_per_site"] = layout.hosts_per_site;  // a site's node numbers: its torus's, every host
+    j["nodes_per_site"] = layout.nodes_per_site;  // the nodes its ranks use
   } else {
     int per_node = 0;
     std::map<int, int> ranks_of;
@@ -55,6 +56,7 @@ Json machine_json(const RankLoadsFile& f) {
     j["ranks_per_node"] = std::max(1, per_node);
     j["torus_shape"] = Json::array();
     j["hosts_per_site"] = static_cast<int>(ranks_of.size());
+    j["nodes_per_site"] = static_cast<int>(ranks_of.size());
   }
   return j;
 }
