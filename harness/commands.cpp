@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/process.hpp"
+#include "harness/engine_compare.hpp"
 #include "harness/runner.hpp"
 #include "harness/slurm.hpp"
 #include "harness/store.hpp"
@@ -152,6 +153,10 @@ int sweep_command(const SweepCommand& cmd) {
 int report_command(const ReportCommand& cmd) {
   const RecordSet set = read_records(cmd.results);
   for (const auto& s : set.skipped) fmt::print(stderr, "lbbench report: skipped {}\n", s);
+  if (!cmd.engines.empty()) {
+    fmt::print("{}", engines_markdown(compare_engines(set.records), cmd.engines));
+    return 0;
+  }
   const Report report = build_report(set.records, cmd.options);
   if (report.records == 0) throw InputError(fmt::format("{}: no run records found", cmd.results));
   const std::string csv = report_csv(report);

@@ -38,6 +38,7 @@ struct ReportCommand {
   std::string csv_file;    // also write the CSV table here
   std::string costs_file;  // write the fitted platform costs here, for machine.costs
   bool csv = false;        // print CSV instead of markdown
+  std::string engines;     // set the engines' runs of the same cases beside this engine's
 };
 
 int report_command(const ReportCommand& cmd);

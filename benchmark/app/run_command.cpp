@@ -20,6 +20,7 @@
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
+#include "machine/preset.hpp"
 #include "replay/run_status.hpp"
 #include "scenario/scenario.hpp"
 
@@ -253,7 +254,12 @@ void gather_overrides(RunCommand& c) {
     const auto from_file = read_set_file(c.set_file);
     c.overrides.insert(c.overrides.begin(), from_file.begin(), from_file.end());
   }
-  if (!c.machine.empty()) c.overrides.push_back("machine.preset=" + c.machine);
+  if (!c.machine.empty()) {
+    // A preset file given on the command line is found from the working folder, wherever
+    // the scenario is.
+    const bool file = names_a_preset_file(c.machine) && std::filesystem::exists(c.machine);
+    c.overrides.push_back("machine.preset=" + (file ? std::filesystem::absolute(c.machine).string() : c.machine));
+  }
 }
 
 }  // namespace

@@ -86,6 +86,9 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateRequest& c) {
       ->check(CLI::PositiveNumber)
       ->needs(overhead_flag);
   cmd->add_option("--json", c.json_path, "--overhead: also write the table to this file as JSON")->needs(overhead_flag);
+  cmd->add_option("--preset-out", c.preset_out,
+                  "Measure this machine (under mpirun or srun, with the ranks a run will have) into a machine preset "
+                  "that the smpi and model engines run with --machine FILE");
 
   return cmd;
 }
@@ -150,6 +153,9 @@ CLI::App* add_report_command(CLI::App& app, ReportCommand& c) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--csv", c.csv_file, "Also write the table as CSV to this file");
   cmd->add_flag("--format-csv", c.csv, "Print CSV instead of markdown");
+  cmd->add_option("--engines", c.engines,
+                  "Set each case's runs on other engines beside this engine's (a real run beside its simulated twin), "
+                  "with their ratios");
   cmd->add_option("--costs-out", c.costs_file,
                   "Write the decision and migration costs fitted per platform to this file, for a scenario's "
                   "machine.costs");

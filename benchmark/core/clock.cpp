@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <ctime>
 #include <vector>
 
@@ -86,6 +87,23 @@ std::string host_name() {
   std::array<char, 256> buffer{};
   if (gethostname(buffer.data(), buffer.size() - 1) != 0) return "unknown";
   return buffer.data();
+}
+
+double measured_host_ghz() {
+  using clock = std::chrono::steady_clock;
+  constexpr std::uint64_t kAdds = std::uint64_t{1} << 28;
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::uint64_t x = 0;
+    const auto t0 = clock::now();
+    for (std::uint64_t i = 0; i < kAdds; ++i) {
+      x += 1;
+      asm volatile("" : "+r"(x));  // one dependent add per iteration, not folded away
+    }
+    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
+  }
+  return best;
 }
 
 }  // namespace lbbench

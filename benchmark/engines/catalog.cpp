@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -45,10 +46,13 @@ void check_mpi(const Scenario& s) {
 
 void check_simulated(const Scenario& s, std::string_view engine) {
   if (!s.machine.definition) {
-    throw InputError(
-        fmt::format("{}: the {} engine simulates a machine; choose one with --machine or "
-                    "machine.preset (known: {})",
-                    s.source, engine, fmt::join(machine_preset_names(s.source), ", ")));
+    std::vector<std::string> presets = machine_preset_names(s.source);
+    presets.erase(std::remove(presets.begin(), presets.end(), "local"), presets.end());
+    throw InputError(fmt::format(
+        "{}: the {} engine simulates a machine, and machine local is the real hosts, which only the mpi engine runs. "
+        "Choose a preset with --machine or machine.preset ({}), or simulate this machine: measure it into a preset "
+        "with `mpirun -np N lbbench calibrate --preset-out host.yaml`, then --machine host.yaml",
+        s.source, engine, fmt::join(presets, ", ")));
   }
   if (uses(s.balancer.config, BalancerKind::zoltan)) {
     throw InputError(fmt::format(

@@ -3,10 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-
+#include "core/clock.hpp"
 #include "core/error.hpp"
 
 namespace lbbench {
@@ -23,22 +20,6 @@ int requested_ranks(const LaunchRequest& launch, const Scenario& s, std::string_
   return ranks;
 }
 
-double host_ghz(const LaunchRequest& launch) {
-  if (launch.host_ghz) return *launch.host_ghz;
-  using clock = std::chrono::steady_clock;
-  constexpr std::uint64_t kAdds = std::uint64_t{1} << 28;
-  double best = 0;
-  for (int rep = 0; rep < 3; ++rep) {
-    std::uint64_t x = 0;
-    const auto t0 = clock::now();
-    for (std::uint64_t i = 0; i < kAdds; ++i) {
-      x += 1;
-      asm volatile("" : "+r"(x));  // one dependent add per iteration, not folded away
-    }
-    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
-    best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
-  }
-  return best;
-}
+double host_ghz(const LaunchRequest& launch) { return launch.host_ghz ? *launch.host_ghz : measured_host_ghz(); }
 
 }  // namespace lbbench

@@ -193,7 +193,24 @@ std::vector<std::string> machine_preset_names(const std::string& scenario_file) 
   return names;
 }
 
+bool names_a_preset_file(const std::string& name) {
+  return name.find('/') != std::string::npos || fs::path(name).extension() == ".yaml";
+}
+
 MachinePreset load_machine_preset(const std::string& name, const std::string& scenario_file) {
+  if (names_a_preset_file(name)) {
+    const fs::path given(name);
+    const fs::path file =
+        given.is_absolute() || scenario_file.empty() ? given : fs::path(scenario_file).parent_path() / given;
+    std::error_code error;
+    if (!fs::is_regular_file(file, error)) {
+      throw InputError(
+          fmt::format("no machine preset file at {} (make one of this machine with `mpirun -np N lbbench "
+                      "calibrate --preset-out FILE`)",
+                      file.string()));
+    }
+    return parse_preset(file.string());
+  }
   for (const auto& dir : machine_dirs(scenario_file)) {
     const fs::path file = dir / (name + ".yaml");
     std::error_code error;  // a name the system refuses is simply not found here

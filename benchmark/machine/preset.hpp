@@ -76,7 +76,11 @@ struct RankLayout {
 // Reads a preset by name. Presets are looked up in $LBBENCH_MACHINES_DIR, then in the
 // `machines` folder next to the scenario (or its parent's), then in the source tree's
 // scenarios/machines. Throws InputError with a "did you mean" for unknown names.
+// A name that is a file's path (it ends in .yaml or holds a '/': a preset of one's own,
+// as `lbbench calibrate --preset-out` writes it) is read from that file, relative to the
+// scenario's folder.
 MachinePreset load_machine_preset(const std::string& name, const std::string& scenario_file);
+bool names_a_preset_file(const std::string& name);
 // Names of every preset reachable from a scenario, with "local" first.
 std::vector<std::string> machine_preset_names(const std::string& scenario_file);
 

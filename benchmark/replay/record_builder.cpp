@@ -224,7 +224,8 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
   r.model = to_string(s.model);
   r.forecast = to_string(s.forecast);
   r.engine = std::string(facts.engine);
-  r.machine = s.machine.preset;
+  // A preset of one's own (a file) by its name, as the built-in ones are.
+  r.machine = s.machine.definition ? s.machine.definition->name : s.machine.preset;
   r.ranks = nranks;
   r.nodes = facts.nodes;
   r.vertices = facts.vertices;

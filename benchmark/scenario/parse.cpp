@@ -430,12 +430,15 @@ MachineSpec parse_machine(ConfigNode m) {
   MachineSpec out;
   const std::vector<std::string> presets = machine_preset_names(m.file());
   if (m.is_scalar()) {
-    out.preset = m.as_choice(presets);
+    out.preset = names_a_preset_file(m.as_string()) ? m.as_string() : m.as_choice(presets);
     resolve_preset(out, m);
     return out;
   }
   m.expect_map("a machine (a preset name, and options)");
-  out.preset = m.choice("preset", presets, std::string("local"));
+  const std::optional<ConfigNode> preset = m.find("preset");
+  out.preset = preset && preset->is_scalar() && names_a_preset_file(preset->as_string())
+                   ? preset->as_string()
+                   : m.choice("preset", presets, std::string("local"));
   parse_network(m, out);
   if (out.preset != "local") {
     resolve_preset(out, *m.find("preset"));

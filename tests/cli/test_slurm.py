@@ -126,6 +126,23 @@ class SlurmLocalhost(unittest.TestCase):
         self.assertIn("every run of sweep four is recorded",
                       self.lbbench("sweep", sweep, "--slurm", "--results", results))
 
+    def test_a_job_measures_the_machine_into_a_preset_that_a_simulated_run_accepts(self):
+        script = self.root / "calibrate.sh"
+        preset = self.root / "host.yaml"
+        script.write_text("#!/bin/bash\n#SBATCH --ntasks=2\n#SBATCH --time=00:10:00\nset -e\n"
+                          f"srun --mpi=pmix -n 2 {LBBENCH} calibrate --preset-out {preset} --quick\n")
+        job = subprocess.run(["sbatch", "--wait", "-o", str(self.root / "calibrate.out"), str(script)], env=self.env,
+                             capture_output=True, text=True, timeout=600, cwd=self.root)
+        self.assertEqual(job.returncode, 0, f"{job.stdout}{job.stderr}{(self.root / 'calibrate.out').read_text()}")
+        text = preset.read_text()
+        self.assertIn("name: host", text)
+        self.assertIn("cores: 2  # the ranks the job ran on a node", text)
+        out = self.root / "model.jsonl"
+        self.lbbench("run", SCENARIOS / "quickstart.yaml", "--engine", "model", "--machine", preset, "--ranks", "4",
+                     "--set", "steps=3", "--out", out)
+        record = json.loads(out.read_text().splitlines()[-1])
+        self.assertEqual((record["engine"], record["machine"]), ("model", "host"))
+
 
 if __name__ == "__main__":
     unittest.main()

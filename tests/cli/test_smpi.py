@@ -152,7 +152,9 @@ class SimulatedMachines(unittest.TestCase):
     def test_the_launcher_says_what_is_missing(self):
         no_machine = simulate(str(SCENARIOS / "hotspot.yaml"), "--ranks", "4", check=False)
         self.assertEqual(no_machine.returncode, 2)
-        self.assertIn("the smpi engine simulates a machine; choose one with --machine", no_machine.stderr)
+        self.assertIn("the smpi engine simulates a machine, and machine local is the real hosts", no_machine.stderr)
+        self.assertIn("lbbench calibrate --preset-out host.yaml`, then --machine host.yaml", no_machine.stderr)
+        self.assertNotIn("local,", no_machine.stderr.split("(", 1)[1])
         no_ranks = simulate(str(SCENARIOS / "hotspot.yaml"), "--machine", "bgq", check=False)
         self.assertEqual(no_ranks.returncode, 2)
         self.assertIn("needs a rank count", no_ranks.stderr)

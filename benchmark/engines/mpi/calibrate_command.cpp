@@ -8,6 +8,7 @@
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/mpi/calibration.hpp"
+#include "engines/mpi/host_preset.hpp"
 #include "engines/mpi/network.hpp"
 #include "engines/mpi/overhead.hpp"
 #include "engines/native_commands.hpp"
@@ -44,6 +45,7 @@ int calibrate_network(int argc, char** argv, bool quick) {
 
 int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   if (request.network) return calibrate_network(argc, argv, request.quick);
+  if (!request.preset_out.empty()) return calibrate_preset(request, argc, argv);
   MpiSession mpi(&argc, &argv, MpiThreads::funneled);
   if (request.overhead) {
     return overhead_command(

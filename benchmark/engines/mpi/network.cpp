@@ -2,6 +2,7 @@
 #include "engines/mpi/network.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -104,8 +105,30 @@ NetworkFit fit_network(const std::vector<PingPongPoint>& points) {
 }
 
 NetworkCalibration measure_network(MPI_Comm comm, bool quick) {
+  bool same_node = true;
+  const int peer = choose_peer(comm, same_node);
+  NetworkCalibration out = measure_pair(comm, peer, quick);
+  out.same_node = same_node;
+  return out;
+}
+
+Peers find_peers(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
+  int with_rank0 = comm_rank(comm) == 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &with_rank0, 1, MPI_INT, MPI_MAX, node);
+  MPI_Comm_free(&node);
+  const int me = comm_rank(comm);
+  const int none = comm_size(comm);
+  std::array<int, 2> mine{with_rank0 && me != 0 ? me : none, with_rank0 ? none : me};
+  std::array<int, 2> first{};
+  MPI_Allreduce(mine.data(), first.data(), 2, MPI_INT, MPI_MIN, comm);
+  return Peers{.same_node = first[0] < none ? first[0] : -1, .other_node = first[1] < none ? first[1] : -1};
+}
+
+NetworkCalibration measure_pair(MPI_Comm comm, int peer, bool quick) {
   NetworkCalibration out;
-  out.peer = choose_peer(comm, out.same_node);
+  out.peer = peer;
   const int me = comm_rank(comm);
   const bool in_pair = me == 0 || me == out.peer;
   const double batch_s = quick ? 0.005 : 0.03;

@@ -37,4 +37,16 @@ struct NetworkCalibration {
 // another node, or with rank 1 when all share one. Only rank 0's result is filled.
 NetworkCalibration measure_network(MPI_Comm comm, bool quick);
 
+// Collective over `comm`: rank 0 ping-pongs with `peer` (the others wait). Only rank 0's
+// result is filled.
+NetworkCalibration measure_pair(MPI_Comm comm, int peer, bool quick);
+
+// The first rank on rank 0's node other than rank 0, and the first rank on another node;
+// -1 where there is none. Collective.
+struct Peers {
+  int same_node = -1;
+  int other_node = -1;
+};
+Peers find_peers(MPI_Comm comm);
+
 }  // namespace lbbench

@@ -6,6 +6,9 @@
 namespace lbbench {
 
 int calibrate_command(const CalibrateRequest& request, int, char**) {
+  if (!request.preset_out.empty()) {
+    throw InputError("calibrate --preset-out measures a real machine: run it with lbbench under mpirun or srun");
+  }
   if (request.network) {
     throw InputError(
         "under the smpi engine the network is the preset's (machine.latency, machine.bandwidth); there is nothing to "
