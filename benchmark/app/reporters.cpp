@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "balancers/sdk/config.hpp"
 
 namespace lbbench {
@@ -40,6 +43,43 @@ std::string totals(const RunRecord& r) {
                        fmt::join(r.load_vector->components, ", "), 1e3 * objective.front(), 1e3 * objective.back());
   }
   return out;
+}
+
+// vt's recorded imbalance beside this replay's for the first phases both have, and the
+// largest difference over all of them: whether the replay runs as the application did.
+std::string recorded_comparison(const RunRecord& r) {
+  if (!r.trace || r.trace->stats_file.empty()) return {};
+  const std::vector<double>& steps = r.per_step.imbalance;
+  std::vector<RecordedImbalance> both;
+  for (const RecordedImbalance& p : r.trace->recorded_imbalance) {
+    if (p.step >= 0 && static_cast<std::size_t>(p.step) < steps.size()) both.push_back(p);
+  }
+  const std::string source = fmt::format("vt's LBStatsfile (pre-LB {} imb, max/avg - 1)", r.trace->recorded_statistic);
+  if (both.empty()) return fmt::format("  {}: none of its phases is a step of this run\n", source);
+  constexpr std::size_t kShown = 4;
+  std::vector<std::string> recorded;
+  std::vector<std::string> replayed;
+  for (std::size_t i = 0; i < std::min(kShown, both.size()); ++i) {
+    recorded.push_back(fmt::format("{:.4f} at phase {}", both[i].imbalance, both[i].phase));
+    replayed.push_back(fmt::format("{:.4f}", steps[static_cast<std::size_t>(both[i].step)]));
+  }
+  const char* more = both.size() > kShown ? ", ..." : "";
+  // On other rank counts than vt's, the two are not the same distribution's: said where they are compared.
+  const std::string here = r.ranks == r.trace->ranks
+                               ? std::string("this replay")
+                               : fmt::format("this replay on {} ranks (vt's on {})", r.ranks, r.trace->ranks);
+  std::string out = fmt::format("  {}: {}{}; {}: {}{}\n", source, fmt::join(recorded, ", "), more, here,
+                                fmt::join(replayed, ", "), more);
+  if (both.size() <= kShown) return out;
+  const auto differs = [&](const RecordedImbalance& p) {
+    return std::abs(steps[static_cast<std::size_t>(p.step)] - p.imbalance);
+  };
+  const auto worst =
+      std::max_element(both.begin(), both.end(), [&](const auto& a, const auto& b) { return differs(a) < differs(b); });
+  return out + fmt::format(
+                   "  over the {} phases vt recorded and this run replays: the replay differs by up to {:.4f} "
+                   "(phase {})\n",
+                   both.size(), differs(*worst), worst->phase);
 }
 
 std::string lb_call(const LbEvent& e, std::size_t index) {
@@ -86,7 +126,7 @@ std::string reorder(const RunRecord& r) {
 }  // namespace
 
 std::string console_summary(const RunRecord& r) {
-  std::string out = header(r) + totals(r);
+  std::string out = header(r) + totals(r) + recorded_comparison(r);
   for (std::size_t i = 0; i < r.lb.size(); ++i) out += lb_call(r.lb[i], i);
   return out + communication(r) + reorder(r);
 }

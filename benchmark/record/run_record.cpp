@@ -259,6 +259,40 @@ RunPrediction prediction_from(const Fields& f) {
   return p;
 }
 
+// vt's statistics go in only where a stats file was read, so other records stay as they were.
+Json to_json(const TraceInfo& t) {
+  Json j{{"files", t.files}, {"ranks", t.ranks},   {"phases", t.phases},  {"subphases", t.subphases},
+         {"tasks", t.tasks}, {"pinned", t.pinned}, {"mapping", t.mapping}};
+  if (t.stats_file.empty()) return j;
+  Json recorded = Json::array();
+  for (const auto& p : t.recorded_imbalance)
+    recorded.push_back(Json{{"step", p.step}, {"phase", p.phase}, {"imbalance", p.imbalance}});
+  j["stats_file"] = t.stats_file;
+  j["recorded_statistic"] = t.recorded_statistic;
+  j["recorded_imbalance"] = recorded;
+  return j;
+}
+
+TraceInfo trace_info_from(const Fields& f) {
+  TraceInfo t{.files = f.get<int>("files", 0),
+              .ranks = f.get<int>("ranks", 0),
+              .phases = f.get<int>("phases", 0),
+              .subphases = f.get<int>("subphases", 0),
+              .tasks = f.get<std::int64_t>("tasks", 0),
+              .pinned = f.get<std::int64_t>("pinned", 0),
+              .mapping = f.get<std::string>("mapping", ""),
+              .stats_file = f.get<std::string>("stats_file", ""),
+              .recorded_statistic = f.get<std::string>("recorded_statistic", ""),
+              .recorded_imbalance = {}};
+  const Json recorded = f.raw("recorded_imbalance");
+  for (std::size_t i = 0; recorded.is_array() && i < recorded.size(); ++i) {
+    const Fields p(recorded[i], fmt::format("{}[{}]", f.name("recorded_imbalance"), i));
+    t.recorded_imbalance.push_back(
+        RecordedImbalance{p.need<int>("step"), p.need<std::int64_t>("phase"), p.need<double>("imbalance")});
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<PluginProvenance> loaded_plugin_provenance() {
@@ -402,11 +436,7 @@ Json to_json(const RunRecord& r) {
                          {"decision_costs", r.modeling->decision_costs},
                          {"network", r.modeling->network}};
   }
-  if (r.trace) {
-    j["trace"] = Json{{"files", r.trace->files},         {"ranks", r.trace->ranks}, {"phases", r.trace->phases},
-                      {"subphases", r.trace->subphases}, {"tasks", r.trace->tasks}, {"pinned", r.trace->pinned},
-                      {"mapping", r.trace->mapping}};
-  }
+  if (r.trace) j["trace"] = to_json(*r.trace);
   j["prediction"] = r.prediction ? to_json(*r.prediction) : Json(nullptr);
   j["config"] = r.config;
   j["provenance"] = to_json(r.provenance);
@@ -476,13 +506,7 @@ RunRecord run_record_from_json(const Json& j) {
     r.modeling = ModelingInfo{m.get<double>("code_time_scale", 1.0), m.get<std::string>("decision_costs", ""),
                               m.get<std::string>("network", "")};
   }
-  if (f.has("trace")) {
-    const Fields t = f.at("trace");
-    r.trace =
-        TraceInfo{t.get<int>("files", 0),           t.get<int>("ranks", 0),          t.get<int>("phases", 0),
-                  t.get<int>("subphases", 0),       t.get<std::int64_t>("tasks", 0), t.get<std::int64_t>("pinned", 0),
-                  t.get<std::string>("mapping", "")};
-  }
+  if (f.has("trace")) r.trace = trace_info_from(f.at("trace"));
   if (f.has("prediction")) r.prediction = prediction_from(f.at("prediction"));
   r.config = f.raw("config");
   r.reorder = f.raw("reorder");

@@ -121,6 +121,14 @@ struct RunPrediction {
   Json look_decision;
 };
 
+// The imbalance vt recorded of one phase (its LBStatsfile), for the step that replays it.
+struct RecordedImbalance {
+  int step = 0;            // the replay's step of the phase: its index among the trace's phases
+  std::int64_t phase = 0;  // vt's phase id
+  double imbalance = 0;    // the statistic's imb, max/avg - 1 of the ranks' loads
+  bool operator==(const RecordedImbalance&) const = default;
+};
+
 // A replayed recorded run (an lbdatafile mesh): what the trace held, and how its ranks
 // were mapped onto the run's.
 struct TraceInfo {
@@ -131,6 +139,11 @@ struct TraceInfo {
   std::int64_t tasks = 0;
   std::int64_t pinned = 0;  // non-migratable tasks (and whole ranks named by communications)
   std::string mapping;      // "one to one", or how blocks of ranks were mapped
+  // vt's LBStatsfile beside the data, empty without one; the pre-LB statistic read
+  // (Rank_load_raw, or Rank_load_modeled); its imbalance per phase that both hold.
+  std::string stats_file;
+  std::string recorded_statistic;
+  std::vector<RecordedImbalance> recorded_imbalance;
 };
 
 // How the model engine priced a run.

@@ -203,6 +203,14 @@ TraceInfo trace_info(const TraceLayout& trace, int nranks) {
   t.subphases = trace.subphases;
   t.tasks = trace.vertices();
   t.pinned = trace.vertices() - trace.pinned_from;
+  if (trace.stats) {
+    t.stats_file = trace.stats->file;
+    t.recorded_statistic = trace.stats->statistic;
+    for (int k = 0; k < trace.phases(); ++k) {
+      const auto& imb = trace.stats->imbalance[static_cast<std::size_t>(k)];
+      if (imb) t.recorded_imbalance.push_back(RecordedImbalance{k, trace.phase_ids[static_cast<std::size_t>(k)], *imb});
+    }
+  }
   if (nranks == trace.ranks) {
     t.mapping = "one to one";
   } else if (nranks < trace.ranks) {

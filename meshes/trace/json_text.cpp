@@ -82,7 +82,78 @@ std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std
   return {line, column};
 }
 
+// A SAX reader of the document's `type`: the metadata's, where it stops, else the top
+// level's (as the readers take them).
+class TypePeek {
+ public:
+  using json = nlohmann::json;
+
+  [[nodiscard]] std::optional<std::string> type() const { return metadata_type_ ? metadata_type_ : top_type_; }
+
+  bool null() { return value(); }
+  bool boolean(bool /*unused*/) { return value(); }
+  bool number_integer(json::number_integer_t /*unused*/) { return value(); }
+  bool number_unsigned(json::number_unsigned_t /*unused*/) { return value(); }
+  bool number_float(json::number_float_t /*unused*/, const std::string& /*unused*/) { return value(); }
+  bool binary(json::binary_t& /*unused*/) { return value(); }
+  bool string(std::string& s) {
+    if (wanted_) (in_metadata_ ? metadata_type_ : top_type_) = s;
+    return !metadata_type_ && value();
+  }
+  bool start_object(std::size_t /*unused*/) {
+    if (depth_ == 1) in_metadata_ = key_ == "metadata";
+    return open();
+  }
+  bool start_array(std::size_t /*unused*/) { return open(); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    key_ = k;
+    wanted_ = k == "type" && (depth_ == 1 || (depth_ == 2 && in_metadata_));
+    return true;
+  }
+  bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/,
+                   const nlohmann::detail::exception& /*unused*/) {
+    return false;
+  }
+
+ private:
+  bool value() {
+    wanted_ = false;
+    return true;
+  }
+  bool open() {
+    ++depth_;
+    return value();
+  }
+  bool close() {
+    if (--depth_ <= 1) in_metadata_ = false;
+    return true;
+  }
+  int depth_ = 0;
+  bool in_metadata_ = false;
+  bool wanted_ = false;
+  std::string key_;
+  std::optional<std::string> top_type_;
+  std::optional<std::string> metadata_type_;
+};
+
+std::optional<std::string> peek_type(const std::string& text) {
+  TypePeek peek;
+  (void)nlohmann::json::sax_parse(text, &peek);
+  return peek.type();
+}
+
 }  // namespace
+
+std::optional<std::string> json_document_type(const std::string& path) {
+  const std::string bytes = read_bytes(path);
+  if (looks_like_json(bytes)) {
+    if (auto type = peek_type(bytes)) return type;
+  }
+  if (auto text = brotli_decompress(bytes, path)) return peek_type(*text);
+  return std::nullopt;
+}
 
 nlohmann::json read_json_document(const std::string& path) {
   const std::string bytes = read_bytes(path);

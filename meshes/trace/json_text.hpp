@@ -16,6 +16,12 @@ namespace lbbench {
 // name). Throws InputError naming the file, and the line and column of a syntax error.
 nlohmann::json read_json_document(const std::string& path);
 
+// The document's `type`: its metadata's where it has one, else the top level's, parsed
+// only as far as the metadata's (vt writes it first): tells a folder's data sets from vt's
+// statistics without reading them whole. nullopt where there is none, or the JSON breaks
+// off before one.
+std::optional<std::string> json_document_type(const std::string& path);
+
 // Compresses text as vt does (brotli, quality 8, window 20).
 std::string brotli_compress(std::string_view text);
 

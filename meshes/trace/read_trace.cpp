@@ -8,7 +8,8 @@
 // newer vt's habit of recording a communication in both the sender's and the receiver's
 // file is undone (a record seen again in another file is counted once), and a `home` that
 // changes between phases (LBAF writes a migrated task's new rank there) keeps the first
-// phase's, with a note.
+// phase's, with a note. A file typed LBStatsfile among them is vt's statistics of the run
+// (read_stats.cpp), kept beside the trace rather than refused.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <glob.h>
@@ -26,6 +27,7 @@
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "meshes/trace/json_text.hpp"
+#include "meshes/trace/stats_file.hpp"
 #include "meshes/trace/trace.hpp"
 
 namespace lbbench {
@@ -102,6 +104,41 @@ std::vector<std::string> files_of_glob(const std::string& pattern) {
 
 bool is_json_name(const std::string& name) { return name.ends_with(".json") || name.ends_with(".json.br"); }
 
+std::string only_stats_message(const std::string& where, const std::vector<std::string>& stats) {
+  std::vector<std::string> names;
+  for (const auto& f : stats) names.push_back(fs::path(f).filename().string());
+  return fmt::format(
+      "{}: holds only vt's load statistics (LBStatsfile: {}) and no LBDatafile; a replay needs the data files "
+      "(vt's --vt_lb_data writes them, data.<rank>.json)",
+      where, fmt::join(names, ", "));
+}
+
+// The folder's data sets (files named alike but for their rank number), each with its
+// files, and vt's statistics set aside: a set is statistics when its first file's type
+// says so. Types are looked at only when there is more than one set, the one case that was
+// an error before statistics were recognized, so a plain folder is read as it was.
+struct FolderSets {
+  std::map<std::string, std::vector<std::string>> data;
+  std::vector<std::string> stats;
+};
+
+FolderSets sets_of_folder(const std::vector<std::string>& files) {
+  FolderSets out;
+  for (const auto& f : files) out.data[data_set_of(f)].push_back(f);
+  if (out.data.size() == 1) return out;
+  for (auto it = out.data.begin(); it != out.data.end();) {
+    auto& set = it->second;
+    std::sort(set.begin(), set.end());
+    if (json_document_type(set.front()) != "LBStatsfile") {
+      ++it;
+      continue;
+    }
+    out.stats.insert(out.stats.end(), set.begin(), set.end());
+    it = out.data.erase(it);
+  }
+  return out;
+}
+
 std::vector<std::string> files_of_folder(const std::string& folder) {
   std::vector<std::string> out;
   std::error_code error;
@@ -112,14 +149,16 @@ std::vector<std::string> files_of_folder(const std::string& folder) {
   }
   if (error) throw InputError(fmt::format("{}: cannot list the folder: {}", folder, error.message()));
   if (out.empty()) throw InputError(fmt::format("{}: the folder holds no .json or .json.br trace file", folder));
-  std::set<std::string> sets;
-  for (const auto& f : out) sets.insert(data_set_of(f));
-  if (sets.size() > 1) {
+  const FolderSets sets = sets_of_folder(out);
+  if (sets.data.empty()) throw InputError(only_stats_message(folder, sets.stats));
+  if (sets.data.size() > 1) {
+    std::vector<std::string> names;
+    for (const auto& [name, files] : sets.data) names.push_back(name);
     throw InputError(fmt::format("{}: the folder holds {} data sets ({}); name one with a pattern, for example {}",
-                                 folder, sets.size(), fmt::join(sets, ", "),
-                                 (fs::path(folder) / *sets.begin()).string()));
+                                 folder, names.size(), fmt::join(names, ", "),
+                                 (fs::path(folder) / names.front()).string()));
   }
-  return out;
+  return out;  // the statistics too: the reader sets them aside by their type
 }
 
 // --- one file's records --------------------------------------------------------------------------
@@ -309,7 +348,6 @@ void check_type(const JsonAt& top) {
   if (auto m = top.find("metadata"); m && m->value().is_object() && m->has("type")) type = m->at("type");
   if (!type) top.fail("missing 'type': expected \"LBDatafile\" at the top level or under 'metadata'");
   const std::string t = type->string();
-  if (t == "LBStatsfile") type->fail("this is an LBStatsfile (load statistics); lbbench replays an LBDatafile");
   if (t != "LBDatafile") type->fail(fmt::format("expected \"LBDatafile\", got \"{}\"", t));
   if (auto top_type = top.find("type"); top_type && top_type->string() != "LBDatafile")
     top_type->fail(fmt::format("expected \"LBDatafile\", got \"{}\"", top_type->string()));
@@ -340,8 +378,7 @@ void read_phase_body(const JsonAt& p, std::int64_t phase_id, Where where, FileRe
     u->fail(fmt::format("expected an object, got {}", describe_json(u->value())));
 }
 
-FileRecords read_file_records(const std::string& path, int file_index) {
-  const nlohmann::json doc = read_json_document(path);
+FileRecords read_file_records(const nlohmann::json& doc, const std::string& path, int file_index) {
   const JsonAt top(doc, path);
   top.expect_object("an LBDatafile (an object with 'phases')", {"type", "metadata", "phases"});
   check_type(top);
@@ -371,13 +408,10 @@ FileRecords read_file_records(const std::string& path, int file_index) {
 
 class TraceBuilder {
  public:
-  explicit TraceBuilder(std::vector<std::string> files) : files_(std::move(files)) {}
+  explicit TraceBuilder(std::vector<std::string> files) : given_(std::move(files)) {}
 
   Trace build() {
-    std::vector<FileRecords> records;
-    records.reserve(files_.size());
-    for (std::size_t f = 0; f < files_.size(); ++f)
-      records.push_back(read_file_records(files_[f], static_cast<int>(f)));
+    std::vector<FileRecords> records = read_files();
     collect_phases(records);
     collect_tasks(records);
     note_home_changes();
@@ -386,6 +420,49 @@ class TraceBuilder {
     Trace out = assemble();
     note_moves(out);
     out.notes = notes_;
+    return out;
+  }
+
+  // The data files' records, in the order given; files typed LBStatsfile are read as the
+  // statistics instead, and files_ keeps the data files alone.
+  std::vector<FileRecords> read_files() {
+    std::vector<FileRecords> records;
+    records.reserve(given_.size());
+    for (const std::string& path : given_) {
+      const nlohmann::json doc = read_json_document(path);
+      if (is_stats_document(doc)) {
+        stats_.push_back(read_stats_file(doc, path));
+        continue;
+      }
+      records.push_back(read_file_records(doc, path, static_cast<int>(files_.size())));
+      files_.push_back(path);
+    }
+    if (files_.empty()) {
+      std::vector<std::string> stats;
+      for (const auto& s : stats_) stats.push_back(s.file);
+      const fs::path folder = fs::path(given_.front()).parent_path();
+      throw InputError(only_stats_message(folder.empty() ? given_.front() : folder.string(), stats));
+    }
+    return records;
+  }
+
+  // vt writes one statistics file a run; with several, which one the data belong to is
+  // not known, so the replay is compared with none of them.
+  [[nodiscard]] std::optional<TraceStats> trace_stats() {
+    if (stats_.size() > 1) {
+      std::vector<std::string> names;
+      for (const auto& s : stats_) names.push_back(s.file);
+      notes_.push_back(
+          fmt::format("{}: {} LBStatsfile files ({}); the replay is compared with none (keep the one of "
+                      "the recorded run beside the data)",
+                      data_set(), stats_.size(), fmt::join(names, ", ")));
+    }
+    if (stats_.size() != 1) return std::nullopt;
+    std::string note;
+    TraceStats out = align_stats(stats_.front(), phase_ids_, note);
+    // A note, not an error: vt writes statistics at its LB points (every vt_lb_interval
+    // phases) and data for the phases asked, so they often differ; the data alone are replayed.
+    if (!note.empty()) notes_.push_back(note);
     return out;
   }
 
@@ -631,6 +708,7 @@ class TraceBuilder {
     layout->files = static_cast<int>(files_.size());
     layout->phase_ids = phase_ids_;
     layout->subphases = max_subphase_ + 1;
+    layout->stats = trace_stats();
     const auto n = tasks_.size();
     const auto phases = phase_ids_.size();
     const auto slots = static_cast<std::size_t>(layout->slots_per_phase());
@@ -682,7 +760,9 @@ class TraceBuilder {
     return out;
   }
 
-  std::vector<std::string> files_;
+  std::vector<std::string> given_;  // data and statistics
+  std::vector<std::string> files_;  // the data files
+  std::vector<StatsFile> stats_;
   std::vector<std::int64_t> phase_ids_;
   std::vector<Task> tasks_;
   std::map<Key, std::size_t> index_;

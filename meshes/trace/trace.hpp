@@ -11,6 +11,11 @@
 // `messages`. Files are plain JSON or brotli-compressed (vt's default), told apart by
 // their content. LBAF's own output reads too: it writes a migrated task's new rank as its
 // `home`, where vt keeps the first (the reader keeps the first, and notes the change).
+//
+// vt may write its own statistics of the run beside the data: an LBStatsfile (`type:
+// "LBStatsfile"`, vt names it vt_lb_statistics.<time>.json[.br]), per phase the pre-LB
+// (and post-LB) statistics of rank and object loads. The reader sets it aside from the
+// data and keeps the rank-load imbalance vt recorded per phase, to compare with a replay's.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +43,17 @@ struct TraceEntity {
   friend bool operator==(const TraceEntity&, const TraceEntity&) = default;
 };
 
+// The rank-load imbalance vt's LBStatsfile recorded per phase of the trace: its pre-LB
+// statistic's `imb`, max/avg - 1 as vt defines it.
+struct TraceStats {
+  std::string file;
+  std::string statistic;  // "Rank_load_raw" (measured), or "Rank_load_modeled" where the file lacks it
+  // Per phase of the trace (TraceLayout::phase_ids' order); none where the file has no
+  // statistics of that phase.
+  std::vector<std::optional<double>> imbalance;
+  friend bool operator==(const TraceStats&, const TraceStats&) = default;
+};
+
 // What the replay needs of a trace besides its graph, the same on every rank. Tasks are
 // vertices 0..V-1 in this order: the migratable ones by (the rank that ran them first,
 // entity), then the non-migratable ones (vt's object groups) likewise, which stay on
@@ -57,6 +73,7 @@ struct TraceLayout {
   // starts from the first phase's; the later ones say where the recorded run moved it.
   std::vector<int> nodes;
   std::vector<TraceEntity> entity;  // per vertex
+  std::optional<TraceStats> stats;  // where the trace's files included vt's LBStatsfile
 
   [[nodiscard]] std::int64_t vertices() const { return static_cast<std::int64_t>(first_rank.size()); }
   [[nodiscard]] int phases() const { return static_cast<int>(phase_ids.size()); }
@@ -112,11 +129,14 @@ struct Trace {
 
 // The files a trace source names: a folder (its *.json files), a pattern with %r (rank
 // numbers from 0 up to the first missing file) or a glob. Sorted by the rank number in
-// their names where there is one. Throws InputError when nothing matches.
+// their names where there is one. Throws InputError when nothing matches. A folder holds
+// one data set and, besides it, may hold vt's LBStatsfile, which is listed too (the
+// reader tells it by its type).
 std::vector<std::string> trace_files(const std::string& source);
 
 // Reads and checks a whole trace. Every error names the file, the JSON path and what was
-// expected; nothing is returned half-read.
+// expected; nothing is returned half-read. Files typed LBStatsfile are read as the
+// trace's statistics (one at most is compared; files of statistics alone are an error).
 Trace read_trace(const std::string& source);
 // The same, read once per process while its files stay as they were (same names, sizes and
 // modification times): the front end, the memory estimate and the simulated ranks of one

@@ -66,6 +66,32 @@ TraceEntity get_entity(ByteReader& r) {
   return e;
 }
 
+void put_stats(ByteWriter& w, const std::optional<TraceStats>& s) {
+  w.put<std::uint8_t>(s ? 1 : 0);
+  if (!s) return;
+  put_string(w, s->file);
+  put_string(w, s->statistic);
+  w.put<std::uint64_t>(s->imbalance.size());
+  for (const auto& imb : s->imbalance) {
+    w.put<std::uint8_t>(imb ? 1 : 0);
+    w.put<double>(imb.value_or(0.0));
+  }
+}
+
+std::optional<TraceStats> get_stats(ByteReader& r) {
+  if (r.get<std::uint8_t>() == 0) return std::nullopt;
+  TraceStats s;
+  s.file = get_string(r);
+  s.statistic = get_string(r);
+  const auto phases = r.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < phases; ++i) {
+    const bool has = r.get<std::uint8_t>() != 0;
+    const auto imb = r.get<double>();
+    s.imbalance.push_back(has ? std::optional(imb) : std::nullopt);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::byte> serialize_trace(const Trace& trace) {
@@ -83,6 +109,7 @@ std::vector<std::byte> serialize_trace(const Trace& trace) {
   put_vector(w, l.nodes);
   w.put<std::uint64_t>(l.entity.size());
   for (const auto& e : l.entity) put_entity(w, e);
+  put_stats(w, l.stats);
   put_vector(w, trace.edges);
   w.put<std::uint64_t>(trace.files.size());
   for (const auto& f : trace.files) put_string(w, f);
@@ -107,6 +134,7 @@ Trace deserialize_trace(std::span<const std::byte> bytes) {
   const auto entities = r.get<std::uint64_t>();
   layout->entity.reserve(static_cast<std::size_t>(entities));
   for (std::uint64_t i = 0; i < entities; ++i) layout->entity.push_back(get_entity(r));
+  layout->stats = get_stats(r);
   Trace trace;
   trace.edges = get_vector<TraceEdge>(r);
   const auto files = r.get<std::uint64_t>();

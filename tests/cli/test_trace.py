@@ -1,7 +1,8 @@
 """Recorded runs through the command line: the shared vt trace replayed alike on the simulated
 and the modeled machine, on real MPI with its ranks mapped, written out and replayed again,
-LBAF's own output replayed, every export accepted by vt's validator, and clear errors for
-bad traces.
+LBAF's own output replayed, every export accepted by vt's validator, vt's own statistics
+(LBStatsfile) beside a trace printed and recorded beside the replay's imbalance, and clear
+errors for bad traces.
 
 The shared traces are read from ../shared/traces next to the project, vt's validator from
 ../shared/tools/vt-lbdatafile-validator (run with Debian's /usr/bin/python3, which has
@@ -11,6 +12,7 @@ where they are absent.
 Environment: LBBENCH, LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -57,6 +59,76 @@ def run(*args, check=True):
     if check and result.returncode != 0:
         raise AssertionError(f"{args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
+
+
+# A small recorded run with vt's statistics beside it: RANKS ranks, PHASES phases, two tasks
+# a rank, one hot rank a phase; vt's name for its statistics file (uncompressed).
+RANKS = 4
+PHASES = 6
+STATS_NAME = "vt_lb_statistics.2024-05-06-07-08-09.json"
+QUANTITIES = ("avg", "car", "imb", "kur", "max", "min", "npr", "skw", "std", "sum", "var")
+
+
+def phase_loads(phase):
+    """Each rank's summed task times in the phase: 20 ms, and more on the phase's hot rank."""
+    return [0.02 + (0.005 * (1 + phase) if r == phase % RANKS else 0.0) for r in range(RANKS)]
+
+
+def task_times(phase, rank):
+    load = phase_loads(phase)[rank]
+    return [0.25 * load, 0.75 * load]
+
+
+def imbalance(values):
+    """vt's imb: max/avg - 1."""
+    avg = sum(values) / len(values)
+    return max(values) / avg - 1.0 if avg > 0 else 0.0
+
+
+def statistic(values):
+    """The eleven quantities vt writes of a statistic over these values, floats as its schema asks."""
+    n = len(values)
+    avg = sum(values) / n if n else 0.0
+    var = sum((x - avg) ** 2 for x in values) / n if n else 0.0
+    std = math.sqrt(var)
+    skw = sum((x - avg) ** 3 for x in values) / n / std ** 3 if std > 0 else 0.0
+    kur = sum((x - avg) ** 4 for x in values) / n / var ** 2 - 3.0 if var > 0 else 0.0
+    return {"avg": float(avg), "car": float(n), "imb": float(imbalance(values) if values else 0.0),
+            "kur": float(kur), "max": float(max(values, default=0.0)), "min": float(min(values, default=0.0)),
+            "npr": float(RANKS), "skw": float(skw), "std": float(std), "sum": float(sum(values)), "var": float(var)}
+
+
+def stats_document():
+    """vt's LBStatsfile of the small run: per phase, the pre-LB statistics of its loads."""
+    phases = []
+    for p in range(PHASES):
+        ranks = phase_loads(p)
+        objects = [t for r in range(RANKS) for t in task_times(p, r)]
+        comm = statistic([1024.0] * RANKS)
+        pre = {"Object_comm": comm, "Object_load_modeled": statistic(objects), "Object_load_raw": statistic(objects),
+               "Rank_comm": comm, "Rank_load_modeled": statistic(ranks), "Rank_load_raw": statistic(ranks)}
+        phases.append({"id": p, "migration count": 0, "pre-LB": pre})
+    return {"metadata": {"type": "LBStatsfile"}, "phases": phases}
+
+
+def write_trace_with_stats(folder):
+    """The small run's data files and its statistics in `folder`; the statistics' path."""
+    folder.mkdir(parents=True)
+    for r in range(RANKS):
+        phases = []
+        for p in range(PHASES):
+            tasks = [{"entity": {"type": "object", "id": 100 * r + i, "home": r, "migratable": True}, "node": r,
+                      "resource": "cpu", "time": t} for i, t in enumerate(task_times(p, r))]
+            to = (r + 1) % RANKS
+            comms = [{"type": "SendRecv", "from": {"type": "object", "id": 100 * r, "home": r, "migratable": True},
+                      "to": {"type": "object", "id": 100 * to, "home": to, "migratable": True}, "messages": 1,
+                      "bytes": 1024.0}]
+            phases.append({"id": p, "tasks": tasks, "communications": comms})
+        (folder / f"data.{r}.json").write_text(json.dumps({"metadata": {"type": "LBDatafile", "rank": r},
+                                                          "phases": phases}))
+    stats = folder / STATS_NAME
+    stats.write_text(json.dumps(stats_document()))
+    return stats
 
 
 class RecordedRuns(unittest.TestCase):
@@ -234,6 +306,89 @@ class RecordedRuns(unittest.TestCase):
         self.assertEqual(invalid.returncode, 2)
         self.assertIn("s.yaml:3:", invalid.stderr)
         self.assertIn("mesh.file: no trace at", invalid.stderr)
+
+    def test_vts_validator_accepts_the_statistics_these_tests_write(self):
+        missing = validator_missing()
+        if missing:
+            self.skipTest(missing)
+        folder = self.dir / "stats"
+        stats = write_trace_with_stats(folder)
+        result = subprocess.run([VALIDATOR_PYTHON, str(VALIDATOR / "JSON_data_files_validator.py"), "--file_path",
+                                 str(stats)], capture_output=True, text=True, timeout=300)
+        log = result.stdout + result.stderr
+        self.assertEqual(result.returncode, 0, log)
+        self.assertIn(f"Valid JSON schema in {stats}", log)
+        self.assertNotIn("Invalid", log)
+
+    def test_vts_recorded_imbalance_is_printed_beside_the_replays(self):
+        folder = self.dir / "stats"
+        stats = write_trace_with_stats(folder)
+        expected = [imbalance(phase_loads(p)) for p in range(PHASES)]
+        self.assertEqual(len(set(round(x, 4) for x in expected)), PHASES)  # a phase out of place would show
+        out = self.dir / "stats.jsonl"
+        result = run("--trace", str(folder), "--engine", "model", "--machine", "bgq", "--ranks", str(RANKS),
+                     "--set", "balancer.name=none", "--out", str(out))
+        self.assertNotIn("data sets", result.stderr)
+        record = json.loads(out.read_text().splitlines()[-1])
+        trace = record["trace"]
+        self.assertEqual(trace["files"], RANKS)  # the data files, not the statistics
+        self.assertEqual(trace["stats_file"], str(stats))
+        self.assertEqual(trace["recorded_statistic"], "Rank_load_raw")
+        self.assertEqual([(p["step"], p["phase"]) for p in trace["recorded_imbalance"]],
+                         [(k, k) for k in range(PHASES)])
+        for p, x in zip(trace["recorded_imbalance"], expected):
+            self.assertAlmostEqual(p["imbalance"], x, delta=1e-12)
+        # Unbalanced, the replay runs the recorded placement: its imbalance is vt's, step by step.
+        for step, x in zip(record["per_step"]["imbalance"], expected):
+            self.assertAlmostEqual(step, x, delta=1e-3)
+        lines = [line for line in result.stdout.splitlines() if "vt's LBStatsfile" in line]
+        self.assertEqual(len(lines), 1, result.stdout)
+        recorded = ", ".join(f"{x:.4f} at phase {p}" for p, x in enumerate(expected[:4]))
+        self.assertIn(f"vt's LBStatsfile (pre-LB Rank_load_raw imb, max/avg - 1): {recorded}, ...; this replay: ",
+                      lines[0])
+        replayed = [float(x) for x in lines[0].split("this replay: ")[1].rstrip(", .").split(", ")]
+        self.assertEqual(len(replayed), 4)
+        for printed, step in zip(replayed, record["per_step"]["imbalance"]):
+            self.assertAlmostEqual(printed, step, delta=6e-5)  # printed to 4 decimals
+        summary = [line for line in result.stdout.splitlines() if line.startswith(f"  over the {PHASES} phases")]
+        self.assertEqual(len(summary), 1, result.stdout)
+
+    def test_the_summary_gives_the_largest_difference_from_vts(self):
+        folder = self.dir / "stats"
+        write_trace_with_stats(folder)
+        out = self.dir / "balanced.jsonl"
+        result = run("--trace", str(folder), "--engine", "model", "--machine", "bgq", "--ranks", str(RANKS),
+                     "--set", "balancer=greedy", "--set", "balancer.period=1", "--out", str(out))
+        record = json.loads(out.read_text().splitlines()[-1])
+        steps = record["per_step"]["imbalance"]
+        differences = [(abs(steps[p["step"]] - p["imbalance"]), p["phase"]) for p in record["trace"]["recorded_imbalance"]]
+        largest, phase = max(differences)
+        self.assertGreater(largest, 0.1)  # balanced from the first call on, the replay leaves vt's placement
+        self.assertIn(f"  over the {PHASES} phases vt recorded and this run replays: the replay differs by up to "
+                      f"{largest:.4f} (phase {phase})", result.stdout)
+
+    def test_statistics_alone_or_broken_are_refused_with_their_file(self):
+        alone = self.dir / "alone"
+        alone.mkdir()
+        stats = alone / STATS_NAME
+        stats.write_text(json.dumps(stats_document()))
+        result = lbbench("run", "--trace", str(alone), "--engine", "model", "--machine", "bgq")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"{alone}: holds only vt's load statistics (LBStatsfile: {STATS_NAME}) and no LBDatafile",
+                      result.stderr)
+        broken = self.dir / "broken"
+        write_trace_with_stats(broken)
+        text = (broken / STATS_NAME).read_text()
+        (broken / STATS_NAME).write_text(text.replace('"imb": ', '"imb": "high", "x": ', 1))
+        result = lbbench("run", "--trace", str(broken), "--engine", "model", "--machine", "bgq")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"{broken / STATS_NAME}: phases[0].pre-LB.Object_comm.x: unknown key 'x' in a statistic",
+                      result.stderr)
+        (broken / STATS_NAME).write_text(text[:len(text) // 2])  # cut short, as by a run killed while writing
+        result = lbbench("run", "--trace", str(broken), "--engine", "model", "--machine", "bgq")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"{broken / STATS_NAME}:1:", result.stderr)
+        self.assertIn("not valid JSON", result.stderr)
 
     def test_run_needs_a_scenario_or_a_trace(self):
         result = lbbench("run", "--engine", "model")

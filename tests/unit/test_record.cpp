@@ -88,6 +88,55 @@ TEST(RunRecord, ReadsRecordsMadeBeforeLaterFields) {
   EXPECT_FALSE(to_json(r).at("lb").at(0).contains("elements_moved_max"));
 }
 
+// vt's LBStatsfile beside a replayed trace: its imbalance per phase reads back, and the
+// summary prints it beside the steps' for the first four, then the largest difference.
+TEST(RunRecord, VtsRecordedImbalanceRoundTripsAndIsPrintedBesideTheSteps) {
+  Json j = Json::parse(text_of(kFixtures / "tree-bgq.record.json"));
+  j["per_step"]["imbalance"] = {0.5, 0.25, 0.125, 0.4, 0.1, 0.2};  // the fixture's 6 steps
+  Json recorded = Json::array();
+  for (int k = 0; k < 6; ++k) {
+    const double vt = k == 3 ? 0.7 : j["per_step"]["imbalance"][static_cast<std::size_t>(k)].get<double>() + 0.01;
+    recorded.push_back(Json{{"step", k}, {"phase", 10 + k}, {"imbalance", vt}});
+  }
+  j["trace"] = Json{{"files", 16},
+                    {"ranks", 16},
+                    {"phases", 6},
+                    {"subphases", 0},
+                    {"tasks", 16384},
+                    {"pinned", 0},
+                    {"mapping", "one to one"},
+                    {"stats_file", "/t/stats.json"},
+                    {"recorded_statistic", "Rank_load_raw"},
+                    {"recorded_imbalance", recorded}};
+  const RunRecord r = run_record_from_json(j);
+  EXPECT_EQ(unordered(to_json(r)), unordered(j));
+  ASSERT_EQ(r.trace->recorded_imbalance.size(), 6U);
+  EXPECT_EQ(r.trace->recorded_imbalance[3], (RecordedImbalance{3, 13, 0.7}));
+  const std::string summary = console_summary(r);
+  EXPECT_THAT(summary,
+              testing::HasSubstr("\n  vt's LBStatsfile (pre-LB Rank_load_raw imb, max/avg - 1): 0.5100 at phase "
+                                 "10, 0.2600 at phase 11, 0.1350 at phase 12, 0.7000 at phase 13, ...; this "
+                                 "replay: 0.5000, 0.2500, 0.1250, 0.4000, ...\n"));
+  EXPECT_THAT(summary, testing::HasSubstr("\n  over the 6 phases vt recorded and this run replays: the replay differs "
+                                          "by up to 0.3000 (phase 13)\n"));
+  // A run of fewer steps than the trace has phases: those it ran, no summary.
+  j["per_step"]["imbalance"] = {0.5, 0.25};
+  const std::string short_run = console_summary(run_record_from_json(j));
+  EXPECT_THAT(short_run, testing::HasSubstr("0.5100 at phase 10, 0.2600 at phase 11; this replay: 0.5000, 0.2500\n"));
+  EXPECT_THAT(short_run, testing::Not(testing::HasSubstr("over the")));
+  // On another rank count than vt's, the line says so.
+  j["ranks"] = 8;
+  EXPECT_THAT(console_summary(run_record_from_json(j)),
+              testing::HasSubstr("at phase 11; this replay on 8 ranks (vt's on 16): 0.5000, 0.2500\n"));
+  // Without a stats file, no field and no line.
+  j["trace"].erase("stats_file");
+  j["trace"].erase("recorded_statistic");
+  j["trace"].erase("recorded_imbalance");
+  const RunRecord plain = run_record_from_json(j);
+  EXPECT_FALSE(to_json(plain).at("trace").contains("recorded_imbalance"));
+  EXPECT_THAT(console_summary(plain), testing::Not(testing::HasSubstr("LBStatsfile")));
+}
+
 TEST(RunRecord, FailureRecordsRoundTrip) {
   FailureRecord f;
   f.scenario = "s";

@@ -258,7 +258,8 @@ TEST(TraceErrors, NameTheFileTheJsonPathAndWhatWasExpected) {
       HasSubstr("phases[0].tasks[0]: missing the required key 'resource'"));
   EXPECT_THAT(error_of({R"({"phases": []})"}, "untyped"),
               HasSubstr("(top level): missing 'type': expected \"LBDatafile\""));
-  EXPECT_THAT(error_of({R"({"type": "LBStatsfile", "phases": []})"}, "stats"), HasSubstr("this is an LBStatsfile"));
+  EXPECT_THAT(error_of({R"({"type": "LBStatsfile", "phases": []})"}, "stats"),
+              HasSubstr("holds only vt's load statistics (LBStatsfile: data.0.json) and no LBDatafile"));
   EXPECT_THAT(error_of({file_of(0, phase(0, task(1, 0, -1.0)))}, "negative"),
               HasSubstr("phases[0].tasks[0].time: a task's time is never negative"));
   EXPECT_THAT(error_of({"{\"type\": \"LBDatafile\",\n \"phases\": [}"}, "syntax"),
@@ -333,6 +334,171 @@ TEST(TraceErrors, SourcesThatNameNothingOrTooMuch) {
   }
   EXPECT_EQ(trace_files(t.path() + "/b.%r.json").size(), 1U);
   EXPECT_EQ(trace_files(t.path() + "/*.0.json").size(), 2U);
+}
+
+// --- vt's statistics beside the data -------------------------------------------------------------
+
+// A statistic as vt writes it, all eleven quantities; `imb` is the one the replay reads.
+std::string statistic(double imb) {
+  return R"({"avg": 1.0, "car": 2.0, "imb": )" + std::to_string(imb) +
+         R"(, "kur": 0.0, "max": 2.0, "min": 0.0, "npr": 2.0, "skw": 0.0, "std": 1.0, "sum": 2.0, "var": 1.0})";
+}
+
+// A phase's pre-LB statistics: the raw rank loads' imbalance `imb`, the modeled ones' imb
+// + 1, so that a test sees which was read.
+std::string stats_phase(int id, double imb, bool raw = true) {
+  std::string pre = "\"Object_comm\": " + statistic(0.0) + ", \"Rank_load_modeled\": " + statistic(imb + 1.0);
+  if (raw) pre += ", \"Rank_load_raw\": " + statistic(imb);
+  return "{\"id\": " + std::to_string(id) + ", \"migration count\": 0, \"pre-LB\": {" + pre + "}}";
+}
+
+std::string stats_of(const std::string& phases) {
+  return R"({"metadata": {"type": "LBStatsfile"}, "phases": [)" + phases + "]}";
+}
+
+using Imbalances = std::vector<std::optional<double>>;
+
+TEST(TraceStats, AStatisticsFileBesideTheDataIsSetAsideAndRead) {
+  const TraceFolder t("stats");
+  write_small_trace(t);  // phases 1 and 5
+  t.write("stats.json", stats_of(stats_phase(1, 0.5) + "," + stats_phase(5, 0.25)));
+  EXPECT_EQ(trace_files(t.path()).size(), 3U);  // listed, not a second data set
+  const Trace trace = read_trace(t.path());
+  EXPECT_EQ(trace.files.size(), 2U);  // the data alone
+  EXPECT_EQ(trace.layout->files, 2);
+  EXPECT_EQ(trace.layout->phase_ids, (std::vector<std::int64_t>{1, 5}));
+  ASSERT_TRUE(trace.layout->stats.has_value());
+  const TraceStats& s = *trace.layout->stats;
+  EXPECT_EQ(s.file, t.path() + "/stats.json");
+  EXPECT_EQ(s.statistic, "Rank_load_raw");
+  EXPECT_EQ(s.imbalance, (Imbalances{0.5, 0.25}));
+  EXPECT_THAT(trace.notes, ::testing::IsEmpty());
+  // Sent to the other ranks with the rest.
+  EXPECT_EQ(deserialize_trace(serialize_trace(trace)).layout->stats, trace.layout->stats);
+  // Without the file, the same trace and no statistics.
+  fs::remove(t.path() + "/stats.json");
+  const Trace plain = read_trace(t.path());
+  EXPECT_FALSE(plain.layout->stats.has_value());
+  EXPECT_EQ(plain.layout->times, trace.layout->times);
+  EXPECT_EQ(plain.edges, trace.edges);
+}
+
+// vt's own name and compression, the type at the top level, and no raw loads: the modeled.
+TEST(TraceStats, VtsCompressedFileWithoutRawLoadsGivesTheModeled) {
+  const TraceFolder t("stats-vt");
+  write_small_trace(t);
+  t.write("vt_lb_statistics.2024-05-06-07-08-09.json.br",
+          brotli_compress(R"({"type": "LBStatsfile", "phases": [)" + stats_phase(1, 0.5, false) + "," +
+                          stats_phase(5, 0.25, false) + "]}"));
+  const Trace trace = read_trace(t.path());
+  ASSERT_TRUE(trace.layout->stats.has_value());
+  EXPECT_EQ(trace.layout->stats->statistic, "Rank_load_modeled");
+  EXPECT_EQ(trace.layout->stats->imbalance, (Imbalances{1.5, 1.25}));
+}
+
+TEST(TraceStats, PhasesThatDifferAreANoteNotAnError) {
+  const TraceFolder t("stats-phases");
+  write_small_trace(t);
+  t.write("stats.json", stats_of(stats_phase(1, 0.5) + "," + stats_phase(7, 0.25)));
+  const Trace trace = read_trace(t.path());
+  ASSERT_TRUE(trace.layout->stats.has_value());
+  EXPECT_EQ(trace.layout->stats->imbalance, (Imbalances{0.5, std::nullopt}));
+  ASSERT_EQ(trace.notes.size(), 1U);
+  EXPECT_THAT(trace.notes[0],
+              AllOf(HasSubstr(t.path() + "/stats.json: vt's statistics and the data hold different phases"),
+                    HasSubstr("1 of the 2 phases of the data have no statistics (5)"),
+                    HasSubstr("the statistics' phases 7 are not in the data")));
+}
+
+TEST(TraceStats, TwoStatisticsFilesAreComparedWithNone) {
+  const TraceFolder t("stats-two");
+  write_small_trace(t);
+  t.write("stats.json", stats_of(stats_phase(1, 0.5)));
+  t.write("vt_lb_statistics.1.json", stats_of(stats_phase(1, 0.75)));
+  const Trace trace = read_trace(t.path());
+  EXPECT_FALSE(trace.layout->stats.has_value());
+  ASSERT_EQ(trace.notes.size(), 1U);
+  EXPECT_THAT(trace.notes[0], AllOf(HasSubstr("2 LBStatsfile files"), HasSubstr("compared with none")));
+}
+
+TEST(TraceStats, TheTypeIsPeekedAtTheTopOrUnderMetadata) {
+  const TraceFolder t("peek");
+  EXPECT_EQ(json_document_type(t.write("a.json", R"({"type": "LBStatsfile", "phases": []})")), "LBStatsfile");
+  // After an object nested in the metadata, and with the phases cut short after it.
+  EXPECT_EQ(json_document_type(t.write("b.json", R"({"metadata": {"shared_node": {"id": 1}, "type": "LBDatafile"},)"
+                                                 R"( "phases": [{"id": )")),
+            "LBDatafile");
+  EXPECT_EQ(json_document_type(t.write("c.json", brotli_compress(stats_of("")))), "LBStatsfile");
+  EXPECT_EQ(json_document_type(t.write("d.json", R"({"phases": [{"type": "LBStatsfile"}]})")), std::nullopt);
+  EXPECT_EQ(json_document_type(t.write("e.json", "not json")), std::nullopt);
+}
+
+// The message of reading the small trace with this text as its stats.json.
+std::string stats_error(const std::string& text, const std::string& name) {
+  const TraceFolder t(name);
+  write_small_trace(t);
+  t.write("stats.json", text);
+  try {
+    (void)read_trace(t.path());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TraceStatsErrors, NameTheFileTheJsonPathAndWhatWasExpected) {
+  // Cut short, as by a run that died while writing it: vt writes its type first.
+  EXPECT_THAT(stats_error(R"({"metadata": {"type": "LBStatsfile"}, "phases": [{"id": 1, "pre-LB": {)", "s-cut"),
+              AllOf(HasSubstr("stats.json:1:"), HasSubstr("not valid JSON")));
+  EXPECT_THAT(stats_error(stats_of(R"({"id": 1, "pre-LB": {"Rank_load_raw": {"imb": "high"}}})"), "s-string"),
+              HasSubstr("stats.json: phases[0].pre-LB.Rank_load_raw.imb: expected a number, got the string \"high\""));
+  EXPECT_THAT(stats_error(stats_of(stats_phase(1, 0.5) + R"(, {"id": 5})"), "s-pre"),
+              HasSubstr("stats.json: phases[1]: missing the required key 'pre-LB'"));
+  EXPECT_THAT(stats_error(stats_of(R"({"id": 1, "pre-LB": {"Object_comm": )" + statistic(0.0) + "}}"), "s-rank"),
+              HasSubstr("phases[0].pre-LB: missing 'Rank_load_modeled' (and 'Rank_load_raw')"));
+  EXPECT_THAT(stats_error(stats_of(R"({"id": 1, "pre_LB": {}})"), "s-unknown"),
+              HasSubstr("phases[0].pre_LB: unknown key 'pre_LB' in a phase of statistics. Did you mean 'pre-LB'?"));
+  EXPECT_THAT(stats_error(stats_of(R"({"id": 1, "pre-LB": {"Rank_load_raw": {"imbalance": 1.0}}})"), "s-quantity"),
+              HasSubstr("phases[0].pre-LB.Rank_load_raw.imbalance: unknown key 'imbalance' in a statistic"));
+  EXPECT_THAT(stats_error(stats_of(stats_phase(1, 0.5) + "," + stats_phase(1, 0.5)), "s-twice"),
+              HasSubstr("stats.json: phases[1].id: phase 1 appears twice in this file"));
+  EXPECT_THAT(stats_error(R"({"type": "LBDatafile", "metadata": {"type": "LBStatsfile"}, "phases": []})", "s-type"),
+              HasSubstr("stats.json: type: expected \"LBStatsfile\", got \"LBDatafile\""));
+}
+
+TEST(TraceStatsErrors, StatisticsAloneAreNoTrace) {
+  const TraceFolder t("stats-alone");
+  t.write("stats.json", stats_of(stats_phase(1, 0.5)));
+  const std::string expected = "holds only vt's load statistics (LBStatsfile: ";
+  try {
+    (void)read_trace(t.path());
+    FAIL() << "a folder of statistics alone was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(t.path() + ": " + expected + "stats.json) and no LBDatafile"),
+                                HasSubstr("a replay needs the data files")));
+  }
+  // Two of them are two sets by name: the folder's listing finds them both statistics.
+  t.write("vt_lb_statistics.1.json", stats_of(stats_phase(1, 0.5)));
+  try {
+    (void)trace_files(t.path());
+    FAIL() << "a folder of statistics alone was listed";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(expected + "stats.json, vt_lb_statistics.1.json) and no LBDatafile"));
+  }
+}
+
+TEST(TraceStatsErrors, TwoDataSetsBesideStatisticsAreStillTwo) {
+  const TraceFolder t("stats-sets");
+  t.write("a.0.json", file_of(0, phase(0, task(1, 0, 1.0))));
+  t.write("b.0.json", file_of(0, phase(0, task(1, 0, 1.0))));
+  t.write("stats.json", stats_of(stats_phase(0, 0.0)));
+  try {
+    (void)trace_files(t.path());
+    FAIL() << "a folder of two data sets was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the folder holds 2 data sets (a.%r.json, b.%r.json)"));
+  }
+  EXPECT_EQ(read_trace(t.path() + "/a.%r.json").layout->stats, std::nullopt);  // a pattern names the data alone
 }
 
 // --- scenarios ------------------------------------------------------------------------------------
