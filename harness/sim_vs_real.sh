@@ -20,10 +20,14 @@ mpirun=(mpirun --oversubscribe)
 if [ "$(id -u)" -eq 0 ]; then mpirun+=(--allow-run-as-root); fi
 
 mkdir -p "$out"
-"${mpirun[@]}" -np 2 "$lbbench" calibrate --preset-out "$out/host.yaml"
+# The preset by a path relative to the source tree where it is inside it, so that the
+# records name it the same on every machine.
+cd "$here"
+preset="$(realpath -m --relative-base="$here" "$out/host.yaml")"
+"${mpirun[@]}" -np 2 "$lbbench" calibrate --preset-out "$preset"
 "$lbbench" sweep "$sweep" --results "$out" --set engine=mpi
 for engine in smpi model; do
-  "$lbbench" sweep "$sweep" --results "$out" --set engine=$engine --set "machine=$out/host.yaml" --repetitions 1
+  "$lbbench" sweep "$sweep" --results "$out" --set engine=$engine --set "machine=$preset" --repetitions 1
 done
 "$lbbench" report "$out" --engines mpi > "$out/report.md"
 echo "wrote $out/report.md"
