@@ -1,0 +1,104 @@
+#include "balancers/model/auto/loop.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace lbbench {
+
+ClosedLoop::ClosedLoop(std::vector<LoopCandidate> candidates, double budget)
+    : candidates_(std::move(candidates)), learned_(candidates_.size()), budget_share_(budget) {}
+
+Json ClosedLoop::credit_last_call(const PointObservation& seen) {
+  if (!open_) return nullptr;
+  Learned& l = learned_[open_->candidate];
+  const double steps = window_steps_;
+  const double predicted = open_->predicted_s * steps;
+  const double delivered = (open_->expected_s - seen.imbalance_s()) * steps;
+  Json out = {{"candidate", candidates_[open_->candidate].name}, {"first_window", open_->first_window}};
+  if (open_->first_window) {
+    const double cost = seen.last_call_cost_s.value_or(0);
+    l.cost_s = cost;
+    l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+    ++l.calls;
+    net_gain_s_ -= cost;
+    out["cost_s"] = cost;
+  } else if (delivered <= 0) {
+    // A window kept without a call credits the call only while it still gains.
+    open_.reset();
+    out["gain_gone"] = true;
+    return out;
+  }
+  l.predicted_s += predicted;
+  l.delivered_s += delivered;
+  ++l.windows;
+  net_gain_s_ += delivered;
+  open_->first_window = false;
+  out["predicted_gain_s"] = predicted;
+  out["delivered_gain_s"] = delivered;
+  out["correction"] = l.correction();
+  return out;
+}
+
+void ClosedLoop::observe_growth(const PointObservation& seen, bool called_before) {
+  if (imbalance_before_s_ && !called_before && window_steps_ > 0) {
+    growth_sum_ += std::max(0.0, seen.imbalance_s() - *imbalance_before_s_) / window_steps_;
+    ++growth_samples_;
+  }
+  imbalance_before_s_ = seen.imbalance_s();
+}
+
+double ClosedLoop::forecast_s(const PointObservation& seen) const {
+  const double growth = growth_samples_ > 0 ? growth_sum_ / growth_samples_ : 0;
+  return seen.imbalance_s() + growth * seen.steps_to_next;
+}
+
+ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const {
+  const Learned& l = learned_[c];
+  const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next * l.persistence());
+  const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
+  return {.gain_s = l.correction() * removable * horizon,
+          .cost_s = l.cost_s.value_or(floor_cost_s(candidates_[c].shape, seen, net))};
+}
+
+LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& net) {
+  if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
+  LoopChoice choice;
+  choice.record = Json::object();
+  choice.record["credited"] = credit_last_call(seen);
+  observe_growth(seen, called_before_);
+  choice.record["bank_s"] = bank_s();
+  choice.record["imbalance_s"] = seen.imbalance_s();
+  choice.record["forecast_s"] = forecast_s(seen);
+  Json weighed = Json::object();
+  std::optional<std::size_t> best;
+  double best_value = 0;
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    if (candidates_[c].name == "none") continue;
+    const Weighed w = weigh(c, seen, net);
+    weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
+                                    {"cost_s", w.cost_s},
+                                    {"correction", learned_[c].correction()},
+                                    {"persistence", learned_[c].persistence()},
+                                    {"reach", learned_[c].reach}};
+    // Only a call that pays for itself and whose cost the bank still covers.
+    if (w.value_s() > best_value && w.cost_s <= bank_s()) {
+      best = c;
+      best_value = w.value_s();
+    }
+  }
+  choice.record["weighed"] = std::move(weighed);
+  choice.record["chosen"] = best ? candidates_[*best].name : std::string("none");
+  window_steps_ = seen.steps_to_next;
+  called_before_ = best.has_value();
+  if (best) {
+    const double expected = forecast_s(seen);
+    open_ = OpenCall{.candidate = *best,
+                     .expected_s = expected,
+                     .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s),
+                     .first_window = true};
+  }
+  choice.candidate = best;
+  return choice;
+}
+
+}  // namespace lbbench

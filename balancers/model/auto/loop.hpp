@@ -1,0 +1,101 @@
+// `auto`'s closed loop: at each LB point, credit the last call with what it delivered and
+// charge it what it cost, then choose the candidate whose corrected gain best covers its
+// cost, or no call at all.
+//
+// Pearce et al.'s Algorithm 1 predicts open-loop: every call is priced afresh from the
+// loads it sees. Menon et al.'s MetaLB (Cluster 2012) decides *whether* to balance from
+// the observed imbalance and the observed cost of a call. This loop does both, and
+// departs from each:
+//  - As MetaLB, the decision to call rests on measured figures: the imbalance the ranks
+//    report (max − mean load per step), its growth per step between points where nothing
+//    was called (MetaLB's linear model of growing imbalance), and the cost the engine
+//    charged the candidate's last call. MetaLB then sets the next LB period from the
+//    growth and the cost; here the period is the scenario's, and each point says whether
+//    to call.
+//  - As Algorithm 1, the candidates are weighed against each other. The gain each is
+//    credited with is not a model's but a measurement: the window after a call shows how
+//    much of the imbalance forecast for it is gone. The ratio of delivered to predicted
+//    gain corrects every later prediction for that candidate, and what its call left (its
+//    reach) is not counted as gain again.
+//  - The counterfactual is the forecast: the imbalance seen, grown as it grew. Loads that
+//    change otherwise show as gains or losses of the call; the first window after a call
+//    is always credited, later windows kept without a call only while they still gain.
+//
+// The bound: a call is made only while its expected cost fits in the bank, B plus
+// everything delivered less everything spent so far, with B = budget × none's predicted
+// time from the first point to the end. So by the loop's own accounting auto's time
+// exceeds none's by at most B plus the last call's surprise (its cost over its
+// expectation, less what it delivered).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "balancers/model/auto/learned.hpp"
+#include "balancers/model/auto/observation.hpp"
+#include "balancers/model/auto/pricing.hpp"
+#include "core/json_yaml.hpp"
+
+namespace lbbench {
+
+struct LoopCandidate {
+  std::string name;
+  CandidateShape shape = CandidateShape::distributed;
+};
+
+struct LoopChoice {
+  std::optional<std::size_t> candidate;  // index into the loop's candidates; unset: no call
+  Json record;                           // what was credited, weighed and chosen
+};
+
+class ClosedLoop {
+ public:
+  // `budget` is B's share of none's predicted time to the end, fixed at the first point.
+  ClosedLoop(std::vector<LoopCandidate> candidates, double budget);
+
+  // Alike on every rank from alike inputs. Credits the call before, then chooses.
+  LoopChoice decide(const PointObservation& seen, const NetworkFacts& net);
+
+  [[nodiscard]] const Learned& learned(std::size_t candidate) const { return learned_.at(candidate); }
+  // B plus Σ delivered − Σ spent: what later calls may still spend.
+  [[nodiscard]] double bank_s() const { return budget_s_.value_or(0) + net_gain_s_; }
+  [[nodiscard]] double budget_s() const { return budget_s_.value_or(0); }
+
+ private:
+  // The call still being credited: its candidate, the imbalance it was made at, and
+  // whether the window after it is the first.
+  struct OpenCall {
+    std::size_t candidate = 0;
+    double expected_s = 0;   // the imbalance per step the window was expected to have without the call
+    double predicted_s = 0;  // the gain per step predicted, before the correction
+    bool first_window = true;
+  };
+  struct Weighed {
+    double gain_s = 0;
+    double cost_s = 0;
+    [[nodiscard]] double value_s() const { return gain_s - cost_s; }
+  };
+
+  Json credit_last_call(const PointObservation& seen);
+  void observe_growth(const PointObservation& seen, bool called_before);
+  // The imbalance per step the next window will have without a call: what is seen, grown
+  // as it grew between points where nothing was called (MetaLB's linear growth).
+  [[nodiscard]] double forecast_s(const PointObservation& seen) const;
+  [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const;
+
+  std::vector<LoopCandidate> candidates_;
+  std::vector<Learned> learned_;
+  double budget_share_;
+  std::optional<double> budget_s_;
+  double net_gain_s_ = 0;
+  std::optional<OpenCall> open_;
+  int window_steps_ = 0;  // steps of the window that ends at the next point
+  bool called_before_ = false;
+  std::optional<double> imbalance_before_s_;  // seen at the point before
+  double growth_sum_ = 0;                     // imbalance growth per step, summed over the samples
+  int growth_samples_ = 0;
+};
+
+}  // namespace lbbench

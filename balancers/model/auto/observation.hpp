@@ -1,0 +1,27 @@
+// What `auto`'s closed loop sees at an LB point: the totals every engine has reduced before
+// any balancer runs, alike on every rank, and what the previous call cost as the engine
+// charged it. Nothing here is gathered.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+namespace lbbench {
+
+struct PointObservation {
+  int nranks = 1;
+  std::int64_t objects = 0;  // the balancer's objects over all ranks
+  double max_load_s = 0;     // the slowest rank's load per step, over the steps since the last point
+  double mean_load_s = 0;    // the ranks' mean load per step, over the same steps
+  int steps_to_next = 0;     // steps until the next LB point, or to the end of the run
+  int steps_left = 0;        // steps to the end of the run
+  // The previous point's call, decision and migration on its slowest rank, as the engine
+  // charged it; unset where the previous point made no call.
+  std::optional<double> last_call_cost_s;
+
+  // What a step loses to imbalance: the slowest rank's load over the mean.
+  [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
+};
+
+}  // namespace lbbench

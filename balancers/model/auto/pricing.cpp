@@ -1,0 +1,38 @@
+#include "balancers/model/auto/pricing.hpp"
+
+#include <algorithm>
+
+namespace lbbench {
+
+namespace {
+
+// Bytes per object that a gather to rank 0 carries (id, load, owner) and that the scatter
+// brings back (the new owner).
+constexpr double kGatheredBytes = 8 + 8 + 4;
+constexpr double kScatteredBytes = 4;
+// plan()'s allreduces around a protocol's rounds (the totals before, the checks after).
+constexpr int kProtocolAllreduces = 6;
+
+double allreduce_s(const NetworkFacts& net) { return net.allreduce_s > 0 ? net.allreduce_s : net.message_latency_s(); }
+
+double gather_and_scatter_s(const PointObservation& seen, const NetworkFacts& net) {
+  // A gatherv is linear at its root: one receive per rank, whatever it carries.
+  const double per_rank = std::max(net.receive_overhead_s, net.message_latency_s());
+  const auto objects = static_cast<double>(seen.objects);
+  return 2 * per_rank * seen.nranks + objects * (kGatheredBytes + kScatteredBytes) * net.seconds_per_byte();
+}
+
+double protocol_round_s(const NetworkFacts& net) {
+  const double farthest = net.far_message_s > 0 ? net.far_message_s : net.message_latency_s();
+  return farthest + allreduce_s(net);
+}
+
+}  // namespace
+
+double floor_cost_s(CandidateShape shape, const PointObservation& seen, const NetworkFacts& net) {
+  const double migration = net.call_collectives * allreduce_s(net);
+  if (shape == CandidateShape::centralized) return gather_and_scatter_s(seen, net) + migration;
+  return protocol_round_s(net) + kProtocolAllreduces * allreduce_s(net) + migration;
+}
+
+}  // namespace lbbench

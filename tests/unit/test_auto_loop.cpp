@@ -1,0 +1,171 @@
+// auto's closed loop (balancers/model/auto/loop.hpp) against small worlds whose calls
+// deliver and cost what the test says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "balancers/model/auto/loop.hpp"
+#include "balancers/model/auto/pricing.hpp"
+
+namespace lbbench {
+namespace {
+
+NetworkFacts test_network() {
+  NetworkFacts net;
+  net.link_latency_s = 2e-6;
+  net.link_bandwidth_Bps = 2e9;
+  net.far_message_s = 5e-6;
+  net.allreduce_s = 2e-5;
+  net.receive_overhead_s = 1e-6;
+  net.call_collectives = 12;
+  return net;
+}
+
+PointObservation point(double imbalance_s, int steps_left, std::optional<double> last_cost = std::nullopt) {
+  return {.nranks = 64,
+          .objects = 64 * 500,
+          .max_load_s = 0.020 + imbalance_s,
+          .mean_load_s = 0.020,
+          .steps_to_next = 10,
+          .steps_left = steps_left,
+          .last_call_cost_s = last_cost};
+}
+
+// A world of `points` LB points 10 steps apart. Each point sees the window before it (the
+// engines show a window's mean loads). Without a call the next window's imbalance is
+// `drift(seen)`; a call turns that into what `respond(candidate, it)` leaves, at its cost.
+struct World {
+  double start_imbalance_s = 0.010;
+  std::function<std::pair<double, double>(std::size_t, double)> respond;
+  std::function<double(double)> drift = [](double i) { return i; };
+};
+
+struct Played {
+  std::vector<std::optional<std::size_t>> choices;
+  double spent_s = 0;      // every call's cost
+  double none_loss_s = 0;  // what imbalance cost under none, window by window
+  double auto_loss_s = 0;  // what it cost under the choices
+  double largest_cost_s = 0;
+};
+
+Played play(ClosedLoop& loop, const World& w, int points) {
+  Played p;
+  double seen = w.start_imbalance_s;
+  double with_none = w.start_imbalance_s;
+  std::optional<double> last_cost;
+  for (int k = 0; k < points; ++k) {
+    const LoopChoice c = loop.decide(point(seen, 10 * (points - k), last_cost), test_network());
+    p.choices.push_back(c.candidate);
+    last_cost.reset();
+    double next = w.drift(seen);
+    if (c.candidate) {
+      const auto [left, cost] = w.respond(*c.candidate, next);
+      next = left;
+      last_cost = cost;
+      p.spent_s += cost;
+      p.largest_cost_s = std::max(p.largest_cost_s, cost);
+    }
+    with_none = w.drift(with_none);
+    p.auto_loss_s += 10 * next;
+    p.none_loss_s += 10 * with_none;
+    seen = next;
+  }
+  return p;
+}
+
+TEST(AutoLoop, BalancesOnceWhereLoadsStayAndCreditsTheGainWhileItLasts) {
+  ClosedLoop loop({{"none", CandidateShape::distributed}, {"tree", CandidateShape::distributed}}, 0.02);
+  World w;
+  w.respond = [](std::size_t, double) { return std::pair{0.0005, 0.005}; };
+  const Played p = play(loop, w, 8);
+  ASSERT_EQ(p.choices.size(), 8U);
+  EXPECT_EQ(p.choices[0], std::optional<std::size_t>(1));
+  for (std::size_t k = 1; k < p.choices.size(); ++k) EXPECT_FALSE(p.choices[k]) << "point " << k;
+  const Learned& tree = loop.learned(1);
+  EXPECT_EQ(tree.calls, 1);
+  EXPECT_NEAR(tree.correction(), 0.95, 1e-9);
+  EXPECT_GT(tree.persistence(), 5.0) << "the gain lasted to the end";
+  EXPECT_LT(p.auto_loss_s + p.spent_s, 0.2 * p.none_loss_s);
+}
+
+TEST(AutoLoop, StopsWhereCallsDeliverNothingAndLosesAtMostItsBudgetAndOneSurprise) {
+  // Regridding faster than balancing pays: whatever a call does, the next window shows the
+  // same imbalance. Each call costs far more than its floor, and more than half the budget.
+  ClosedLoop loop({{"none", CandidateShape::distributed},
+                   {"tree", CandidateShape::distributed},
+                   {"diffusion", CandidateShape::distributed},
+                   {"gossip", CandidateShape::distributed},
+                   {"greedy", CandidateShape::centralized}},
+                  0.02);
+  World w;
+  w.respond = [](std::size_t, double before) { return std::pair{before, 0.1}; };
+  const Played p = play(loop, w, 30);
+  const double overrun = p.auto_loss_s + p.spent_s - p.none_loss_s;
+  EXPECT_GT(p.spent_s, 0) << "it tried";
+  EXPECT_LE(overrun, loop.budget_s() + p.largest_cost_s);
+  for (std::size_t k = 20; k < p.choices.size(); ++k) EXPECT_FALSE(p.choices[k]) << "point " << k;
+  EXPECT_LT(loop.bank_s(), loop.budget_s());
+}
+
+TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
+  // A fast hot spot: the imbalance is back after every window. tree (cheap) removes 30% of
+  // it, greedy (dearer) 95%; both pay.
+  ClosedLoop loop({{"tree", CandidateShape::distributed}, {"greedy", CandidateShape::centralized}}, 0.05);
+  World w;
+  w.respond = [](std::size_t c, double before) {
+    return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
+  };
+  w.drift = [](double) { return 0.010; };
+  const Played p = play(loop, w, 20);
+  ASSERT_TRUE(p.choices[0]);
+  EXPECT_EQ(*p.choices[0], 0U) << "the cheaper floor is tried first";
+  EXPECT_EQ(loop.learned(0).calls, 1);
+  EXPECT_NEAR(loop.learned(0).correction(), 0.3, 1e-9);
+  // Once it has seen the imbalance come back within a window, greedy at every point.
+  for (std::size_t k = 5; k < p.choices.size(); ++k) EXPECT_EQ(p.choices[k], std::optional<std::size_t>(1)) << k;
+  EXPECT_GT(loop.learned(1).correction(), 0.9);
+  EXPECT_LT(p.auto_loss_s + p.spent_s, 0.3 * p.none_loss_s);
+}
+
+TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
+  ClosedLoop loop({{"tree", CandidateShape::distributed}}, 0.05);
+  ASSERT_TRUE(loop.decide(point(0.004, 200), test_network()).candidate);
+  // The call halved the imbalance at a cost of 20 ms: what it left is its reach, and loads
+  // no more imbalanced than that have nothing to gain.
+  const LoopChoice small = loop.decide(point(0.002, 190, 0.020), test_network());
+  EXPECT_FALSE(small.candidate) << small.record.dump();
+  EXPECT_NEAR(loop.learned(0).correction(), 0.5, 1e-9);
+  // Once the imbalance has grown well past it, the call pays again.
+  const LoopChoice grown = loop.decide(point(0.030, 180), test_network());
+  EXPECT_TRUE(grown.candidate) << grown.record.dump();
+}
+
+TEST(AutoLoop, RecordsWhatEachCallWasPredictedToGainDeliveredAndCost) {
+  ClosedLoop loop({{"tree", CandidateShape::distributed}}, 0.02);
+  ASSERT_TRUE(loop.decide(point(0.010, 100), test_network()).candidate);
+  const LoopChoice next = loop.decide(point(0.002, 90, 0.003), test_network());
+  const Json& c = next.record["credited"];
+  EXPECT_EQ(c["candidate"], "tree");
+  EXPECT_DOUBLE_EQ(c["predicted_gain_s"].get<double>(), 0.010 * 10);
+  EXPECT_DOUBLE_EQ(c["delivered_gain_s"].get<double>(), 0.008 * 10);
+  EXPECT_DOUBLE_EQ(c["cost_s"].get<double>(), 0.003);
+  EXPECT_DOUBLE_EQ(c["correction"].get<double>(), 0.8);
+}
+
+TEST(AutoPricing, ACentralizedFloorGrowsWithTheRanksAndADistributedOneDoesNot) {
+  const NetworkFacts net = test_network();
+  PointObservation small = point(0.01, 100);
+  PointObservation large = small;
+  large.nranks = 64 * 1024;
+  large.objects = small.objects * 1024;
+  EXPECT_GT(floor_cost_s(CandidateShape::centralized, large, net),
+            100 * floor_cost_s(CandidateShape::centralized, small, net));
+  EXPECT_DOUBLE_EQ(floor_cost_s(CandidateShape::distributed, large, net),
+                   floor_cost_s(CandidateShape::distributed, small, net));
+}
+
+}  // namespace
+}  // namespace lbbench
