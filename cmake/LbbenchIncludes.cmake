@@ -25,6 +25,7 @@ set(LBBENCH_LAYERS
     balancers/gossip
     balancers/prefix
     balancers/vector
+    balancers/model/auto
     balancers/model
     balancers
     # Strategies written as users write them, against the SDK alone.
