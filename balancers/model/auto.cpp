@@ -136,7 +136,7 @@ double remote_share(const GlobalProblem& problem) {
 // wide-area link, the other sites' share (`remote`). Priced by the bytes alone, `auto`'s
 // own gather was 21 ms at 8,192 ranks on bgq where its seven gathervs took 69 ms at the
 // root: the decision ran at three times its explore budget, and `auto` took 1.78x the
-// fastest candidate on the scale scenario (results/auto-gather-at-scale).
+// fastest candidate on the scale scenario.
 double gather_scatter_priced_s(double bytes, int gathervs, double remote, const PricedNetwork& net) {
   return net.collective_s / 2 + 2 * net.far_latency_s +
          std::max(bytes * net.local.beta_s_per_byte, gathervs * net.gatherv_root_s) +
