@@ -11,7 +11,7 @@
 #include "balancers/diffusive/params.hpp"
 #include "balancers/global/params.hpp"
 #include "balancers/gossip/params.hpp"
-#include "balancers/model/params.hpp"
+#include "balancers/model/auto/params.hpp"
 #include "balancers/plugins.hpp"
 #include "balancers/prefix/params.hpp"
 #include "balancers/tree/params.hpp"
@@ -83,10 +83,11 @@ constexpr std::array kTable{
     BalancerInfo{"vector-refine", BalancerKind::vector_refine, Family::vector,
                  "move the fewest vertices until every rank is within tolerance of the average in every component",
                  &with_params<VectorRefineParams>},
-    BalancerInfo{"auto", BalancerKind::auto_select, Family::model,
-                 "Pearce et al.'s Algorithm 1: predicts each candidate with the cost model at every call, applies the "
-                 "cheapest",
-                 &with_params<AutoParams>},
+    BalancerInfo{
+        "auto", BalancerKind::auto_select, Family::model,
+        "closed loop over candidates: at each point, the one whose measured gain best covers its measured cost, "
+        "or no call, within a budget",
+        &with_params<AutoParams>},
     BalancerInfo{"random", BalancerKind::random, Family::global,
                  "diagnostic: every vertex to a random rank (balances load, ignores locality)",
                  &with_params<RandomParams>},

@@ -121,7 +121,7 @@ std::optional<double> runner_up_gap(const std::vector<const Entry*>& entries,
   std::set<std::string> predicted;
   for (const Entry* e : entries) {
     if (!e->run || !e->run->prediction) continue;
-    for (const auto& [name, total] : e->run->prediction->total_s) predicted.insert(name);
+    for (const auto& [name, n] : e->run->prediction->calls) predicted.insert(name);
   }
   std::vector<double> totals;
   for (const auto& name : predicted) {
@@ -133,8 +133,9 @@ std::optional<double> runner_up_gap(const std::vector<const Entry*>& entries,
   return (totals[1] - totals[0]) / totals[0];
 }
 
-// The model's pick against the candidate measured fastest in the case, and each
-// candidate's predicted total time against the measured median of that balancer.
+// `auto`'s pick (the candidate it called most) against the candidate measured fastest in
+// the case, and its loop's predicted gain against the gain it measured, relative to the
+// run's total.
 void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
                        std::map<std::string, std::vector<double>>& errors) {
   std::map<std::string, double> measured;
@@ -146,11 +147,13 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
     if (!e->run || !e->run->prediction) continue;
     const RunPrediction& p = *e->run->prediction;
     std::string fastest;
-    for (const auto& [name, total] : p.total_s) {
+    for (const auto& [name, n] : p.calls) {
       const auto m = measured.find(name);
       if (m == measured.end() || m->second <= 0) continue;
       if (fastest.empty() || m->second < measured[fastest]) fastest = name;
-      if (!p.at_least.contains(name)) errors[name].push_back(std::abs(total - m->second) / m->second);
+    }
+    if (e->run->total_time_s > 0 && p.predicted_gain_s > 0) {
+      errors["gain"].push_back(std::abs(p.predicted_gain_s - p.delivered_gain_s) / e->run->total_time_s);
     }
     if (fastest.empty()) continue;  // no candidate was measured in this case
     ++c.predictions;
@@ -160,11 +163,6 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
     if (chosen == fastest) ++c.correct;
     const auto at = measured.find(chosen);
     if (at != measured.end() && at->second <= (1 + ReportCase::kNearBest) * measured[fastest]) ++c.near_best;
-    const auto instead = p.fastest_predicted ? measured.find(*p.fastest_predicted) : measured.end();
-    if (at != measured.end() && instead != measured.end()) {
-      ++c.tie_rule_picks;
-      if (at->second <= instead->second) ++c.tie_rule_no_slower;
-    }
   }
   // With repetitions, the case's pick is the one the model made most often.
   for (const auto& [name, n] : picks) {
@@ -173,10 +171,14 @@ void score_predictions(ReportCase& c, const std::vector<const Entry*>& entries,
   c.runner_up_gap = runner_up_gap(entries, measured);
   const auto own = measured.find("auto");
   if (own == measured.end()) return;
-  const auto pick = measured.find(c.chosen);
-  if (pick != measured.end() && pick->second > 0) c.auto_over_pick = own->second / pick->second;
-  const auto fastest = measured.find(c.fastest);
-  if (fastest != measured.end() && fastest->second > 0) c.auto_over_fastest = own->second / fastest->second;
+  const auto ratio_to = [&](const std::string& name) -> std::optional<double> {
+    const auto it = measured.find(name);
+    if (it == measured.end() || it->second <= 0) return std::nullopt;
+    return own->second / it->second;
+  };
+  c.auto_over_pick = ratio_to(c.chosen);
+  c.auto_over_fastest = ratio_to(c.fastest);
+  c.auto_over_none = ratio_to("none");
 }
 
 // The picks of a class of cases, with intervals from resampling the cases.
@@ -196,6 +198,10 @@ SelectionAccuracy selection_accuracy(std::string label, const std::vector<const 
     near_best.push_back({static_cast<double>(c->near_best), static_cast<double>(c->predictions)});
     if (c->auto_over_pick) auto_over_pick.push_back(*c->auto_over_pick);
     if (c->auto_over_fastest) auto_over_fastest.push_back(*c->auto_over_fastest);
+    if (c->auto_over_none) {
+      s.auto_over_none_max = std::max(s.auto_over_none_max.value_or(0.0), *c->auto_over_none);
+      if (*c->auto_over_none > 1 + SelectionAccuracy::kOverNone) ++s.auto_over_none_above;
+    }
   }
   s.correct_ci = bootstrap_proportion(correct, options.resamples, options.seed);
   s.near_best_ci = bootstrap_proportion(near_best, options.resamples, options.seed + 1);
@@ -250,40 +256,26 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
 
 std::string fmt_time(double s) { return fmt::format("{:.4g}", s); }
 
-// How the picks of `auto`'s near-tie rule fared, where it made any.
-std::string tie_rule_line(const std::vector<ReportCase>& cases) {
-  int picks = 0;
-  int no_slower = 0;
-  for (const auto& c : cases) {
-    picks += c.tie_rule_picks;
-    no_slower += c.tie_rule_no_slower;
-  }
-  if (!picks) return "";
-  return fmt::format(
-      "\n`auto`'s near-tie rule chose another candidate than the one predicted fastest in {} picks; {} of them "
-      "measured no slower than that one.\n",
-      picks, no_slower);
-}
-
 std::string selection_table(const std::vector<SelectionAccuracy>& classes) {
   std::string out = fmt::format(
       "\nThe picks by class of case, with 95% bootstrap intervals over the cases; `auto / its pick` is `auto`'s "
       "own median total over that of the balancer it picked, and `auto / fastest` over that of the fastest "
       "candidate, where both ran (what its picks and its deciding cost, together):\n\n| class of case | cases | "
       "picks | correct [95% CI] | within {:.0f}% of the fastest [95% CI] | auto / its pick (median, largest) | "
-      "auto / fastest (mean, largest) |\n"
-      "|---|---:|---:|---|---|---|---|\n",
-      100 * ReportCase::kNearBest);
+      "auto / fastest (mean, largest) | auto / none (largest; cases above {:.0f}%) |\n"
+      "|---|---:|---:|---|---|---|---|---|\n",
+      100 * ReportCase::kNearBest, 100 * (1 + SelectionAccuracy::kOverNone));
   const auto share = [](int k, int n, const Interval& ci) {
     return n ? fmt::format("{} ({:.0f}%) [{:.0f}, {:.0f}]", k, 100.0 * k / n, 100 * ci.low, 100 * ci.high) : "–";
   };
   for (const auto& s : classes) {
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", s.label, s.cases, s.predictions,
         share(s.correct, s.predictions, s.correct_ci), share(s.near_best, s.predictions, s.near_best_ci),
         s.auto_over_pick_median ? fmt::format("{:.2f}, {:.2f}", *s.auto_over_pick_median, *s.auto_over_pick_max) : "–",
         s.auto_over_fastest_mean ? fmt::format("{:.3f}, {:.2f}", *s.auto_over_fastest_mean, *s.auto_over_fastest_max)
-                                 : "–");
+                                 : "–",
+        s.auto_over_none_max ? fmt::format("{:.3f}; {}", *s.auto_over_none_max, s.auto_over_none_above) : "–");
   }
   return out;
 }
@@ -406,14 +398,14 @@ std::string report_markdown(const Report& report, const ReportOptions& options) 
   if (predictions) {
     out += fmt::format(
         "\n## Prediction accuracy\n\nCorrect selection: {} of {} ({:.0f}%). Within {:.0f}% of the fastest: {} "
-        "({:.0f}%).\n\n| balancer | samples | mean abs. relative error |\n|---|---:|---:|\n",
+        "({:.0f}%).\n\n`auto`'s loop: its predicted gain against the gain measured, over the run's total.\n\n| "
+        "prediction | runs | mean abs. error over the total |\n|---|---:|---:|\n",
         correct, predictions, 100.0 * correct / predictions, 100 * ReportCase::kNearBest, near_best,
         100.0 * near_best / predictions);
     for (const auto& e : report.prediction_errors) {
       out += fmt::format("| {} | {} | {:.1f}% |\n", e.balancer, e.samples, 100 * e.mean_relative_error);
     }
     out += selection_table(report.selection);
-    out += tie_rule_line(report.cases);
     out +=
         "\nFollowing the model (the measured time of the balancer it chose) against always using one "
         "balancer, mean over cases of (T_always - T_chosen) / T_always:\n\n| always | cases | gain |\n"

@@ -63,10 +63,7 @@ struct ReportCase {
   // that of the fastest candidate: what its picks and its deciding cost it, together.
   std::optional<double> auto_over_pick;
   std::optional<double> auto_over_fastest;
-  // Picks `auto`'s near-tie rule made instead of the candidate predicted fastest, and how
-  // many of them measured no slower than that one.
-  int tie_rule_picks = 0;
-  int tie_rule_no_slower = 0;
+  std::optional<double> auto_over_none;  // ... and over that of `none`
 };
 
 // The model's picks over a class of cases, with 95% bootstrap intervals over the cases.
@@ -84,6 +81,10 @@ struct SelectionAccuracy {
   // auto's median over the fastest candidate's, over the same cases: mean and largest.
   std::optional<double> auto_over_fastest_mean;
   std::optional<double> auto_over_fastest_max;
+  // auto's median over none's: the largest, and the cases where it is above 1 + kOverNone.
+  std::optional<double> auto_over_none_max;
+  int auto_over_none_above = 0;
+  static constexpr double kOverNone = 0.03;
 };
 
 struct ModelGain {

@@ -34,32 +34,6 @@ double app_time_none(double l_max, int steps);
 // paper's ideal global balancer).
 double app_time_global(double c_global, double l_after, int steps);
 
-// Beyond the paper, the rest of a run of one balancer from this call on: this call's cost,
-// `later_calls` more at `later_call_s` each, and `steps` steps at `l_after`.
-double app_time_to_end(double first_call_s, double later_call_s, int later_calls, double l_after, int steps);
-
-// Beyond the paper, loads that move rather than grow: where the ranks' load trends mostly
-// cancel (their sum, `trend_sum`, is under kMovesRatherThanGrows of the sum of their sizes,
-// `trend_size_sum`), load leaves some ranks as it reaches others, and a hot spot that
-// drifts keeps its peak. A rank's line then holds only until the spot has passed it;
-// followed further, it makes the slowest rank grow at every step. There no step of any
-// forecast passes the slowest rank of now, `lmax`, which this returns; elsewhere infinity.
-// On `scale-drift.yaml` at 8,192 bgq ranks (each rank's share crossed in about two steps)
-// the lines had priced `none`'s next ten steps at 2.2x the slowest rank of now.
-inline constexpr double kMovesRatherThanGrows = 0.5;
-bool loads_move(double trend_sum, double trend_size_sum);
-double moving_loads_cap(double trend_sum, double trend_size_sum, double lmax);
-
-// Beyond the paper, the most balancing could gain over `none` in `steps` steps: `excess_s`
-// (the slowest rank's step over perfect balance's) at every one. Where the loads move
-// (`moving`, moving_loads_cap), a balanced placement holds only while the moving load
-// comes back: at the t-th step after a call at most excess_s - largest_trend_s x t (the
-// fastest any rank's load moves), with each of `calls` calls `period` steps apart starting
-// over; at most the bound above. On `scale-drift.yaml` at 8,192 bgq ranks the loads come
-// back within two steps of a call, and the bound above had spent 26.5 ms of a 96 ms run
-// finding that no candidate gains.
-double gain_bound_s(double excess_s, int steps, int calls, int period, bool moving, double largest_trend_s);
-
 // Equation 10: AppTime_diff = sum over steps of (C_diff_i + L_max_i), with L_max_i and
 // ElementsMoved_max_i from the simulator and C_diff_i = decision + data movement. The
 // paper diffuses at every step; with diffusion every `steps_per_call` steps each

@@ -159,6 +159,9 @@ struct LoadView {
   // than the slowest rank's compute (the halo exchange's share of a step). 0 where it is not
   // measured. A cost model adds it to every step it predicts.
   Load step_exchange;
+  // The previous LB point's call, decision and migration on its slowest rank, as the
+  // engine charged it; 0 at the first.
+  double last_call_s = 0;
 };
 
 struct Move {
@@ -171,7 +174,7 @@ struct Move {
 struct MigrationPlan {
   std::vector<Move> moves;
   std::optional<ProtocolStats> protocol;
-  Json decision;  // on rank 0, from strategies that choose among others (`auto`); else null
+  Json decision;  // on rank 0, from strategies that choose among others (`auto`): Acting::why
 };
 
 struct GlobalProblem;    // balancers/sdk/centralized.hpp
@@ -179,34 +182,32 @@ class ProtocolObserver;  // balancers/sdk/protocol.hpp
 // New owner of each object of a GlobalProblem, in the problem's order.
 using Assignment = std::vector<Rank>;
 
-// What every rank knows of a call before anything is gathered: the totals every engine
-// reduces before it calls a balancer, and the machine.
+// What every rank knows at an LB point before anything is gathered: the totals every
+// engine reduces before it calls a balancer, and the machine.
 struct CallOutlook {
   int nranks = 1;
   std::int64_t objects = 0;  // the balancer's objects over all ranks
-  std::int64_t edges = 0;    // the graph's edges (undirected): what a gather of the graph carries
-  int coord_dims = 0;        // coordinates per object; 0 where the mesh has none
   double max_rank_load_s = 0;
   double total_load_s = 0;
-  double step_exchange_s = 0;  // LoadView::step_exchange
+  // The slowest rank's mean step since the last point, as measured (compute and waiting
+  // for its neighbors): what a step took, where the loads are what it needed. 0: not measured.
+  double max_step_s = 0;
   int period = 0;
   int steps_left = 0;
-  int later_calls = 0;
+  // The previous LB point's call, decision and migration on its slowest rank, as the
+  // engine charged it (LoadView::last_call_s).
+  double last_call_s = 0;
   const MachineInfo* machine = nullptr;
-  RankTrends trends;  // LoadView::rank_trends, at a call and at a look alike
-  // At a look (Balancer::takes_call): the steps from the one whose loads it saw to the LB
-  // point. 0 at a call.
-  int steps_to_point = 0;
 };
 
-// What a balancer that ran at a call as itself chose and cost there (Balancer::runs_first).
 class Balancer;
-struct RanPlan {
-  const Balancer* balancer = nullptr;
-  Assignment assignment;  // over the call's objects, in (rank, local index) order
-  double decision_s = 0;  // its decision as the engine charged it
-  int protocol_rounds = 0;
-  int protocol_reducing_rounds = 0;  // of those, the rounds that also reduced values
+// The balancer that makes a call, and why it was chosen (for the record; null where it
+// chose nothing).
+struct Acting {
+  Balancer& balancer;
+  Json why;
+  // LB points after this one that the engines skip whole: no reduction, no call.
+  int points_to_skip = 0;
 };
 
 class Balancer {
@@ -218,7 +219,7 @@ class Balancer {
   // that should not be charged to the first LB call's decision time.
   virtual void prepare(MPI_Comm /*comm*/) {}
   // The same decision made in one process over the whole problem (objects in (rank, local
-  // index) order), as `auto`'s cost model and the model engine make it: a centralized
+  // index) order), as the model engine makes it: a centralized
   // strategy's solve, a distributed one's serial reference. `observer`, when given, sees
   // every round of a distributed protocol. The default moves nothing.
   [[nodiscard]] virtual Assignment decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const;
@@ -231,65 +232,22 @@ class Balancer {
   // ... and each object's coordinates where the mesh has them (for a strategy that also
   // needs the trends, only where they were measured).
   [[nodiscard]] virtual bool needs_coords() const { return false; }
-  // A strategy that chooses among others (`auto`) hands the calls it does not re-decide to
-  // the one it chose: the balancer that makes a call with these totals (the shown loads'
-  // max over mean, background included, tells their shapes apart). Itself by default.
-  // Called once per call, alike on every rank; plan() asks it itself, and an engine that
-  // decides without plan() (the model engine) asks it and runs what it returns.
-  [[nodiscard]] virtual const Balancer& acting_for(const CallOutlook& /*call*/) const { return *this; }
-  // A strategy that weighs others' plans (`auto` at a call that decides) runs these as
-  // themselves before it decides, in this order: a distributed protocol as the protocol it
-  // is, every rank at once, where a serial reference on rank 0 would cost about the ranks
-  // times as much. plan() runs them itself; an engine that decides without plan() (the
-  // model engine) runs each, charges it, and hands what they did to ran_first() before it
-  // runs this one. Alike on every rank, from `call`. Empty by default.
-  [[nodiscard]] virtual std::vector<const Balancer*> runs_first(const CallOutlook& /*call*/) const { return {}; }
-  // What the balancers of runs_first() chose and cost at this call; the next
-  // decide_serially() weighs them instead of running their references.
-  virtual void ran_first(std::vector<RanPlan> /*plans*/) const {}
-  // Asked before each balancer of runs_first() runs, with those that ran before it at this
-  // call: whether it still runs (else none after it does). Alike on every rank.
-  [[nodiscard]] virtual bool keeps_running_first(const CallOutlook& /*call*/, const std::vector<RanPlan>& /*ran*/,
-                                                 const Balancer& /*next*/) const {
-    return true;
-  }
-  // What a decision that is neither a protocol's rounds nor a gather to rank 0 exchanges
-  // besides its code, every rank at once (`auto` weighing its candidates' plans by their
-  // totals): rounds of the sparse exchange, and allreduces of these sizes in bytes. plan()
-  // runs them; an engine that decides without plan() (the model engine) charges them after
-  // decide_serially(), whose code it charges as every rank's share of it. None by default.
-  struct DecisionTraffic {
-    int sparse_rounds = 0;
-    std::vector<double> allreduce_bytes;
-  };
-  [[nodiscard]] virtual DecisionTraffic decision_traffic() const { return {}; }
-  // After a call, on rank 0: what a strategy that chooses among others decided and why. It
-  // goes into the record's LB entry; null for the rest.
-  [[nodiscard]] virtual Json decision() const { return nullptr; }
+  // A strategy that chooses among others (`auto`) hands each call to the one it chose
+  // from the call's totals. Called once per LB point, alike on every rank; plan() asks it
+  // itself, and an engine that decides without plan() (the model engine) asks it and runs
+  // what it returns. Itself by default.
+  virtual Acting acting_for(const CallOutlook& /*call*/) { return {*this, nullptr}; }
+  // Whether the engines ask acting_for() before each LB point, on the loads' totals
+  // reduced without waiting from a few steps before it, and skip the point whole (no
+  // reduction that every rank waits at, no call) where the balancer it returns promised
+  // that nothing moves: a strategy that often chooses no call (`auto`) would otherwise make
+  // every rank wait for the slowest at every point, which `none` never does. False by default.
+  [[nodiscard]] virtual bool looks_before_calls() const { return false; }
   // After a call (plan() or decide_serially()), alike on every rank: whether it promised
   // that no rank's plan moves anything. The engines then skip the migration and what
   // measures its effect (the census after it, the plan's prediction, the moved totals),
   // collectives that on a wide-area machine cost more than the call itself.
   [[nodiscard]] virtual bool promised_nothing_moves() const { return false; }
-  // Asked at every LB point, before anything of the call happens, alike on every rank:
-  // false skips the call whole (no reduction of the loads, no decision, no migration), and
-  // the loads measured since the last call taken carry on into the next. `look` is null,
-  // or, where wants_look() asked for it at the point before, the loads' totals as they
-  // stood half a period before the point, reduced without waiting (so `max_rank_load_s`,
-  // `total_load_s`, `step_exchange_s` and `objects` are that old; the rest is this point's).
-  // `auto` skips calls where its last decision showed that looking again cannot pay, and
-  // where a look says that it would keep `none` again. True by default.
-  [[nodiscard]] virtual bool takes_call(const CallOutlook* /*look*/) const { return true; }
-  // After takes_call(look) kept a point with a look, alike on every rank: what the look
-  // decided, where it decided anything (`auto`: the totals alone rule out every candidate
-  // but `none`), for the record; null otherwise.
-  [[nodiscard]] virtual Json look_decision() const { return nullptr; }
-  // Asked before the first step and after every LB point, taken or not, alike on every
-  // rank: whether the engine should start reducing the loads' totals half a period before
-  // the next point without waiting for them, and hand them to that point's takes_call(). A blocking reduction
-  // makes every rank wait for the slowest at every call; a balancer that keeps the
-  // distribution as it is need not.
-  [[nodiscard]] virtual bool wants_look() const { return false; }
 };
 
 // The baseline: never moves anything.

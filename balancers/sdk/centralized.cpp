@@ -197,7 +197,6 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
   const ChargedCode reading;
   MigrationPlan out;
-  if (me == 0) out.decision = decision();
   for (LocalIndex v = 0; v < local; ++v) {
     if (mine[static_cast<std::size_t>(v)] != view.rank) out.moves.push_back({v, mine[static_cast<std::size_t>(v)]});
   }

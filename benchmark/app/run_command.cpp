@@ -14,7 +14,7 @@
 #include "app/cli.hpp"
 #include "app/exit_codes.hpp"
 #include "app/launch.hpp"
-#include "balancers/model/params.hpp"
+#include "balancers/model/auto/params.hpp"
 #include "balancers/plugins.hpp"
 #include "balancers/sdk/config.hpp"
 #include "comm/mpi.hpp"

@@ -8,7 +8,7 @@
 #include <array>
 #include <vector>
 
-#include "balancers/model/params.hpp"
+#include "balancers/model/auto/params.hpp"
 #include "balancers/sdk/plugin_declaration.hpp"
 #include "balancers/sdk/registry.hpp"
 #include "core/error.hpp"

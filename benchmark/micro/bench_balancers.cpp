@@ -22,7 +22,7 @@
 #include "balancers/global/refine.hpp"
 #include "balancers/gossip/gossip.hpp"
 #include "balancers/gossip/params.hpp"
-#include "balancers/model/motion.hpp"
+#include "balancers/model/auto/loop.hpp"
 #include "balancers/prefix/params.hpp"
 #include "balancers/prefix/prefix.hpp"
 #include "balancers/tree/params.hpp"
@@ -162,79 +162,51 @@ BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))
     ->Args({1024, 512})
     ->Unit(benchmark::kMillisecond);
 
-// --- auto's forecast of `none` along the loads' motion ----------------------------------
+// --- auto's choice at an LB point ---------------------------------------------------------
 
-// A side^3 grid of objects (6 neighbors each) in z slabs over the ranks, with a hot spot
-// whose loads drift along x: each object's trend is the motion's, -velocity . gradient.
-GlobalProblem drifting_spot(int ranks, int side) {
-  const std::int64_t objects = static_cast<std::int64_t>(side) * side * side;
-  GlobalProblem p = random_problem(ranks, objects);
-  p.coord_dims = 3;
-  p.xadj.push_back(0);
-  const double radius = 0.2 * side;
-  const double velocity = 0.25;  // cells per step
-  for (std::int64_t v = 0; v < objects; ++v) {
-    const auto i = static_cast<std::size_t>(v);
-    const int x = static_cast<int>(v % side), y = static_cast<int>(v / side % side),
-              z = static_cast<int>(v / side / side);
-    p.owner[i] = Rank{static_cast<int>(v * ranks / objects)};
-    for (const int c : {x, y, z}) p.coords.push_back(c);
-    const double dx = x - 0.3 * side, dy = y - 0.5 * side, dz = z - 0.5 * side;
-    const double spot = 9 * std::exp(-(dx * dx + dy * dy + dz * dz) / (radius * radius));
-    p.load[i] = Load(1 + spot);
-    p.load_trend.push_back(velocity * 2 * dx / (radius * radius) * spot);  // -v . gradient
-    for (const auto& [at, stride] : {std::pair{x, 1}, {y, side}, {z, side * side}}) {
-      if (at > 0) p.adjncy.push_back(v - stride);
-      if (at + 1 < side) p.adjncy.push_back(v + stride);
-    }
-    p.xadj.push_back(static_cast<std::int64_t>(p.adjncy.size()));
-  }
-  return p;
-}
-
-// The forecast's three parts, each timed, and all of them against greedy's solve of the
-// same problem in the same run (x_greedy), since speed is a ratio to a baseline measured
-// alongside on a shared host.
-void BM_NoneMotion(benchmark::State& state) {
-  const GlobalProblem p = drifting_spot(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-  const int steps = 36;
-  double fit_s = 0, moved_s = 0, path_s = 0;
+// The closed loop's decision from the reduced totals, against greedy's solve of a problem of
+// the same ranks (64 objects each) in the same run (x_greedy): what auto adds to a call
+// before its candidate runs, as a ratio to a baseline measured alongside on a shared host.
+void BM_AutoLoopDecide(benchmark::State& state) {
+  const int ranks = static_cast<int>(state.range(0));
+  const std::vector<LoopCandidate> candidates{{"none", CandidateShape::distributed},
+                                              {"greedy", CandidateShape::centralized},
+                                              {"metis", CandidateShape::centralized},
+                                              {"diffusion", CandidateShape::distributed},
+                                              {"tree", CandidateShape::distributed}};
+  NetworkFacts net;
+  net.allreduce_s = 2e-5;
+  net.far_message_s = 5e-6;
+  net.call_collectives = 12;
+  ClosedLoop loop(candidates, 0.02);
+  int point = 0;
   auto seconds_since = [](auto start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  double decide_s = 0;
   for (auto _ : state) {
-    auto start = std::chrono::steady_clock::now();
-    const std::optional<Motion> motion = fit_motion(p);
-    fit_s += seconds_since(start);
-    if (!motion) {
-      state.SkipWithError("no motion fitted");
-      return;
-    }
-    start = std::chrono::steady_clock::now();
-    const auto times = moved_rank_times(p, *motion, steps);
-    moved_s += seconds_since(start);
-    start = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(critical_path_s(times, rank_neighbors(p)));
-    path_s += seconds_since(start);
+    const PointObservation seen{.nranks = ranks,
+                                .objects = 64LL * ranks,
+                                .max_load_s = 0.02 + 0.001 * (point % 7),
+                                .mean_load_s = 0.02,
+                                .steps_to_next = 10,
+                                .steps_left = 1 << 20,
+                                .last_call_cost_s = 1e-3};
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(loop.decide(seen, net));
+    decide_s += seconds_since(start);
+    ++point;
   }
-  const auto n = static_cast<double>(state.iterations());
+  const GlobalProblem p = random_problem(ranks, 64LL * ranks);
   const auto start = std::chrono::steady_clock::now();
   const Assignment greedy = GreedyBalancer().solve(p);
   benchmark::DoNotOptimize(greedy.data());
   const double greedy_s = seconds_since(start);
-  state.counters["fit_ms"] = 1e3 * fit_s / n;
-  state.counters["moved_ms"] = 1e3 * moved_s / n;
-  state.counters["path_ms"] = 1e3 * path_s / n;
-  state.counters["x_greedy"] = (fit_s + moved_s + path_s) / n / greedy_s;
-  state.counters["fit_r2"] = fit_motion(p)->fit_r2;
+  state.counters["decide_us"] = 1e6 * decide_s / static_cast<double>(state.iterations());
+  state.counters["x_greedy"] = decide_s / static_cast<double>(state.iterations()) / greedy_s;
 }
 
-BENCHMARK(BM_NoneMotion)
-    ->ArgNames({"ranks", "side"})
-    ->Args({32, 24})
-    ->Args({128, 48})
-    ->Args({8192, 64})
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AutoLoopDecide)->ArgNames({"ranks"})->Arg(64)->Arg(8192)->Unit(benchmark::kMicrosecond);
 
 // --- the vector family (Buch) ---------------------------------------------------------------
 

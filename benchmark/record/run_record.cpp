@@ -230,32 +230,26 @@ LoadVectorRecord load_vector_from(const Fields& f) {
 }
 
 Json to_json(const RunPrediction& p) {
-  Json candidates = Json::object();
-  for (const auto& [name, total] : p.total_s) {
-    candidates[name] = Json{{"total_s", total}};
-    if (p.at_least.contains(name)) candidates[name]["at_least"] = true;
-  }
-  Json j{{"chosen", p.chosen}, {"at_step", p.at_step}, {"later_calls", p.later_calls}, {"candidates", candidates}};
-  if (p.fastest_predicted) j["fastest_predicted"] = *p.fastest_predicted;
-  if (!p.look_decision.is_null()) j["look_decision"] = p.look_decision;
-  return j;
+  Json calls = Json::object();
+  for (const auto& [name, n] : p.calls) calls[name] = n;
+  return Json{{"chosen", p.chosen},
+              {"calls", calls},
+              {"predicted_gain_s", p.predicted_gain_s},
+              {"delivered_gain_s", p.delivered_gain_s},
+              {"spent_s", p.spent_s}};
 }
 
 RunPrediction prediction_from(const Fields& f) {
   RunPrediction p;
   p.chosen = f.need<std::string>("chosen");
-  p.at_step = f.get<int>("at_step", 0);
-  p.later_calls = f.get<int>("later_calls", 0);
-  if (f.has("fastest_predicted")) p.fastest_predicted = f.need<std::string>("fastest_predicted");
-  if (f.has("look_decision")) p.look_decision = f.raw("look_decision");
-  const Json candidates = f.raw("candidates");
-  if (candidates.is_object()) {
-    for (const auto& [name, c] : candidates.items()) {
-      const Fields candidate(c, f.name("candidates") + "." + name);
-      p.total_s.emplace_back(name, candidate.need<double>("total_s"));
-      if (candidate.get<bool>("at_least", false)) p.at_least.insert(name);
-    }
+  // Records made before the closed loop name their candidates under `candidates`.
+  const Json calls = f.has("calls") ? f.raw("calls") : f.raw("candidates");
+  if (calls.is_object()) {
+    for (const auto& [name, n] : calls.items()) p.calls.emplace_back(name, n.is_number() ? n.get<int>() : 0);
   }
+  p.predicted_gain_s = f.get<double>("predicted_gain_s", 0.0);
+  p.delivered_gain_s = f.get<double>("delivered_gain_s", 0.0);
+  p.spent_s = f.get<double>("spent_s", 0.0);
   return p;
 }
 

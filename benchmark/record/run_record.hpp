@@ -105,20 +105,15 @@ struct SimulationInfo {
   double setup_s = 0;  // simulated time from the replay's start to its first step
 };
 
-// `auto`'s first call as a prediction of the whole run, per candidate.
+// `auto`'s choices over the run, from what its LB points recorded (LbEvent::prediction).
 struct RunPrediction {
-  std::string chosen;
-  int at_step = 0;
-  int later_calls = 0;
-  std::vector<std::pair<std::string, double>> total_s;  // per candidate, in auto's order
-  // Candidates `auto` skipped as unable to win: their total_s is a lower bound, not a
-  // prediction.
-  std::set<std::string> at_least;
-  // Where `auto`'s near-tie rule chose another candidate: the one predicted fastest.
-  std::optional<std::string> fastest_predicted;
-  // Where no call decided before an LB point that a look kept (Balancer::look_decision()):
-  // that look's decision, which the rest is taken from; null otherwise.
-  Json look_decision;
+  std::string chosen;  // the candidate it called at the most points; `none` where it called at none
+  std::vector<std::pair<std::string, int>> calls;  // per candidate, the points it called it at
+  // Over the windows its closed loop credited: the gain it predicted, the gain measured,
+  // and what its calls cost as charged.
+  double predicted_gain_s = 0;
+  double delivered_gain_s = 0;
+  double spent_s = 0;
 };
 
 // The imbalance vt recorded of one phase (its LBStatsfile), for the step that replays it.
@@ -214,8 +209,7 @@ struct RunRecord {
   std::int64_t migrations = 0;
   std::int64_t migrated_bytes = 0;
   int lb_invocations = 0;
-  // LB points of the scenario, calls or not: a balancer may skip some whole
-  // (Balancer::takes_call()). Absent in records made before it was kept.
+  // LB points of the scenario. Absent in records made before it was kept.
   std::optional<int> lb_points;
   std::vector<double> imbalance_before;
   std::vector<double> imbalance_after;

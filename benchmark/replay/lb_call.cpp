@@ -55,59 +55,48 @@ double mean_since(const std::vector<double>& per_step, int measured_since, int s
 }
 
 // What every rank learns of the loads before the balancer runs: their total and largest,
-// and the steps' exchange time (LoadView::step_exchange), which is the largest wall time
-// less the largest compute time.
+// the steps' exchange time (LoadView::step_exchange), which is the largest wall time less
+// the largest compute time, and the slowest rank's share of the last call.
 struct CallTotals {
   double total = 0;
   double max = 0;
   double step_exchange = 0;
+  double last_call = 0;
   RankTrends trends;
 };
 
-// The loads' sum, then the maxima of the model load, the mean compute and the mean wall.
-void add_then_max(std::array<double, 4>& into, const std::array<double, 4>& from) {
-  into[0] += from[0];
-  for (std::size_t k = 1; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
-}
+// What a rank adds to the one reduction: its model load, mean compute and mean wall per
+// step, and its share of the last call.
+struct RankShare {
+  double load = 0;
+  double compute = 0;
+  double wall = 0;
+  double last_call = 0;
+};
 
-// The reduced form of a rank's loads (model load, mean compute, mean wall): the sum, then
-// the maxima.
-std::array<double, 4> reduced_share(const std::array<double, 3>& loads) {
-  return {loads[0], loads[0], loads[1], loads[2]};
-}
+// The sums (the load, the trend, its size), then the maxima (the model load, the mean
+// compute, the mean wall, the last call, the trend's size).
+using ReducedShare = std::array<double, 8>;
+constexpr std::size_t kSums = 3;
 
-CallTotals call_totals_of(const std::array<double, 4>& v) { return {v[0], v[1], std::max(0.0, v[3] - v[2]), {}}; }
-
-// With the rank's load trend: the sums (the load, the trend, its size), then the maxima
-// (the model load, the mean compute, the mean wall, the trend's size).
-using TrendedShare = std::array<double, 7>;
-constexpr std::size_t kTrendedSums = 3;
-
-void add_then_max_trended(TrendedShare& into, const TrendedShare& from) {
-  for (std::size_t k = 0; k < kTrendedSums; ++k) into[k] += from[k];
-  for (std::size_t k = kTrendedSums; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
-}
-
-TrendedShare trended_share(const std::array<double, 3>& loads, double trend) {
-  const double size = std::abs(trend);
-  return {loads[0], trend, size, loads[0], loads[1], loads[2], size};
-}
-
-// The totals of reduced trended shares; their trends only where the ranks sent them.
-CallTotals trended_totals_of(const TrendedShare& t, bool trended) {
-  CallTotals out = call_totals_of({t[0], t[3], t[4], t[5]});
-  if (trended) out.trends = RankTrends{.sum = t[1], .size = t[2], .largest = t[6]};
-  return out;
+void add_then_max(ReducedShare& into, const ReducedShare& from) {
+  for (std::size_t k = 0; k < kSums; ++k) into[k] += from[k];
+  for (std::size_t k = kSums; k < into.size(); ++k) into[k] = std::max(into[k], from[k]);
 }
 
 // The only collective the replay adds to a call; the metrics, which need every rank's
 // load, are gathered when the run ends (CallLedger). Where the balancer asks for the
 // loads' trends, the rank's (`trend`, seconds per step over its speed) travel with it.
-CallTotals reduce_call_totals(const std::array<double, 3>& loads, std::optional<double> trend, MPI_Comm comm) {
-  if (!trend)
-    return call_totals_of(allreduce_combined<std::array<double, 4>, add_then_max>(reduced_share(loads), comm));
-  return trended_totals_of(allreduce_combined<TrendedShare, add_then_max_trended>(trended_share(loads, *trend), comm),
-                           true);
+CallTotals reduce_call_totals(const RankShare& r, std::optional<double> trend, MPI_Comm comm) {
+  const double t = trend.value_or(0.0);
+  const ReducedShare v = allreduce_combined<ReducedShare, add_then_max>(
+      {r.load, t, std::abs(t), r.load, r.compute, r.wall, r.last_call, std::abs(t)}, comm);
+  CallTotals out{
+      .total = v[0], .max = v[3], .step_exchange = std::max(0.0, v[5] - v[4]), .last_call = v[6], .trends = {}};
+  // Every rank measured trends or none did: the balancer and the scenario are the same on
+  // every rank.
+  if (trend) out.trends = RankTrends{.sum = v[1], .size = v[2], .largest = v[7]};
+  return out;
 }
 
 // This rank's load trend over its speed (seconds per step), where trends were measured.
@@ -197,9 +186,10 @@ LoadModelInputs call_model_inputs(const LbContext& ctx, const LocalGraph& graph,
 
 }  // namespace
 
-LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
-                    int measured_since) {
+LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, const LbPoint& at, double& last_call_s) {
   const Scenario& s = ctx.scenario;
+  const int step = at.step;
+  const int invocation = at.invocation;
   const int me = comm_rank(ctx.comm);
   const int nranks = comm_size(ctx.comm);
   const int dims = ctx.field.dims();
@@ -221,10 +211,11 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{}) +
                          std::accumulate(background.begin(), background.end(), Load{});
   CallShare share;
-  share.loads = {rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
-                 mean_since(loop.steps().wall, measured_since, step)};
-  const CallTotals totals =
-      reduce_call_totals(share.loads, trends ? rank_trend(shown_trends, ctx.machine, me) : std::nullopt, ctx.comm);
+  share.loads = {rank_load.seconds(), mean_since(loop.steps().compute, at.measured_since, step),
+                 mean_since(loop.steps().wall, at.measured_since, step)};
+  const CallTotals totals = reduce_call_totals(
+      RankShare{.load = share.loads[0], .compute = share.loads[1], .wall = share.loads[2], .last_call = last_call_s},
+      trends ? rank_trend(shown_trends, ctx.machine, me) : std::nullopt, ctx.comm);
   share.total_load = totals.total;
   const LoadView view{.graph = shown,
                       .vertex_load = loads,
@@ -249,7 +240,8 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
                       .total_load = Load(totals.total),
                       .max_rank_load = Load(totals.max),
                       .rank_trends = totals.trends,
-                      .step_exchange = Load(totals.step_exchange)};
+                      .step_exchange = Load(totals.step_exchange),
+                      .last_call_s = totals.last_call};
   const double t0 = ctx.engine.now();
   MigrationPlan plan = ctx.balancer.plan(view, ctx.balancer_comm);
   share.decision_s = ctx.engine.now() - t0;
@@ -265,6 +257,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   if (ctx.balancer.promised_nothing_moves()) {
     keep_the_distribution(ctx, plan, loop, step);
     share.kept = true;
+    last_call_s = share.decision_s;
     ctx.ledger.add(std::move(share));
     return event;
   }
@@ -288,6 +281,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int
   share.vertices_sent = stats.vertices_sent;
   share.bytes_sent = stats.bytes_sent;
   share.digest_share = owners_digest_share(graph, me);
+  last_call_s = share.decision_s + share.migration_s;
   ctx.ledger.add(std::move(share));
   return event;
 }
@@ -297,62 +291,33 @@ LoadLook::~LoadLook() {
   if (started()) MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
 }
 
-void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
-                     int measured_since) {
+void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, const LbPoint& at,
+                     double last_call_s) {
   const std::vector<std::int64_t> everyone = all_positions(graph);
-  const LoadModelInputs inputs = call_model_inputs(ctx, graph, loop, step, invocation, everyone);
-  const std::vector<Load> vectors = modeled_vertex_loads(inputs);
-  const std::vector<Load> loads = summed_loads(vectors, ctx.field.dims());
-  const Load rank_load = std::accumulate(loads.begin(), loads.end(), Load{});
-  // The trend a call would reduce: over the vertices the balancer is shown, those a trace
-  // does not pin.
-  std::optional<double> trend;
-  if (ctx.balancer.needs_trends() && trends_measured(inputs)) {
-    const int me = comm_rank(ctx.comm);
-    std::optional<MovablePart> movable;
-    if (graph.has_pinned()) movable = movable_part(graph, vectors, ctx.field.dims(), Rank{me});
-    trend = rank_trend(shown_values(modeled_vertex_trends(inputs), movable ? &*movable : nullptr), ctx.machine, me);
-  }
+  const LoadModelInputs inputs = call_model_inputs(ctx, graph, loop, at.step, at.invocation, everyone);
+  const std::vector<Load> loads = summed_loads(modeled_vertex_loads(inputs), ctx.field.dims());
+  const double rank_load = std::accumulate(loads.begin(), loads.end(), Load{}).seconds();
   // The balancer's objects: vertices a trace pins never move.
-  start({rank_load.seconds(), mean_since(loop.steps().compute, measured_since, step),
-         mean_since(loop.steps().wall, measured_since, step)},
-        graph.has_pinned() ? graph.pinned_from : graph.global_vertices, graph.global_edges, graph.dim, trend);
-  started_at_ = step;
-}
-
-void LoadLook::start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims,
-                     std::optional<double> trend) {
-  share_ = trended_share(loads, trend.value_or(0.0));
-  trended_ = trend.has_value();
-  started_at_.reset();
-  objects_ = objects;
-  edges_ = edges;
-  coord_dims_ = coord_dims;
+  const std::int64_t objects = graph.has_pinned() ? graph.pinned_from : graph.global_vertices;
+  sum_share_ = {rank_load, comm_rank(comm_) == 0 ? static_cast<double>(objects) : 0.0};
+  max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s};
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
-  MPI_Iallreduce(share_.data(), totals_.data(), kTrendedSums, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
-  MPI_Iallreduce(share_.data() + kTrendedSums, totals_.data() + kTrendedSums,
-                 static_cast<int>(share_.size() - kTrendedSums), MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+  MPI_Iallreduce(sum_share_.data(), sums_.data(), 2, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(max_share_.data(), maxima_.data(), 3, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
 }
 
 CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
   MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
-  // Every rank measured trends or none did: the balancer and the scenario are the same on
-  // every rank.
-  const CallTotals totals = trended_totals_of(totals_, trended_);
   return CallOutlook{.nranks = comm_size(comm_),
-                     .objects = objects_,
-                     .edges = edges_,
-                     .coord_dims = coord_dims_,
-                     .max_rank_load_s = totals.max,
-                     .total_load_s = totals.total,
-                     .step_exchange_s = totals.step_exchange,
+                     .objects = static_cast<std::int64_t>(sums_[1]),
+                     .max_rank_load_s = maxima_[0],
+                     .total_load_s = sums_[0],
+                     .max_step_s = maxima_[1],
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
-                     .later_calls = lb_points_after(s, step),
-                     .machine = &machine,
-                     .trends = totals.trends,
-                     .steps_to_point = started_at_ ? step - *started_at_ : 0};
+                     .last_call_s = maxima_[2],
+                     .machine = &machine};
 }
 
 }  // namespace lbbench

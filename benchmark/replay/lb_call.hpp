@@ -39,19 +39,26 @@ struct LbContext {
 // The placement digest (core/hash.hpp) of the ranks' vertices. Collective.
 std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm);
 
-// Collective: one reduction of the loads' totals, then the balancer's and the migration's
-// own communication. `invocation` counts the calls before this one; `measured_since` is
-// the first step of the measured loads' window (the step after the previous call). The
-// event holds what the call knows at once (its step, the imbalance of the loads it was
-// told, the protocol's counts and `auto`'s prediction, on rank 0); the ledger's settle()
-// fills the rest, and the record the measured imbalances from the per-step times.
-LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, int step, int invocation,
-                    int measured_since);
+// Where an LB call is: `invocation` counts the calls before this one; `measured_since` is
+// the first step of the measured loads' window (the step after the previous call).
+struct LbPoint {
+  int step = 0;
+  int invocation = 0;
+  int measured_since = 0;
+};
 
-// A look at the loads' totals for a balancer that asked for one (Balancer::wants_look()):
-// the same totals a call reduces, reduced without waiting from half a period before an LB
-// point to the point. A rank waits at the point only for ranks that have not yet reached
-// the look's start, where a call's reduction makes every rank wait for the slowest.
+// Collective: one reduction of the loads' totals (with the slowest rank's share of the last
+// call, `last_call_s` on this rank, which this call's share then replaces), then the
+// balancer's and the migration's own communication. The event holds what the call knows
+// at once (its step, the imbalance of the loads it was told, the protocol's counts and
+// `auto`'s choice, on rank 0); the ledger's settle() fills the rest, and the record the
+// measured imbalances from the per-step times.
+LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, const LbPoint& at, double& last_call_s);
+
+// The same totals as a call reduces, reduced without waiting, for a balancer that looks
+// before its calls (Balancer::looks_before_calls): started a few steps before an LB point
+// and read at it, so that a rank waits there only for ranks that have not yet reached the
+// look's start, where a call's reduction makes every rank wait for the slowest.
 class LoadLook {
  public:
   explicit LoadLook(MPI_Comm comm) : comm_(comm) {}
@@ -59,33 +66,21 @@ class LoadLook {
   LoadLook(const LoadLook&) = delete;
   LoadLook& operator=(const LoadLook&) = delete;
 
-  // Collective, returns at once: this rank's share at `step`, as run_lb_call() would
-  // reduce it there.
-  void start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step, int invocation,
-             int measured_since);
-  // The same from this rank's loads (its model load, and its mean compute and mean wall
-  // per step) and the balancer's objects, the graph's edges over all ranks and the
-  // coordinates per object; with the rank's load trend over its speed where the balancer
-  // asks for trends (Balancer::needs_trends) and they were measured.
-  void start(const std::array<double, 3>& loads, std::int64_t objects, std::int64_t edges, int coord_dims,
-             std::optional<double> trend = std::nullopt);
+  // Collective, returns at once: this rank's share of the loads measured since
+  // `at.measured_since`, and of the last call.
+  void start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, const LbPoint& at,
+             double last_call_s);
   [[nodiscard]] bool started() const { return requests_[0] != MPI_REQUEST_NULL; }
-  // Waits for the look started at the last point and says what it saw, for the LB point
-  // of `step` (whose own steps left and later calls it carries).
+  // Waits for the look and says what it saw, for the LB point of `step`.
   CallOutlook finish(const Scenario& s, const MachineInfo& machine, int step);
 
  private:
   MPI_Comm comm_;
   std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
-  // The sums (the model load, the trend, its size), then the maxima (the model load, the
-  // mean compute, the mean wall, the trend's size): a call's trended share.
-  std::array<double, 7> share_{};
-  std::array<double, 7> totals_{};
-  bool trended_ = false;
-  std::optional<int> started_at_;  // the step whose loads the look shares, where known
-  std::int64_t objects_ = 0;
-  std::int64_t edges_ = 0;
-  int coord_dims_ = 0;
+  std::array<double, 2> sums_{};                                             // the model load; the objects
+  std::array<double, 3> maxima_{};  // the model load; the mean wall; the last call
+  std::array<double, 2> sum_share_{};
+  std::array<double, 3> max_share_{};
 };
 
 }  // namespace lbbench

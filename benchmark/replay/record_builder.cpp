@@ -2,6 +2,7 @@
 #include "replay/record_builder.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "comm/mpi.hpp"
@@ -86,54 +87,32 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
   return v;
 }
 
-// `none`'s steps after the call: the critical path of its moved loads where `auto` forecast
-// them so (balancers/model/motion.hpp), else every step at its slowest rank along the
-// trends (`step_lmax_s`; L_max where none were measured) plus the exchange.
-double none_after(const Json& none, double steps_after, double lmax_s, double exchange_s) {
-  const bool moving = none.contains("steps_forecast") && none["steps_forecast"].value("kind", "") == "moving";
-  return moving ? none["to_end_s"].get<double>() : steps_after * (none.value("step_lmax_s", lmax_s) + exchange_s);
-}
-
-// The whole run as `auto`'s first call predicted it, for each candidate: the measured
-// steps up to the call, then the paper's assumption (equations 9 and 11) that every
-// interval repeats the first, so the candidate's one call sets every later step's L_max
-// (averaged along the loads' trends where they were measured: `step_lmax_s`), to which
-// each step adds the exchange measured before the call (`step_exchange_s`); `none` as its
-// forecast says (none_after). A run of the candidate also calls it at every later LB
-// point, priced as `auto` priced it (`later_call_s`: as much as this call; see
-// balancers/model/auto.hpp). The report scores these against the runs of each candidate.
-std::optional<RunPrediction> run_prediction(const Scenario& s, const std::vector<LbEvent>& events,
-                                            const std::optional<LookDecision>& look, const Totals& t) {
-  const auto first =
-      std::find_if(events.begin(), events.end(), [](const LbEvent& e) { return !e.prediction.is_null(); });
-  const bool by_look = look && (first == events.end() || look->step < first->step);
-  if (!by_look && first == events.end()) return std::nullopt;
-  const int step = by_look ? look->step : first->step;
-  const Json& d = by_look ? look->decision : first->prediction;
-  const auto upto = static_cast<std::size_t>(step) + 1;
-  const double before =
-      std::accumulate(t.wall_max.begin(), t.wall_max.begin() + static_cast<std::ptrdiff_t>(upto), 0.0);
-  const double steps_after = static_cast<double>(s.steps) - static_cast<double>(upto);
+// `auto`'s choices over the run: the candidate at each point (its `chosen`), and what its
+// loop credited the calls with (`credited`, balancers/model/auto/loop.hpp).
+std::optional<RunPrediction> run_prediction(const std::vector<Json>& choices) {
+  std::map<std::string, int> calls;
   RunPrediction p;
-  p.later_calls = lb_points_after(s, step);
-  const double exchange = d.value("step_exchange_s", 0.0);
-  for (const auto& [name, c] : d["candidates"].items()) {
-    if (c.value("skipped", false)) {  // not run: what it would take at least
-      p.total_s.emplace_back(name, before + c["bound_s"].get<double>());
-      p.at_least.insert(name);
-      continue;
-    }
-    const double rest = name == "none"
-                            ? none_after(c, steps_after, d["lmax_before_s"].get<double>(), exchange)
-                            : c["decision_s"].get<double>() + c["migration_s"].get<double>() +
-                                  p.later_calls * c.value("later_call_s", c["decision_s"].get<double>()) +
-                                  steps_after * (c.value("step_lmax_s", c["lmax_after_s"].get<double>()) + exchange);
-    p.total_s.emplace_back(name, before + rest);
+  for (const Json& d : choices) {
+    if (d.is_null() || !d.contains("chosen")) continue;
+    const Json weighed = d.value("weighed", Json::object());
+    for (const auto& [name, w] : weighed.items()) calls.try_emplace(name, 0);
+    ++calls[d["chosen"].get<std::string>()];
+    const Json credited = d.value("credited", Json());
+    if (!credited.is_object()) continue;
+    p.predicted_gain_s += credited.value("predicted_gain_s", 0.0);
+    p.delivered_gain_s += credited.value("delivered_gain_s", 0.0);
+    p.spent_s += credited.value("cost_s", 0.0);
   }
-  p.chosen = d["chosen"].get<std::string>();
-  if (d.contains("near_tie")) p.fastest_predicted = d["near_tie"]["fastest"].get<std::string>();
-  p.at_step = step;
-  if (by_look) p.look_decision = d;
+  if (calls.empty()) return std::nullopt;
+  p.chosen = "none";
+  int most = 0;
+  for (const auto& [name, n] : calls) {
+    p.calls.emplace_back(name, n);
+    if (name != "none" && n > most) {
+      p.chosen = name;
+      most = n;
+    }
+  }
   return p;
 }
 
@@ -182,12 +161,6 @@ int lb_points_after(const Scenario& s, int step) {
 
 bool has_lb_points(const Scenario& s) { return lb_points_after(s, -1) > 0; }
 
-void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step) {
-  if (first) return;
-  Json decision = balancer.look_decision();
-  if (!decision.is_null()) first = LookDecision{.step = step, .decision = std::move(decision)};
-}
-
 RunRecord build_record(RunEnd end, MPI_Comm comm) {
   StepTotals totals = reduce_totals(end, comm);
   if (comm_rank(comm) != 0) return {};
@@ -203,7 +176,7 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
                                      .final = end.final,
                                      .simulation = end.engine.simulation(end.setup_s, end.host_wall_s),
                                      .provenance = std::move(end.provenance),
-                                     .first_look = std::move(end.first_look)},
+                                     .choices = std::move(end.choices)},
                          totals, std::move(end.events));
 }
 
@@ -264,7 +237,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
   if (s.machine.definition) r.machine_preset = s.machine.effective_preset().to_json();
   r.simulation = facts.simulation;
   if (t.has_vectors()) r.load_vector = load_vector_of(t, facts.components, nranks, s.steps);
-  r.prediction = run_prediction(s, events, facts.first_look, t);
+  r.prediction = run_prediction(facts.choices);
   r.lb = std::move(events);
   r.config = normalized(s);
   r.provenance = std::move(facts.provenance);

@@ -19,17 +19,6 @@ namespace lbbench {
 
 class Engine;
 
-// What a look decided at an LB point it kept (Balancer::look_decision()), where no call had
-// decided before: the run's prediction is then this one's.
-struct LookDecision {
-  int step = 0;
-  Json decision;
-};
-
-// After a look kept the point of `step`: the look's decision, if it made one and none was
-// kept before.
-void keep_first_look_decision(const Balancer& balancer, std::optional<LookDecision>& first, int step);
-
 // Everything the record says that this rank knows at the end.
 struct RunEnd {
   const Scenario& scenario;
@@ -39,13 +28,15 @@ struct RunEnd {
   std::int64_t edges = 0;
   std::vector<std::string> components;  // names of the load components (one for a scalar workload)
   const RankSteps& steps;
-  std::vector<LbEvent> events;             // as run_lb_call returned them
-  std::optional<LookDecision> first_look;  // where a look decided before any call
-  CommCensus initial;                      // at the start
-  CommCensus final;                        // at the end
-  double elapsed_s = 0;                    // this rank's step loop, on the run's clock
-  double setup_s = 0;                      // from the replay's start to its first step
-  double host_wall_s = 0;                  // host time of the whole replay
+  std::vector<LbEvent> events;  // as run_lb_call returned them
+  // Where the balancer looks before its calls (Balancer::looks_before_calls): its choice at
+  // every LB point, calls or not (Acting::why).
+  std::vector<Json> choices;
+  CommCensus initial;      // at the start
+  CommCensus final;        // at the end
+  double elapsed_s = 0;    // this rank's step loop, on the run's clock
+  double setup_s = 0;      // from the replay's start to its first step
+  double host_wall_s = 0;  // host time of the whole replay
   Provenance provenance;
 };
 
@@ -76,7 +67,7 @@ struct RecordFacts {
   CommCensus final;
   std::optional<SimulationInfo> simulation;
   Provenance provenance;
-  std::optional<LookDecision> first_look;  // see RunEnd
+  std::vector<Json> choices;  // see RunEnd
 };
 
 // The record of a run from its totals and LB calls (no communication).
@@ -93,9 +84,9 @@ inline double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1
 
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
-// Whether a look (Balancer::wants_look()) for the next LB point starts after `step`:
+// Whether a look (Balancer::looks_before_calls) for the next LB point starts after `step`:
 // half a period before the point, so that ranks may drift apart by that much before any
-// of them waits for it. Never at period 1.
+// of them waits for it. Never at period 1, where the look is started at the point.
 bool is_look_start(const Scenario& s, int step);
 // Whether any step of the run is an LB point.
 bool has_lb_points(const Scenario& s);

@@ -77,45 +77,49 @@ class Replay {
     // the slowest writer, and the next step starts from there.
     double exporting = 0;
     std::vector<LbEvent> events;
+    int measured_since = 0;  // the first step of the loads' window: after the last point
+    double last_call_s = 0;  // this rank's share of the last call: its decision and migration
     LoadLook look(comm_);
-    bool look_wanted = balancer_->wants_look();
-    std::optional<LookDecision> first_look;
-    int measured_since = 0;  // the first step of the loads' window: after the last call or look that kept them
+    const bool looks = balancer_->looks_before_calls();
+    std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
+    int points_to_skip = 0;     // LB points the balancer's last choice skips whole
     for (int step = 0; step < s_.steps; ++step) {
-      const bool lb_point = is_lb_point(s_, step);
-      // Where a look is under way, whether the point is a call is known only once the
-      // look is in, after the step; the step then leaves the next one unprepared.
-      const bool look_decides = lb_point && look.started();
-      bool lb_call = lb_point && !look_decides && balancer_->takes_call(nullptr);
-      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !lb_call && !look_decides && step + 1 < s_.steps);
+      const bool point = is_lb_point(s_, step);
+      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !point && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
         loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
       }
-      if (look_wanted && is_look_start(s_, step)) {
-        look.start(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), measured_since);
-        look_wanted = false;
+      const LbPoint at{.step = step, .invocation = static_cast<int>(events.size()), .measured_since = measured_since};
+      if (looks && points_to_skip == 0 && is_look_start(s_, step)) {
+        look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
       }
-      if (!lb_point) continue;
-      if (look_decides) {
-        const CallOutlook seen = look.finish(s_, machine_.info, step);
-        lb_call = balancer_->takes_call(&seen);
-        // A point the look kept as it is starts the loads' window afresh, as a call that
-        // keeps the distribution does.
-        if (!lb_call) {
+      if (!point) continue;
+      if (points_to_skip > 0) {  // the loads' window carries on to the next point
+        --points_to_skip;
+        continue;
+      }
+      Balancer* calling = balancer_.get();
+      if (looks) {
+        if (!look.started()) look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
+        Acting acting = balancer_->acting_for(look.finish(s_, machine_.info, step));
+        choices.push_back(acting.why);
+        points_to_skip = acting.points_to_skip;
+        if (acting.balancer.promised_nothing_moves()) {
+          // A point kept as it is starts the loads' window afresh, as a call that keeps
+          // the distribution does.
           loop_->restart_vertex_times();
           measured_since = step + 1;
-          keep_first_look_decision(*balancer_, first_look, step);
+          last_call_s = 0;
+          continue;
         }
+        calling = &acting.balancer;
       }
-      if (lb_call) {
-        events.push_back(
-            run_lb_call(lb_context(), graph_, *loop_, step, static_cast<int>(events.size()), measured_since));
-        measured_since = step + 1;
-      }
-      look_wanted = balancer_->wants_look();
+      events.push_back(run_lb_call(lb_context(*calling), graph_, *loop_, at, last_call_s));
+      if (looks && me_ == 0) events.back().prediction = choices.back();
+      measured_since = step + 1;
     }
     const double elapsed = engine_.now() - t_start - exporting;
     ledger_->settle(events, field_->dims(), *prediction_exchange_, comm_);
@@ -133,7 +137,7 @@ class Replay {
                                      .components = field_->names(),
                                      .steps = loop_->steps(),
                                      .events = std::move(events),
-                                     .first_look = std::move(first_look),
+                                     .choices = std::move(choices),
                                      .initial = initial_census_,
                                      .final = final,
                                      .elapsed_s = elapsed,
@@ -224,12 +228,12 @@ class Replay {
     });
   }
 
-  [[nodiscard]] LbContext lb_context() const {
+  [[nodiscard]] LbContext lb_context(Balancer& calling) const {
     return LbContext{.scenario = s_,
                      .engine = engine_,
                      .machine = machine_.info,
                      .field = *field_,
-                     .balancer = *balancer_,
+                     .balancer = calling,
                      .migrator = *migrator_,
                      .comm = comm_,
                      .balancer_comm = lb_comm_,

@@ -55,19 +55,18 @@ class SimulatedMachines(unittest.TestCase):
                 self.assertEqual(len(hosts), ranks)
 
     def test_a_look_keeps_none_where_the_loads_stay_as_they_were(self):
-        # Even loads: the look at each point (before the first call too), reduced without
-        # waiting, shows loads whose totals alone choose `none`, so `auto` keeps `none`
-        # there without a call. Were the look's totals wrong (each rank's own share), the
-        # loads would look imbalanced and the point would be a call.
+        # Even loads: the look at each point, reduced without waiting, shows no imbalance to
+        # remove, so `auto` keeps every point without a call. Were the look's totals wrong
+        # (each rank's own share), the loads would look imbalanced and the point a call.
         simulate(str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "16", "--set", "steps=9",
                  "--set", "balancer.period=3", "--set", "workload.weights={model: uniform}",
                  "--set", "workload.evolution=static", "--set", "balancer.name=auto",
-                 "--set", "balancer.params={candidates: [none, tree], look_budget: 1000}", "--out", str(self.out))
+                 "--set", "balancer.params={candidates: [none, tree], budget: 1}", "--out", str(self.out))
         record = self.records()[-1]
         self.assertEqual(record["lb_points"], 2)
         self.assertEqual(record["lb_invocations"], 0)
         self.assertEqual(record["prediction"]["chosen"], "none")
-        self.assertTrue(record["prediction"]["look_decision"]["by_look"])
+        self.assertEqual(record["prediction"]["calls"], {"none": 2, "tree": 0})
 
     def test_a_deterministic_balancer_decides_the_same_on_both_engines(self):
         # Compute weights only: the two machines' networks differ, and with them `weights`.

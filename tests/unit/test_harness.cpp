@@ -127,27 +127,28 @@ TEST(Sweep, ABareBalancerNameKeepsThePeriodAndDropsTheParams) {
 
 TEST(Sweep, AFixedSettingUnderAnAxisRefinesEachOfItsValues) {
   TempDir dir;
-  // A bare name resets the params; the command line's near_tie must survive it.
+  // A bare name resets the params; the command line's budget must survive it.
   const Sweep s = load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [auto]}\n")),
-                             {"balancer.params.near_tie=0.05"});
+                             {"balancer.params.budget=0.05"});
   ASSERT_EQ(s.runs.size(), 1u);
   EXPECT_EQ(s.runs[0].config["balancer"]["name"], "auto");
-  EXPECT_DOUBLE_EQ(s.runs[0].config["balancer"]["params"]["near_tie"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(s.runs[0].config["balancer"]["params"]["budget"].get<double>(), 0.05);
   // It refines a value given as a mapping too, where that value leaves the key alone.
   const Sweep m = load_sweep(
-      dir.write("m.yaml", sweep_text("set: {ranks: 2}\naxes: {balancer: [{name: auto, params: {redecide: 0.2}}]}\n")),
-      {"balancer.params.near_tie=0.05"});
-  EXPECT_DOUBLE_EQ(m.runs[0].config["balancer"]["params"]["near_tie"].get<double>(), 0.05);
-  EXPECT_DOUBLE_EQ(m.runs[0].config["balancer"]["params"]["redecide"].get<double>(), 0.2);
+      dir.write("m.yaml",
+                sweep_text("set: {ranks: 2}\naxes: {balancer: [{name: auto, params: {candidates: [none, tree]}}]}\n")),
+      {"balancer.params.budget=0.05"});
+  EXPECT_DOUBLE_EQ(m.runs[0].config["balancer"]["params"]["budget"].get<double>(), 0.05);
+  EXPECT_EQ(m.runs[0].config["balancer"]["params"]["candidates"].size(), 2u);
 }
 
 TEST(Sweep, AFixedSettingAndAnAxisValueThatSetTheSameKeyAreRefused) {
   TempDir dir;
   const fs::path file =
-      dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.params.near_tie: 0.02}\n"
-                                     "axes: {balancer: [none, {name: auto, params: {near_tie: 0.05}}]}\n"));
+      dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.params.budget: 0.02}\n"
+                                     "axes: {balancer: [none, {name: auto, params: {budget: 0.05}}]}\n"));
   const std::string message = error_of(file);
-  EXPECT_THAT(message, ::testing::HasSubstr("balancer.params.near_tie is set both here and by the balancer axis"));
+  EXPECT_THAT(message, ::testing::HasSubstr("balancer.params.budget is set both here and by the balancer axis"));
   EXPECT_THAT(message, ::testing::HasSubstr(file.string() + ":3:"));  // the value's line
   // A bare name is the balancer's name.
   EXPECT_THAT(error_of(dir.write("n.yaml", sweep_text("set: {ranks: 2, balancer.name: greedy}\n"
@@ -368,46 +369,37 @@ TEST(Report, CasesSplitOnOtherAxesAndFailuresCountUntilMadeGood) {
   EXPECT_NE(csv.find("s,mpi,local,2,machine.wan_latency=0.1,greedy,0,1,"), std::string::npos) << csv;
 }
 
-// A candidate `auto` skipped has a lower bound, not a prediction: it still counts as the
-// fastest where it measured so, but its bound is no prediction error.
-TEST(Report, CountsASkippedCandidateForTheFastestButNotInTheErrors) {
-  Json skipped = run_record("auto", 9, "p");
-  skipped["prediction"] = {
-      {"chosen", "none"},
-      {"candidates", {{"none", {{"total_s", 10.0}}}, {"greedy", {{"total_s", 12.0}, {"at_least", true}}}}}};
-  const Report report =
-      build_report({run_record("none", 10, "n"), run_record("greedy", 5, "g"), skipped}, ReportOptions{});
-  ASSERT_EQ(report.cases.size(), 1u);
-  EXPECT_EQ(report.cases[0].fastest, "greedy");
-  EXPECT_EQ(report.cases[0].correct, 0);
+// The loop's predicted gain against the gain it measured, over the run's total: one
+// error per run of `auto`, under the name "gain".
+TEST(Report, ScoresTheLoopsGainPredictionOverTheRunsTotal) {
+  Json a = run_record("auto", 10, "p");
+  a["prediction"] = {{"chosen", "greedy"},
+                     {"calls", {{"none", 3}, {"greedy", 2}}},
+                     {"predicted_gain_s", 3.0},
+                     {"delivered_gain_s", 2.0},
+                     {"spent_s", 0.5}};
+  const Report report = build_report({run_record("none", 12, "n"), run_record("greedy", 9, "g"), a}, ReportOptions{});
   ASSERT_EQ(report.prediction_errors.size(), 1u);
-  EXPECT_EQ(report.prediction_errors[0].balancer, "none");
+  EXPECT_EQ(report.prediction_errors[0].balancer, "gain");
+  EXPECT_DOUBLE_EQ(report.prediction_errors[0].mean_relative_error, 0.1);
+  const RunRecord back = run_record_from_json(a);
+  ASSERT_TRUE(back.prediction.has_value());
+  EXPECT_EQ(back.prediction->calls, (std::vector<std::pair<std::string, int>>{{"none", 3}, {"greedy", 2}}));
+  EXPECT_DOUBLE_EQ(back.prediction->spent_s, 0.5);
 }
 
 TEST(Report, ScoresTheModelsPicksAndPredictionErrors) {
   Json with_prediction = run_record("auto", 6, "p1");
-  with_prediction["prediction"] = {{"chosen", "greedy"},
-                                   {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}}}};
+  with_prediction["prediction"] = {{"chosen", "greedy"}, {"calls", {{"none", 1}, {"greedy", 3}}}};
   Json wrong = run_record("auto", 6, "p2");
-  wrong["prediction"] = {{"chosen", "none"},
-                         {"candidates", {{"none", {{"total_s", 12.0}}}, {"greedy", {{"total_s", 5.0}}}}}};
+  wrong["prediction"] = {{"chosen", "none"}, {"calls", {{"none", 4}, {"greedy", 0}}}};
   const Report report = build_report(
       {run_record("none", 10, "n"), run_record("greedy", 5, "g"), with_prediction, wrong}, ReportOptions{});
   ASSERT_EQ(report.cases.size(), 1u);
   EXPECT_EQ(report.cases[0].fastest, "greedy");
   EXPECT_EQ(report.cases[0].predictions, 2);
   EXPECT_EQ(report.cases[0].correct, 1);
-  ASSERT_EQ(report.prediction_errors.size(), 2u);
-  for (const auto& e : report.prediction_errors) {
-    if (e.balancer == "none") {
-      EXPECT_EQ(e.samples, 2);
-      EXPECT_DOUBLE_EQ(e.mean_relative_error, (0.1 + 0.2) / 2);
-    } else {
-      EXPECT_EQ(e.balancer, "greedy");
-      EXPECT_EQ(e.samples, 2);
-      EXPECT_DOUBLE_EQ(e.mean_relative_error, (0.2 + 0.0) / 2);
-    }
-  }
+  EXPECT_TRUE(report.prediction_errors.empty()) << "no gain was predicted";
   // One pick each way: the tie goes to the first name, greedy (measured 5). Against always
   // none (10): (10 - 5) / 10; against always greedy: 0. `auto` itself is not a baseline.
   EXPECT_EQ(report.cases[0].chosen, "greedy");
@@ -422,9 +414,7 @@ TEST(Report, CountsPicksWithinNoiseOfTheFastest) {
   // tree is 4% slower than greedy: not the fastest, but within 5% of it; none is not.
   auto pick = [](const char* chosen, const char* id) {
     Json r = run_record("auto", 6, id);
-    r["prediction"] = {
-        {"chosen", chosen},
-        {"candidates", {{"none", {{"total_s", 9.0}}}, {"greedy", {{"total_s", 6.0}}}, {"tree", {{"total_s", 6.0}}}}}};
+    r["prediction"] = {{"chosen", chosen}, {"calls", {{"none", 0}, {"greedy", 0}, {"tree", 0}}}};
     return r;
   };
   const Report report =
@@ -448,8 +438,7 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   };
   auto pick = [&](const char* scenario, const char* chosen, const char* id, double own_total) {
     Json r = in_case(run_record("auto", own_total, id), scenario);
-    r["prediction"] = {{"chosen", chosen},
-                       {"candidates", {{"greedy", {{"total_s", 5.0}}}, {"tree", {{"total_s", 5.0}}}}}};
+    r["prediction"] = {{"chosen", chosen}, {"calls", {{"greedy", 1}, {"tree", 1}}}};
     return r;
   };
   const Report report =
@@ -486,28 +475,28 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   EXPECT_NE(md.find("the second 20.0% slower"), std::string::npos) << md;
 }
 
-// Two picks that `auto`'s near-tie rule made (the record names the candidate predicted
-// fastest): none instead of tree, measured faster than tree; greedy instead of tree,
-// measured slower. The report counts them apart, and the field reads back.
-TEST(Report, CountsThePicksOfTheNearTieRuleAndHowTheyFared) {
-  auto pick = [](const char* chosen, const char* id) {
-    Json r = run_record("auto", 5, id);
-    r["prediction"] = {{"chosen", chosen},
-                       {"fastest_predicted", "tree"},
-                       {"candidates", {{"none", {{"total_s", 5.1}}}, {"tree", {{"total_s", 5.0}}}}}};
+// `auto` against `none` in every case: the largest ratio, and the cases above 3%.
+TEST(Report, PrintsAutoOverNoneAndTheCasesItLosesByMoreThanThreePercent) {
+  auto in_case = [](Json r, const char* scenario) {
+    r["scenario"] = scenario;
     return r;
   };
-  const Report report = build_report({run_record("none", 5, "n"), run_record("greedy", 6, "g"),
-                                      run_record("tree", 5.5, "t"), pick("none", "a1"), pick("greedy", "a2")},
-                                     ReportOptions{});
-  ASSERT_EQ(report.cases.size(), 1u);
-  EXPECT_EQ(report.cases[0].tie_rule_picks, 2);
-  EXPECT_EQ(report.cases[0].tie_rule_no_slower, 1);
+  auto pick = [&](const char* scenario, double own_total) {
+    Json r = in_case(run_record("auto", own_total, scenario), scenario);
+    r["prediction"] = {{"chosen", "none"}, {"calls", {{"none", 4}, {"tree", 0}}}};
+    return r;
+  };
+  const Report report = build_report(
+      {in_case(run_record("none", 5, "n1"), "a"), in_case(run_record("tree", 6, "t1"), "a"), pick("a", 5.3),
+       in_case(run_record("none", 5, "n2"), "b"), in_case(run_record("tree", 6, "t2"), "b"), pick("b", 5.1)},
+      ReportOptions{});
+  ASSERT_EQ(report.cases.size(), 2u);
+  EXPECT_NEAR(*report.cases[0].auto_over_none, 1.06, 1e-12);
+  const SelectionAccuracy& all = report.selection[0];
+  EXPECT_NEAR(*all.auto_over_none_max, 1.06, 1e-12);
+  EXPECT_EQ(all.auto_over_none_above, 1);
   const std::string md = report_markdown(report, ReportOptions{});
-  EXPECT_NE(md.find("near-tie rule chose another candidate than the one predicted fastest in 2 picks; 1 of them"),
-            std::string::npos)
-      << md;
-  EXPECT_EQ(run_record_from_json(pick("none", "a3")).prediction->fastest_predicted, "tree");
+  EXPECT_NE(md.find("| 1.060; 1 |"), std::string::npos) << md;
 }
 
 TEST(CostFits, RecoversTheCoefficientsOfExactTimes) {

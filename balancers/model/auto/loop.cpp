@@ -47,6 +47,10 @@ void ClosedLoop::observe_growth(const PointObservation& seen, bool called_before
   imbalance_before_s_ = seen.imbalance_s();
 }
 
+double ClosedLoop::look_cost_s(const NetworkFacts& net) {
+  return net.allreduce_s > 0 ? net.allreduce_s : net.message_latency_s();
+}
+
 double ClosedLoop::forecast_s(const PointObservation& seen) const {
   const double growth = growth_samples_ > 0 ? growth_sum_ / growth_samples_ : 0;
   return seen.imbalance_s() + growth * seen.steps_to_next;
@@ -80,15 +84,30 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
                                     {"correction", learned_[c].correction()},
                                     {"persistence", learned_[c].persistence()},
                                     {"reach", learned_[c].reach}};
-    // Only a call that pays for itself and whose cost the bank still covers.
-    if (w.value_s() > best_value && w.cost_s <= bank_s()) {
+    // Only a call expected to pay for itself; trying a candidate never tried, whose gain
+    // and cost are guesses, only while the bank still covers its cost.
+    const bool tried = learned_[c].calls > 0;
+    if (w.value_s() > best_value && (tried || w.cost_s <= bank_s())) {
       best = c;
       best_value = w.value_s();
     }
   }
   choice.record["weighed"] = std::move(weighed);
   choice.record["chosen"] = best ? candidates_[*best].name : std::string("none");
-  window_steps_ = seen.steps_to_next;
+  // As MetaLB lengthens the LB period where calls do not pay, every point without a call
+  // doubles the points not looked at before the next: a look makes the ranks wait for
+  // each other, which `none` never does.
+  // A look is finding out too: it costs at least one reduction over every rank, which the
+  // bank pays.
+  points_without_call_ = best ? 0 : points_without_call_ + 1;
+  if (!best && points_without_call_ > 1 && seen.steps_to_next > 0) {
+    const int doubled = 1 << std::min(points_without_call_ - 1, 8);
+    const int fitting = std::max(0, seen.steps_left / seen.steps_to_next - 1);
+    choice.points_to_skip = std::min(doubled - 1, fitting);
+  }
+  if (!best) net_gain_s_ -= look_cost_s(net);
+  choice.record["points_to_skip"] = choice.points_to_skip;
+  window_steps_ = std::min(seen.steps_left, seen.steps_to_next * (choice.points_to_skip + 1));
   called_before_ = best.has_value();
   if (best) {
     const double expected = forecast_s(seen);

@@ -7,11 +7,11 @@
 // the observed imbalance and the observed cost of a call. This loop does both, and
 // departs from each:
 //  - As MetaLB, the decision to call rests on measured figures: the imbalance the ranks
-//    report (max − mean load per step), its growth per step between points where nothing
-//    was called (MetaLB's linear model of growing imbalance), and the cost the engine
-//    charged the candidate's last call. MetaLB then sets the next LB period from the
-//    growth and the cost; here the period is the scenario's, and each point says whether
-//    to call.
+//    report (the slowest rank's step over the mean load), its growth per step between
+//    points where nothing was called (MetaLB's linear model of growing imbalance), and the
+//    cost the engine charged the candidate's last call. MetaLB then sets the next LB
+//    period from the growth and the cost; here each point says whether to call, and every
+//    point in a row without a call doubles the points skipped before the next look.
 //  - As Algorithm 1, the candidates are weighed against each other. The gain each is
 //    credited with is not a model's but a measurement: the window after a call shows how
 //    much of the imbalance forecast for it is gone. The ratio of delivered to predicted
@@ -21,11 +21,13 @@
 //    change otherwise show as gains or losses of the call; the first window after a call
 //    is always credited, later windows kept without a call only while they still gain.
 //
-// The bound: a call is made only while its expected cost fits in the bank, B plus
-// everything delivered less everything spent so far, with B = budget × none's predicted
-// time from the first point to the end. So by the loop's own accounting auto's time
-// exceeds none's by at most B plus the last call's surprise (its cost over its
-// expectation, less what it delivered).
+// The bank: B plus everything delivered less everything spent (calls and looks), with
+// B = budget × none's predicted time from the first point to the end. A candidate never
+// tried is called only while its expected cost fits in the bank; a tried one whenever its
+// corrected gain covers its measured cost. So what finding out costs is bounded by B plus
+// the gains so far plus the first call's surprise per candidate, by the loop's own
+// accounting; what a call's placement or its synchronization costs the steps after the
+// windows it is credited for is outside that accounting (balancers/model/README.md).
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,7 @@ struct LoopCandidate {
 
 struct LoopChoice {
   std::optional<std::size_t> candidate;  // index into the loop's candidates; unset: no call
+  int points_to_skip = 0;                // LB points not to look at before the next
   Json record;                           // what was credited, weighed and chosen
 };
 
@@ -83,6 +86,8 @@ class ClosedLoop {
   // The imbalance per step the next window will have without a call: what is seen, grown
   // as it grew between points where nothing was called (MetaLB's linear growth).
   [[nodiscard]] double forecast_s(const PointObservation& seen) const;
+  // What looking at the next point's totals costs at least: one reduction over every rank.
+  [[nodiscard]] static double look_cost_s(const NetworkFacts& net);
   [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const;
 
   std::vector<LoopCandidate> candidates_;
@@ -96,6 +101,7 @@ class ClosedLoop {
   std::optional<double> imbalance_before_s_;  // seen at the point before
   double growth_sum_ = 0;                     // imbalance growth per step, summed over the samples
   int growth_samples_ = 0;
+  int points_without_call_ = 0;  // in a row, up to this one
 };
 
 }  // namespace lbbench

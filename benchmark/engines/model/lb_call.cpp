@@ -434,11 +434,6 @@ Decided decide(const ModelLbContext& ctx, const Balancer& balancer, const ModelS
     const double cpu0 = code_cpu_seconds();
     d.assignment = balancer.decide_serially(pr, nullptr);
     d.decision_s = (code_cpu_seconds() - cpu0) * scale / pr.nranks;  // every rank decides for its own vertices
-    // What it exchanges besides: a sparse round is the barrier that ends its sends after
-    // the farthest message (NBX's), as a protocol round without its allreduce.
-    const Balancer::DecisionTraffic traffic = balancer.decision_traffic();
-    d.decision_s += traffic.sparse_rounds * (net.barrier_s() + ctx.machine.network.far_message_s);
-    for (const double bytes : traffic.allreduce_bytes) d.decision_s += net.allreduce_s(bytes);
   }
   return d;
 }
@@ -475,43 +470,20 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   const double lmax = *std::max_element(m.rank_load.begin(), m.rank_load.end());
   e.model_imbalance_before = imbalance(lmax, avg);
 
-  // A strategy that chooses among others may hand this call to the one it chose.
+  // A strategy that chooses among others hands this call to the one it chose.
   const CallOutlook call{.nranks = p,
                          .objects = static_cast<std::int64_t>(pr.size()),
-                         .edges = state.graph().global_edges,
-                         .coord_dims = state.graph().dim,
                          .max_rank_load_s = lmax,
                          .total_load_s = total,
-                         .step_exchange_s = pr.step_exchange_s,
-                         .period = pr.period,
-                         .steps_left = pr.steps_left,
-                         .later_calls = pr.later_calls,
-                         .machine = &ctx.machine,
-                         .trends = rank_trends_of(pr),
-                         .steps_to_point = 0};
-  const Balancer& acting = ctx.balancer.acting_for(call);
-  // Balancers it runs as themselves first (auto's distributed candidates), each charged as
-  // it would be alone.
-  double ran_first_s = 0;
-  std::vector<RanPlan> first;
-  for (const Balancer* b : acting.runs_first(call)) {
-    if (!acting.keeps_running_first(call, first, *b)) break;
-    Decided f = decide(ctx, *b, state, pr);
-    // The MPI engines then reduce its slowest rank's time, so that every rank weighs the
-    // next one alike (AutoBalancer::run_first): the call pays for that reduction too.
-    ran_first_s += f.decision_s + ctx.net.allreduce_s(8);
-    first.push_back(RanPlan{.balancer = b,
-                            .assignment = std::move(f.assignment),
-                            .decision_s = f.decision_s,
-                            .protocol_rounds = f.protocol ? f.protocol->rounds : 0,
-                            .protocol_reducing_rounds = f.protocol ? f.protocol->reductions : 0});
-  }
-  if (!first.empty()) acting.ran_first(std::move(first));
-  Decided d = decide(ctx, acting, state, pr);
-  d.decision_s += ran_first_s;
+                         .period = ctx.scenario.balancer.period,
+                         .steps_left = ctx.scenario.steps - in.step - 1,
+                         .last_call_s = in.last_call_s,
+                         .machine = &ctx.machine};
+  Acting acting = ctx.balancer.acting_for(call);
+  Decided d = decide(ctx, acting.balancer, state, pr);
   e.decision_s = d.decision_s;
   e.protocol = d.protocol;
-  e.prediction = ctx.balancer.decision();
+  e.prediction = std::move(acting.why);
 
   // The plan on the loads the balancer saw.
   // Vertices the balancer was not shown stay (and their load with them).
@@ -561,26 +533,22 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
   return code + kMigrationBarriers * net.barrier_s() + data + kMigrationAllreduces * net.allreduce_s(32);
 }
 
-CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
+CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
   const ModeledProblem m = model_problem(ctx, state, in);
   return CallOutlook{.nranks = state.nranks(),
                      .objects = static_cast<std::int64_t>(m.problem.size()),
-                     .edges = state.graph().global_edges,
-                     .coord_dims = state.graph().dim,
                      .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
                      .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
-                     .step_exchange_s = m.problem.step_exchange_s,
-                     .period = m.problem.period,
-                     .steps_left = m.problem.steps_left,
-                     .later_calls = m.problem.later_calls,
-                     .machine = &ctx.machine,
-                     .trends = rank_trends_of(m.problem),
-                     .steps_to_point = 0};
+                     .max_step_s = *std::max_element(in.measured_rank_wall.begin(), in.measured_rank_wall.end()),
+                     .period = ctx.scenario.balancer.period,
+                     .steps_left = ctx.scenario.steps - in.step - 1,
+                     .last_call_s = in.last_call_s,
+                     .machine = &ctx.machine};
 }
 
 double model_lb_overhead_s(const NetworkModel& net) {
-  // The loads' sum and maxima, four doubles in one allreduce.
-  return net.allreduce_s(32);
+  // The loads' sums and maxima and the last call's share, eight doubles in one allreduce.
+  return net.allreduce_s(64);
 }
 
 }  // namespace lbbench

@@ -22,7 +22,7 @@ struct ModelLbContext {
   const Scenario& scenario;
   const NetworkModel& net;
   const MachineInfo& machine;
-  const Balancer& balancer;
+  Balancer& balancer;
   int dims = 1;
   // Machine seconds per host second of the decision's own code; 0 when code is free
   // (--code-charge none).
@@ -42,6 +42,7 @@ struct ModelLbInputs {
   const std::vector<double>& measured_rank_load;  // per rank: compute per step since the last call
   const std::vector<double>& measured_rank_wall;  // per rank: a whole step, likewise
   CommCensus before;
+  double last_call_s = 0;  // the previous point's call, decision and migration, as charged
 };
 
 struct ModelLbCall {
@@ -67,10 +68,10 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
 // the loads' totals (replay/lb_call.cpp). What the record needs besides is reduced when
 // the run ends (replay/call_ledger.hpp), after the clock has stopped.
 double model_lb_overhead_s(const NetworkModel& net);
-// What a look (Balancer::wants_look()) started at `in.step` reduces: the loads' totals as
-// a call there would see them. Its steps left and later calls are the step's; the engine
-// sets the point's where it reads the look.
-CallOutlook model_look(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
+// What a look (Balancer::looks_before_calls) started at `in.step` reduces: the loads'
+// totals as a call there would see them, with the last call's cost. Its steps left are the
+// step's; the engine sets the point's where it reads the look.
+CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
 
 template <class CensusAfter>
 ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const ModelLbInputs& in,

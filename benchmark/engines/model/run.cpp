@@ -151,13 +151,15 @@ class ModelRun {
     std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
     Series series(s_.steps, p_, dims_);
     std::vector<LbEvent> events;
-    std::optional<Look> look;  // started on the way to the next LB point (Balancer::wants_look())
-    bool look_wanted = balancer_->wants_look();
-    std::optional<LookDecision> first_look;
     std::vector<LbDatafileWriter> exported = open_export();
     std::vector<RankLoadRow> rank_loads;
     bool weights_ready = false;
     int steps_since_call = 0;
+    double last_call_s = 0;
+    std::optional<Look> look;  // started on the way to the next LB point (Balancer::looks_before_calls)
+    const bool looks = balancer_->looks_before_calls();
+    std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
+    int points_to_skip = 0;     // LB points the balancer's last choice skips whole
     const double unit = s_.workload.unit_seconds;
     for (int step = 0; step < s_.steps; ++step) {
       if (!weights_ready || !field_.is_static()) {
@@ -186,8 +188,13 @@ class ModelRun {
         wall_since_call[r] += times.end[r] - start[r];
       }
       start = times.end;
-      const bool look_starts = look_wanted && is_look_start(s_, step);
-      if (!look_starts && !is_lb_point(s_, step)) continue;
+      const bool point = is_lb_point(s_, step);
+      const bool look_starts = looks && points_to_skip == 0 && is_look_start(s_, step);
+      if (!point && !look_starts) continue;
+      if (point && points_to_skip > 0) {  // the loads' window carries on to the next point
+        --points_to_skip;
+        continue;
+      }
       const auto invocation = static_cast<int>(events.size());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
@@ -201,23 +208,28 @@ class ModelRun {
                              .phase_time_summed = phase_time_summed,
                              .measured_rank_load = measured,
                              .measured_rank_wall = measured_wall,
-                             .before = {}};
-      if (look_starts) {
-        look = start_look(in, start);
-        look_wanted = false;
+                             .before = {},
+                             .last_call_s = last_call_s};
+      if (look_starts) look = start_look(in, start);
+      if (!point) continue;
+      Balancer* calling = balancer_.get();
+      if (looks) {
+        if (!look) look = start_look(in, start);
+        Acting acting = balancer_->acting_for(finish_look(*look, step, start));
+        look.reset();
+        choices.push_back(acting.why);
+        points_to_skip = acting.points_to_skip;
+        calling = &acting.balancer;
       }
-      if (!is_lb_point(s_, step)) continue;
-      const bool looked = look.has_value();
-      if (!takes_call(look, step, start)) {
-        look_wanted = balancer_->wants_look();
-        // A point the look kept as it is starts the loads' window afresh, as a call that
-        // keeps the distribution does (replay/replay.cpp).
-        if (!looked) continue;
-        keep_first_look_decision(*balancer_, first_look, step);
+      if (calling->promised_nothing_moves() && looks) {
+        // A point kept as it is starts the loads' window afresh, as a call that keeps the
+        // distribution does (replay/replay.cpp).
+        last_call_s = 0;
       } else {
         const double call_start = *std::max_element(start.begin(), start.end());
-        ModelLbCall call = balance(in);
-        look_wanted = balancer_->wants_look();
+        ModelLbCall call = balance(in, *calling);
+        if (looks) call.event.prediction = choices.back();
+        last_call_s = call.event.decision_s + call.event.migration_s;
         events.push_back(std::move(call.event));
         std::fill(start.begin(), start.end(), call_start + call.duration_s);
       }
@@ -252,7 +264,7 @@ class ModelRun {
                                     .final = census_of(halo_, net_),
                                     .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
                                     .provenance = provenance(start_time),
-                                    .first_look = std::move(first_look)},
+                                    .choices = std::move(choices)},
                         series.totals(total_time), std::move(events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
@@ -312,54 +324,46 @@ class ModelRun {
   struct Look {
     CallOutlook seen;
     double in_at_s = 0;
-    int step = 0;  // whose loads it saw
   };
 
-  [[nodiscard]] ModelLbContext lb_context() const {
+  // Each rank starts the look's reduction when its step ends and goes on; the reduction is
+  // in once the last rank has started it.
+  [[nodiscard]] Look start_look(const ModelLbInputs& in, const std::vector<double>& step_end) const {
+    return Look{.seen = model_outlook(lb_context(*balancer_), state_, in),
+                .in_at_s = *std::max_element(step_end.begin(), step_end.end()) + model_lb_overhead_s(net_)};
+  }
+
+  // At the LB point of `step`, every rank that is ahead of the look waits for it.
+  CallOutlook finish_look(Look& look, int step, std::vector<double>& start) const {
+    for (double& t : start) t = std::max(t, look.in_at_s);
+    look.seen.steps_left = s_.steps - step - 1;
+    return look.seen;
+  }
+
+  [[nodiscard]] ModelLbContext lb_context(Balancer& calling) const {
     return ModelLbContext{.scenario = s_,
                           .net = net_,
                           .machine = machine_,
-                          .balancer = *balancer_,
+                          .balancer = calling,
                           .dims = dims_,
                           .code_scale = o_.charge_code ? o_.code_time_scale : 0.0};
   }
 
-  // Each rank starts the look's reduction when its step ends and goes on; the reduction
-  // is in once the last rank has started it.
-  [[nodiscard]] Look start_look(const ModelLbInputs& in, const std::vector<double>& step_end) const {
-    return Look{.seen = model_look(lb_context(), state_, in),
-                .in_at_s = *std::max_element(step_end.begin(), step_end.end()) + model_lb_overhead_s(net_),
-                .step = in.step};
-  }
-
-  // Whether the LB point of `step` is a call: asked with the look under way, if one is,
-  // for which every rank that is ahead of it waits.
-  bool takes_call(std::optional<Look>& look, int step, std::vector<double>& start) const {
-    if (!look) return balancer_->takes_call(nullptr);
-    for (double& t : start) t = std::max(t, look->in_at_s);
-    look->seen.steps_left = s_.steps - step - 1;
-    look->seen.later_calls = lb_points_after(s_, step);
-    look->seen.steps_to_point = step - look->step;
-    const bool taken = balancer_->takes_call(&look->seen);
-    look.reset();
-    return taken;
-  }
-
-  ModelLbCall balance(const ModelLbInputs& at) {
-    const ModelLbContext ctx = lb_context();
+  ModelLbCall balance(const ModelLbInputs& at, Balancer& calling) {
+    const ModelLbContext ctx = lb_context(calling);
     ModelLbInputs in = at;
     in.before = census_of(halo_, net_);
     ModelLbCall call = model_lb_call(ctx, state_, in, [&] {
       halo_ = halo_of(state_, s_.workload);
       return census_of(halo_, net_);
     });
-    if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, call);
+    if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, calling, call);
     return call;
   }
 
   // Decision and migration from the platform's fits, where it has them, instead of the
   // timed code and the network model.
-  void apply_fits(const FittedCosts& fits, ModelLbCall& call) const {
+  void apply_fits(const FittedCosts& fits, const Balancer& calling, ModelLbCall& call) const {
     LbEvent& e = call.event;
     const double before = e.decision_s + e.migration_s;
     const auto v = static_cast<double>(state_.graph().global_vertices);
@@ -367,7 +371,7 @@ class ModelRun {
       e.decision_s = d->seconds(v, static_cast<double>(state_.graph().global_edges), p_);
     }
     // A call that promised to move nothing runs no migration to fit.
-    if (fits.migration && !balancer_->promised_nothing_moves()) {
+    if (fits.migration && !calling.promised_nothing_moves()) {
       e.migration_s = fits.migration_s(v / p_, static_cast<double>(e.elements_moved_max.value_or(0)),
                                        static_cast<double>(s_.workload.element_bytes));
     }

@@ -1,0 +1,99 @@
+#include "balancers/model/auto/balancer.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "balancers/sdk/centralized.hpp"
+#include "balancers/sdk/factory.hpp"
+
+namespace lbbench {
+
+namespace {
+
+std::vector<std::unique_ptr<Balancer>> make_candidates(const AutoParams& params) {
+  std::vector<std::unique_ptr<Balancer>> out;
+  for (const auto& c : params.candidates) out.push_back(make_balancer(c));
+  return out;
+}
+
+// A centralized candidate gathers every object to rank 0; the rest run a protocol.
+std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
+                                           const std::vector<std::unique_ptr<Balancer>>& built) {
+  std::vector<LoopCandidate> out;
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    const bool centralized = dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr;
+    out.push_back(LoopCandidate{.name = std::string(params.candidates[i].name()),
+                                .shape = centralized ? CandidateShape::centralized : CandidateShape::distributed});
+  }
+  return out;
+}
+
+PointObservation observation_of(const CallOutlook& call, bool called_before) {
+  const int to_next = call.period > 0 ? std::min(call.period, call.steps_left) : call.steps_left;
+  return {.nranks = call.nranks,
+          .objects = call.objects,
+          .max_load_s = std::max(call.max_rank_load_s, call.max_step_s),
+          .mean_load_s = call.total_load_s / call.nranks,
+          .steps_to_next = to_next,
+          .steps_left = call.steps_left,
+          .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt};
+}
+
+}  // namespace
+
+AutoBalancer::AutoBalancer(AutoParams params)
+    : params_(std::move(params)),
+      candidates_(make_candidates(params_)),
+      loop_(loop_candidates(params_, candidates_), params_.budget) {}
+
+MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
+  const CallOutlook call{.nranks = view.nranks,
+                         .objects = view.graph.global_vertices,
+                         .max_rank_load_s = view.max_rank_load.seconds(),
+                         .total_load_s = view.total_load.seconds(),
+                         .max_step_s = (view.max_rank_load + view.step_exchange).seconds(),
+                         .period = view.period,
+                         .steps_left = view.steps_left,
+                         .last_call_s = view.last_call_s,
+                         .machine = &view.machine};
+  Acting acting = acting_for(call);
+  MigrationPlan plan = acting.balancer.plan(view, comm);
+  if (view.rank.value() == 0) plan.decision = std::move(acting.why);
+  return plan;
+}
+
+Acting AutoBalancer::acting_for(const CallOutlook& call) {
+  const NetworkFacts net = call.machine ? call.machine->network : NetworkFacts{};
+  LoopChoice choice = loop_.decide(observation_of(call, chosen_.has_value()), net);
+  chosen_ = choice.candidate;
+  if (chosen_ && candidates_[*chosen_]->promised_nothing_moves()) chosen_.reset();
+  Balancer& acting = chosen_ ? *candidates_[*chosen_] : static_cast<Balancer&>(none_);
+  return {acting, std::move(choice.record), choice.points_to_skip};
+}
+
+const Balancer& AutoBalancer::acting() const {
+  if (chosen_) return *candidates_[*chosen_];
+  return none_;
+}
+
+void AutoBalancer::prepare(MPI_Comm comm) {
+  for (auto& c : candidates_) c->prepare(comm);
+}
+
+Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {
+  return acting().decide_serially(problem, observer);
+}
+
+bool AutoBalancer::any_candidate(bool (Balancer::*needs)() const) const {
+  for (const auto& c : candidates_) {
+    if (((*c).*needs)()) return true;
+  }
+  return false;
+}
+
+bool AutoBalancer::needs_graph() const { return any_candidate(&Balancer::needs_graph); }
+bool AutoBalancer::needs_vectors() const { return any_candidate(&Balancer::needs_vectors); }
+bool AutoBalancer::needs_trends() const { return any_candidate(&Balancer::needs_trends); }
+bool AutoBalancer::needs_coords() const { return any_candidate(&Balancer::needs_coords); }
+
+}  // namespace lbbench
