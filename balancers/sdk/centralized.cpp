@@ -163,15 +163,6 @@ MigrationPlan CentralizedBalancer::plan(const LoadView& view, MPI_Comm comm) {
     problem.rank_node = view.machine.rank_node.values();
     problem.seed = view.seed;
     problem.invocation = view.invocation;
-    problem.element_bytes = view.element_bytes;
-    problem.period = view.period;
-    problem.steps_left = view.steps_left;
-    problem.later_calls = view.later_calls;
-    problem.step_exchange_s = view.step_exchange.seconds();
-    problem.network = view.machine.network;
-    problem.code_time_scale = view.machine.code_time_scale;
-    problem.fitted_costs = view.machine.fitted_costs;
-    problem.migration_code = view.machine.migration_code;
   }
   MPI_Gatherv(view.graph.gid.data(), local, mpi_type<VertexId>(), problem.id.data(), counts.data(), displs.data(),
               mpi_type<VertexId>(), 0, comm);

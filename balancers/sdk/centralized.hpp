@@ -50,20 +50,9 @@ struct GlobalProblem {
   // talks to for good. Filled with the graph; empty when there are none.
   std::vector<std::int64_t> fixed_xadj;
   std::vector<int> fixed_rank;
-  // What a meta-balancer needs to predict the others: the run's seed and call number
-  // (randomized strategies), the payload of a moving object, and the steps until the next
-  // LB call.
+  // The run's seed and call number, for randomized strategies.
   std::uint64_t seed = 0;
   int invocation = 0;
-  std::int64_t element_bytes = 0;
-  int period = 0;
-  int steps_left = 0;                               // steps after this call to the end of the run; 0 when not known
-  int later_calls = 0;                              // LB calls after this one
-  double step_exchange_s = 0;                       // LoadView::step_exchange
-  MigrationCode migration_code;                     // MachineInfo::migration_code
-  NetworkFacts network;                             // MachineInfo::network
-  double code_time_scale = 1.0;                     // MachineInfo::code_time_scale
-  std::shared_ptr<const FittedCosts> fitted_costs;  // MachineInfo::fitted_costs
 
   [[nodiscard]] std::size_t size() const { return id.size(); }
   [[nodiscard]] bool has_graph() const { return !xadj.empty(); }

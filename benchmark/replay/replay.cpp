@@ -108,10 +108,9 @@ class Replay {
         choices.push_back(acting.why);
         points_to_skip = acting.points_to_skip;
         if (acting.balancer.promised_nothing_moves()) {
-          // A point kept as it is starts the loads' window afresh, as a call that keeps
-          // the distribution does.
-          loop_->restart_vertex_times();
-          measured_since = step + 1;
+          // The loads' window carries on to the next call: what a rank loses to imbalance
+          // between two calls is its load over the whole interval, where a spot that
+          // moves evens out.
           last_call_s = 0;
           continue;
         }

@@ -56,7 +56,7 @@ Played play(ClosedLoop& loop, const World& w, int points) {
   double seen = w.start_imbalance_s;
   double with_none = w.start_imbalance_s;
   std::optional<double> last_cost;
-  for (int k = 0; k < points; ++k) {
+  for (int k = 0; k < points;) {
     const LoopChoice c = loop.decide(point(seen, 10 * (points - k), last_cost), test_network());
     p.choices.push_back(c.candidate);
     last_cost.reset();
@@ -68,15 +68,22 @@ Played play(ClosedLoop& loop, const World& w, int points) {
       p.spent_s += cost;
       p.largest_cost_s = std::max(p.largest_cost_s, cost);
     }
-    with_none = w.drift(with_none);
-    p.auto_loss_s += 10 * next;
-    p.none_loss_s += 10 * with_none;
+    // The points the choice skips: their windows go by as they would without a call.
+    for (int window = 0; window <= c.points_to_skip && k < points; ++window, ++k) {
+      if (window > 0) {
+        next = w.drift(next);
+        p.choices.push_back(std::nullopt);
+      }
+      with_none = w.drift(with_none);
+      p.auto_loss_s += 10 * next;
+      p.none_loss_s += 10 * with_none;
+    }
     seen = next;
   }
   return p;
 }
 
-TEST(AutoLoop, BalancesOnceWhereLoadsStayAndCreditsTheGainWhileItLasts) {
+TEST(AutoLoop, BalancesOnceWhereLoadsStay) {
   ClosedLoop loop({{"none", CandidateShape::distributed}, {"tree", CandidateShape::distributed}}, 0.02);
   World w;
   w.respond = [](std::size_t, double) { return std::pair{0.0005, 0.005}; };
@@ -87,7 +94,6 @@ TEST(AutoLoop, BalancesOnceWhereLoadsStayAndCreditsTheGainWhileItLasts) {
   const Learned& tree = loop.learned(1);
   EXPECT_EQ(tree.calls, 1);
   EXPECT_NEAR(tree.correction(), 0.95, 1e-9);
-  EXPECT_GT(tree.persistence(), 5.0) << "the gain lasted to the end";
   EXPECT_LT(p.auto_loss_s + p.spent_s, 0.2 * p.none_loss_s);
 }
 

@@ -122,8 +122,6 @@ namespace {
 GlobalProblem chain(int n, int ranks, const std::function<double(int)>& load) {
   GlobalProblem p;
   p.nranks = ranks;
-  p.element_bytes = 1024;
-  p.period = 10;
   for (int i = 0; i < n; ++i) {
     p.id.emplace_back(i);
     p.load.emplace_back(load(i));

@@ -10,29 +10,20 @@ ClosedLoop::ClosedLoop(std::vector<LoopCandidate> candidates, double budget)
 
 Json ClosedLoop::credit_last_call(const PointObservation& seen) {
   if (!open_) return nullptr;
-  Learned& l = learned_[open_->candidate];
+  const std::size_t c = open_->candidate;
+  Learned& l = learned_[c];
   const double steps = window_steps_;
   const double predicted = open_->predicted_s * steps;
   const double delivered = (open_->expected_s - seen.imbalance_s()) * steps;
-  Json out = {{"candidate", candidates_[open_->candidate].name}, {"first_window", open_->first_window}};
-  if (open_->first_window) {
-    const double cost = seen.last_call_cost_s.value_or(0);
-    l.cost_s = cost;
-    l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
-    ++l.calls;
-    net_gain_s_ -= cost;
-    out["cost_s"] = cost;
-  } else if (delivered <= 0) {
-    // A window kept without a call credits the call only while it still gains.
-    open_.reset();
-    out["gain_gone"] = true;
-    return out;
-  }
+  const double cost = seen.last_call_cost_s.value_or(0);
+  l.cost_s = cost;
+  l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+  ++l.calls;
   l.predicted_s += predicted;
   l.delivered_s += delivered;
-  ++l.windows;
-  net_gain_s_ += delivered;
-  open_->first_window = false;
+  net_gain_s_ += delivered - cost;
+  open_.reset();
+  Json out = {{"candidate", candidates_[c].name}, {"cost_s", cost}};
   out["predicted_gain_s"] = predicted;
   out["delivered_gain_s"] = delivered;
   out["correction"] = l.correction();
@@ -58,7 +49,7 @@ double ClosedLoop::forecast_s(const PointObservation& seen) const {
 
 ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const {
   const Learned& l = learned_[c];
-  const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next * l.persistence());
+  const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
   const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
   return {.gain_s = l.correction() * removable * horizon,
           .cost_s = l.cost_s.value_or(floor_cost_s(candidates_[c].shape, seen, net))};
@@ -74,36 +65,41 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   choice.record["imbalance_s"] = seen.imbalance_s();
   choice.record["forecast_s"] = forecast_s(seen);
   Json weighed = Json::object();
+  // Only a call expected to pay for itself. A candidate never tried, whose gain and cost
+  // are guesses (its first call has cost hundreds of times its floor), only where no
+  // candidate tried pays, and while the bank still covers its cost.
   std::optional<std::size_t> best;
+  std::optional<std::size_t> best_untried;
   double best_value = 0;
+  double best_untried_value = 0;
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     if (candidates_[c].name == "none") continue;
     const Weighed w = weigh(c, seen, net);
     weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
                                     {"cost_s", w.cost_s},
                                     {"correction", learned_[c].correction()},
-                                    {"persistence", learned_[c].persistence()},
                                     {"reach", learned_[c].reach}};
-    // Only a call expected to pay for itself; trying a candidate never tried, whose gain
-    // and cost are guesses, only while the bank still covers its cost.
-    const bool tried = learned_[c].calls > 0;
-    if (w.value_s() > best_value && (tried || w.cost_s <= bank_s())) {
+    if (learned_[c].calls > 0 && w.value_s() > best_value) {
       best = c;
       best_value = w.value_s();
+    } else if (learned_[c].calls == 0 && w.value_s() > best_untried_value && w.cost_s <= bank_s()) {
+      best_untried = c;
+      best_untried_value = w.value_s();
     }
   }
+  if (!best) best = best_untried;
   choice.record["weighed"] = std::move(weighed);
   choice.record["chosen"] = best ? candidates_[*best].name : std::string("none");
   // As MetaLB lengthens the LB period where calls do not pay, every point without a call
   // doubles the points not looked at before the next: a look makes the ranks wait for
   // each other, which `none` never does.
   // A look is finding out too: it costs at least one reduction over every rank, which the
-  // bank pays.
+  // bank pays. Where one costs more than B, no later point is looked at.
   points_without_call_ = best ? 0 : points_without_call_ + 1;
-  if (!best && points_without_call_ > 1 && seen.steps_to_next > 0) {
-    const int doubled = 1 << std::min(points_without_call_ - 1, 8);
+  if (!best && seen.steps_to_next > 0) {
+    const int doubled = points_without_call_ > 1 ? (1 << std::min(points_without_call_ - 1, 8)) - 1 : 0;
     const int fitting = std::max(0, seen.steps_left / seen.steps_to_next - 1);
-    choice.points_to_skip = std::min(doubled - 1, fitting);
+    choice.points_to_skip = look_cost_s(net) > budget_s() ? fitting : std::min(doubled, fitting);
   }
   if (!best) net_gain_s_ -= look_cost_s(net);
   choice.record["points_to_skip"] = choice.points_to_skip;
@@ -113,8 +109,7 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
     const double expected = forecast_s(seen);
     open_ = OpenCall{.candidate = *best,
                      .expected_s = expected,
-                     .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s),
-                     .first_window = true};
+                     .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s)};
   }
   choice.candidate = best;
   return choice;

@@ -18,16 +18,17 @@
 //    gain corrects every later prediction for that candidate, and what its call left (its
 //    reach) is not counted as gain again.
 //  - The counterfactual is the forecast: the imbalance seen, grown as it grew. Loads that
-//    change otherwise show as gains or losses of the call; the first window after a call
-//    is always credited, later windows kept without a call only while they still gain.
+//    change otherwise show as gains or losses of the call, which the first point looked at
+//    after it credits. The engines' window of loads runs from one call to the next, so a
+//    spot that moves between ranks evens out in it, as it does for `none`.
 //
 // The bank: B plus everything delivered less everything spent (calls and looks), with
-// B = budget × none's predicted time from the first point to the end. A candidate never
-// tried is called only while its expected cost fits in the bank; a tried one whenever its
-// corrected gain covers its measured cost. So what finding out costs is bounded by B plus
+// B = budget × none's predicted time from the first point to the end. A tried candidate
+// is called whenever its corrected gain covers its measured cost; one never tried only
+// where no tried one pays, and while its expected cost fits in the bank. So what finding out costs is bounded by B plus
 // the gains so far plus the first call's surprise per candidate, by the loop's own
 // accounting; what a call's placement or its synchronization costs the steps after the
-// windows it is credited for is outside that accounting (balancers/model/README.md).
+// window it is credited for is outside that accounting (balancers/model/README.md).
 #pragma once
 
 #include <cstddef>
@@ -67,13 +68,11 @@ class ClosedLoop {
   [[nodiscard]] double budget_s() const { return budget_s_.value_or(0); }
 
  private:
-  // The call still being credited: its candidate, the imbalance it was made at, and
-  // whether the window after it is the first.
+  // The call the next point credits: its candidate and the imbalance it was made at.
   struct OpenCall {
     std::size_t candidate = 0;
     double expected_s = 0;   // the imbalance per step the window was expected to have without the call
     double predicted_s = 0;  // the gain per step predicted, before the correction
-    bool first_window = true;
   };
   struct Weighed {
     double gain_s = 0;

@@ -51,15 +51,6 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   pr.rank_node = ctx.machine.rank_node.values();
   pr.seed = s.seed;
   pr.invocation = in.invocation;
-  pr.element_bytes = s.workload.element_bytes;
-  pr.period = s.balancer.period;
-  pr.steps_left = s.steps - in.step - 1;
-  pr.later_calls = lb_points_after(s, in.step);
-  pr.step_exchange_s = step_exchange_s(in.measured_rank_load, in.measured_rank_wall);
-  pr.network = ctx.machine.network;
-  pr.code_time_scale = ctx.machine.code_time_scale;
-  pr.fitted_costs = ctx.machine.fitted_costs;
-  pr.migration_code = ctx.machine.migration_code;
   const auto n = static_cast<std::size_t>(state.graph().num_local());
   pr.id.reserve(n);
   pr.load.reserve(n);

@@ -222,10 +222,11 @@ class ModelRun {
         calling = &acting.balancer;
       }
       if (calling->promised_nothing_moves() && looks) {
-        // A point kept as it is starts the loads' window afresh, as a call that keeps the
-        // distribution does (replay/replay.cpp).
+        // The loads' window carries on to the next call (replay/replay.cpp).
         last_call_s = 0;
-      } else {
+        continue;
+      }
+      {
         const double call_start = *std::max_element(start.begin(), start.end());
         ModelLbCall call = balance(in, *calling);
         if (looks) call.event.prediction = choices.back();
