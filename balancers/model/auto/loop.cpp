@@ -55,16 +55,8 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
           .cost_s = l.cost_s.value_or(floor_cost_s(candidates_[c].shape, seen, net))};
 }
 
-LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& net) {
-  if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
-  LoopChoice choice;
-  choice.record = Json::object();
-  choice.record["credited"] = credit_last_call(seen);
-  observe_growth(seen, called_before_);
-  choice.record["bank_s"] = bank_s();
-  choice.record["imbalance_s"] = seen.imbalance_s();
-  choice.record["forecast_s"] = forecast_s(seen);
-  Json weighed = Json::object();
+std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, const NetworkFacts& net,
+                                              Json& weighed) const {
   // Only a call expected to pay for itself. A candidate never tried, whose gain and cost
   // are guesses (its first call has cost hundreds of times its floor), only where no
   // candidate tried pays, and while the bank still covers its cost.
@@ -87,21 +79,39 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
       best_untried_value = w.value_s();
     }
   }
-  if (!best) best = best_untried;
+  return best ? best : best_untried;
+}
+
+int ClosedLoop::points_to_skip(const PointObservation& seen, const NetworkFacts& net) const {
+  // As MetaLB lengthens the LB period where calls do not pay, every point in a row without
+  // a call doubles the points not looked at before the next: a look makes the ranks wait
+  // for each other, which `none` never does. Where one look costs more than B, no later
+  // point is looked at.
+  if (seen.steps_to_next <= 0) return 0;
+  const int fitting = std::max(0, seen.steps_left / seen.steps_to_next - 1);
+  if (look_cost_s(net) > budget_s()) return fitting;
+  const int doubled = points_without_call_ > 1 ? (1 << std::min(points_without_call_ - 1, 8)) - 1 : 0;
+  return std::min(doubled, fitting);
+}
+
+LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& net) {
+  if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
+  LoopChoice choice;
+  choice.record = Json::object();
+  choice.record["credited"] = credit_last_call(seen);
+  observe_growth(seen, called_before_);
+  choice.record["bank_s"] = bank_s();
+  choice.record["imbalance_s"] = seen.imbalance_s();
+  choice.record["forecast_s"] = forecast_s(seen);
+  Json weighed = Json::object();
+  const std::optional<std::size_t> best = choose(seen, net, weighed);
   choice.record["weighed"] = std::move(weighed);
   choice.record["chosen"] = best ? candidates_[*best].name : std::string("none");
-  // As MetaLB lengthens the LB period where calls do not pay, every point without a call
-  // doubles the points not looked at before the next: a look makes the ranks wait for
-  // each other, which `none` never does.
-  // A look is finding out too: it costs at least one reduction over every rank, which the
-  // bank pays. Where one costs more than B, no later point is looked at.
   points_without_call_ = best ? 0 : points_without_call_ + 1;
-  if (!best && seen.steps_to_next > 0) {
-    const int doubled = points_without_call_ > 1 ? (1 << std::min(points_without_call_ - 1, 8)) - 1 : 0;
-    const int fitting = std::max(0, seen.steps_left / seen.steps_to_next - 1);
-    choice.points_to_skip = look_cost_s(net) > budget_s() ? fitting : std::min(doubled, fitting);
+  if (!best) {
+    choice.points_to_skip = points_to_skip(seen, net);
+    net_gain_s_ -= look_cost_s(net);
   }
-  if (!best) net_gain_s_ -= look_cost_s(net);
   choice.record["points_to_skip"] = choice.points_to_skip;
   window_steps_ = std::min(seen.steps_left, seen.steps_to_next * (choice.points_to_skip + 1));
   called_before_ = best.has_value();

@@ -87,6 +87,11 @@ class ClosedLoop {
   [[nodiscard]] double forecast_s(const PointObservation& seen) const;
   // What looking at the next point's totals costs at least: one reduction over every rank.
   [[nodiscard]] static double look_cost_s(const NetworkFacts& net);
+  // The candidate to call, or none; what each was weighed at goes into `weighed`.
+  [[nodiscard]] std::optional<std::size_t> choose(const PointObservation& seen, const NetworkFacts& net,
+                                                  Json& weighed) const;
+  // After a point without a call (points_without_call_ counts it): the points to skip.
+  [[nodiscard]] int points_to_skip(const PointObservation& seen, const NetworkFacts& net) const;
   [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const;
 
   std::vector<LoopCandidate> candidates_;

@@ -12,15 +12,17 @@ namespace lbbench {
 struct PointObservation {
   int nranks = 1;
   std::int64_t objects = 0;  // the balancer's objects over all ranks
-  double max_load_s = 0;     // the slowest rank's load per step, over the steps since the last point
-  double mean_load_s = 0;    // the ranks' mean load per step, over the same steps
-  int steps_to_next = 0;     // steps until the next LB point, or to the end of the run
-  int steps_left = 0;        // steps to the end of the run
+  // The slowest rank's step (its load, or its measured step where longer) and the ranks'
+  // mean load, per step over the steps since the last call.
+  double max_load_s = 0;
+  double mean_load_s = 0;
+  int steps_to_next = 0;  // steps until the next LB point, or to the end of the run
+  int steps_left = 0;     // steps to the end of the run
   // The previous point's call, decision and migration on its slowest rank, as the engine
   // charged it; unset where the previous point made no call.
   std::optional<double> last_call_cost_s;
 
-  // What a step loses to imbalance: the slowest rank's load over the mean.
+  // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
 };
 
