@@ -25,8 +25,8 @@ set(LBBENCH_LAYERS
     balancers/gossip
     balancers/prefix
     balancers/vector
-    balancers/model/auto
     balancers/model
+    balancers/model/auto
     balancers
     # Strategies written as users write them, against the SDK alone.
     balancers/template

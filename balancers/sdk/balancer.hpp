@@ -197,6 +197,7 @@ struct CallOutlook {
   // The previous LB point's call, decision and migration on its slowest rank, as the
   // engine charged it (LoadView::last_call_s).
   double last_call_s = 0;
+  std::int64_t element_bytes = 0;  // LoadView::element_bytes
   const MachineInfo* machine = nullptr;
 };
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <memory>
 
 #include "balancers/sdk/factory.hpp"
@@ -190,8 +191,13 @@ class Replay {
     });
     if (field_->dims() > 1) phase_comm_ = duplicate_comm(comm_);
     place_at_start(graph_, trace_.get(), s_.distribution, s_.seed, comm_);
-    // Rank 0's, for the cost models a centralized balancer runs there (before the clock).
-    if (me_ == 0) machine_.info.migration_code = measure_migration_code(graph_, s_.workload.element_bytes, s_.seed);
+    // Rank 0's, on every rank (before the clock): a balancer that prices a migration it has
+    // not run (`auto`) prices it alike everywhere.
+    MigrationCode& code = machine_.info.migration_code;
+    if (me_ == 0) code = measure_migration_code(graph_, s_.workload.element_bytes, s_.seed);
+    std::array<double, 3> per_vertex{code.pack_s, code.unpack_s, code.keep_s};
+    MPI_Bcast(per_vertex.data(), 3, MPI_DOUBLE, 0, comm_);
+    code = MigrationCode{.pack_s = per_vertex[0], .unpack_s = per_vertex[1], .keep_s = per_vertex[2]};
     std::optional<WanDelay> wan_delay = engine_.wan_delay(s_.machine, machine_.info, comm_);
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
     prediction_exchange_ = std::make_unique<SparseExchange>(comm_);

@@ -30,13 +30,18 @@ std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
 
 PointObservation observation_of(const CallOutlook& call, bool called_before) {
   const int to_next = call.period > 0 ? std::min(call.period, call.steps_left) : call.steps_left;
+  const MigrationCode code = call.machine ? call.machine->migration_code : MigrationCode{};
+  const double scale = call.machine ? call.machine->code_time_scale : 1.0;
   return {.nranks = call.nranks,
           .objects = call.objects,
           .max_load_s = std::max(call.max_rank_load_s, call.max_step_s),
           .mean_load_s = call.total_load_s / call.nranks,
           .steps_to_next = to_next,
           .steps_left = call.steps_left,
-          .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt};
+          .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt,
+          .element_bytes = call.element_bytes,
+          .moved_code_s = (code.pack_s + code.unpack_s) * scale,
+          .kept_code_s = code.keep_s * scale};
 }
 
 }  // namespace
@@ -55,6 +60,7 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
                          .period = view.period,
                          .steps_left = view.steps_left,
                          .last_call_s = view.last_call_s,
+                         .element_bytes = view.element_bytes,
                          .machine = &view.machine};
   Acting acting = acting_for(call);
   MigrationPlan plan = acting.balancer.plan(view, comm);

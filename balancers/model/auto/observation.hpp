@@ -21,6 +21,12 @@ struct PointObservation {
   // The previous point's call, decision and migration on its slowest rank, as the engine
   // charged it; unset where the previous point made no call.
   std::optional<double> last_call_cost_s;
+  // What moving an object costs: its payload, and the migration engine's code per object
+  // that moves (packed and unpacked) and per object that stays (the local graph rebuilt),
+  // as measured on this host and charged on the machine.
+  std::int64_t element_bytes = 0;
+  double moved_code_s = 0;
+  double kept_code_s = 0;
 
   // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }

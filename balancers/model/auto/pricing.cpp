@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "balancers/model/cost_model.hpp"
+
 namespace lbbench {
 
 namespace {
@@ -27,10 +29,21 @@ double protocol_round_s(const NetworkFacts& net) {
   return farthest + allreduce_s(net);
 }
 
+// Pearce et al.'s equations 6 and 7: the heaviest rank sends the share of its objects by
+// which it exceeds the mean, at α + β × bytes, and every rank rebuilds its local graph.
+// Any call that balances moves at least that much.
+double migration_floor_s(const PointObservation& seen, const NetworkFacts& net) {
+  const double per_rank = static_cast<double>(seen.objects) / std::max(1, seen.nranks);
+  const double elements = seen.max_load_s > 0 ? elements_moved_global(per_rank, seen.mean_load_s, seen.max_load_s) : 0;
+  const Platform platform{.alpha_s = net.message_latency_s(), .beta_s_per_byte = net.seconds_per_byte()};
+  return data_movement_cost(platform, elements, static_cast<double>(seen.element_bytes)) +
+         elements * seen.moved_code_s + per_rank * seen.kept_code_s;
+}
+
 }  // namespace
 
 double floor_cost_s(CandidateShape shape, const PointObservation& seen, const NetworkFacts& net) {
-  const double migration = net.call_collectives * allreduce_s(net);
+  const double migration = net.call_collectives * allreduce_s(net) + migration_floor_s(seen, net);
   if (shape == CandidateShape::centralized) return gather_and_scatter_s(seen, net) + migration;
   return protocol_round_s(net) + kProtocolAllreduces * allreduce_s(net) + migration;
 }
