@@ -187,6 +187,7 @@ using Assignment = std::vector<Rank>;
 struct CallOutlook {
   int nranks = 1;
   std::int64_t objects = 0;  // the balancer's objects over all ranks
+  std::int64_t edges = 0;    // the graph's edges (undirected)
   double max_rank_load_s = 0;
   double total_load_s = 0;
   // The slowest rank's mean step since the last point, as measured (compute and waiting

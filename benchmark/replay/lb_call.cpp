@@ -300,6 +300,7 @@ void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLo
   // The balancer's objects: vertices a trace pins never move.
   const std::int64_t objects = graph.has_pinned() ? graph.pinned_from : graph.global_vertices;
   sum_share_ = {rank_load, comm_rank(comm_) == 0 ? static_cast<double>(objects) : 0.0};
+  edges_ = graph.global_edges;
   max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s};
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
@@ -311,6 +312,7 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
   MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
   return CallOutlook{.nranks = comm_size(comm_),
                      .objects = static_cast<std::int64_t>(sums_[1]),
+                     .edges = edges_,
                      .max_rank_load_s = maxima_[0],
                      .total_load_s = sums_[0],
                      .max_step_s = maxima_[1],

@@ -78,6 +78,7 @@ class LoadLook {
   MPI_Comm comm_;
   std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
   std::array<double, 2> sums_{};                                             // the model load; the objects
+  std::int64_t edges_ = 0;
   std::array<double, 3> maxima_{};  // the model load; the mean wall; the last call
   std::array<double, 2> sum_share_{};
   std::array<double, 3> max_share_{};

@@ -173,5 +173,19 @@ TEST(AutoPricing, ACentralizedFloorGrowsWithTheRanksAndADistributedOneDoesNot) {
                    floor_cost_s(CandidateShape::distributed, small, net));
 }
 
+TEST(AutoPricing, APlatformsFittedDecisionPricesAnUntriedCandidateWhereItAsksMoreThanTheFloor) {
+  FittedCosts fits;
+  fits.decision["greedy"] = FittedCost{{0.5, 0, 0, 0}};
+  const PointObservation seen = point(0.010, 100);
+  ClosedLoop priced({{"greedy", CandidateShape::centralized}, {"tree", CandidateShape::distributed}}, 0.02);
+  const LoopChoice fitted = priced.decide(seen, test_network(), &fits);
+  EXPECT_DOUBLE_EQ(fitted.record["weighed"]["greedy"]["cost_s"].get<double>(), 0.5);
+  EXPECT_EQ(fitted.candidate, std::optional<std::size_t>(1)) << "greedy's fitted cost is over the bank";
+  ClosedLoop floored({{"greedy", CandidateShape::centralized}, {"tree", CandidateShape::distributed}}, 0.02);
+  const double floor = floored.decide(seen, test_network()).record["weighed"]["greedy"]["cost_s"].get<double>();
+  EXPECT_DOUBLE_EQ(floor, floor_cost_s(CandidateShape::centralized, seen, test_network()));
+  EXPECT_LT(floor, 0.01);
+}
+
 }  // namespace
 }  // namespace lbbench

@@ -34,6 +34,7 @@ PointObservation observation_of(const CallOutlook& call, bool called_before) {
   const double scale = call.machine ? call.machine->code_time_scale : 1.0;
   return {.nranks = call.nranks,
           .objects = call.objects,
+          .edges = call.edges,
           .max_load_s = std::max(call.max_rank_load_s, call.max_step_s),
           .mean_load_s = call.total_load_s / call.nranks,
           .steps_to_next = to_next,
@@ -54,6 +55,7 @@ AutoBalancer::AutoBalancer(AutoParams params)
 MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
   const CallOutlook call{.nranks = view.nranks,
                          .objects = view.graph.global_vertices,
+                         .edges = view.graph.global_edges,
                          .max_rank_load_s = view.max_rank_load.seconds(),
                          .total_load_s = view.total_load.seconds(),
                          .max_step_s = (view.max_rank_load + view.step_exchange).seconds(),
@@ -70,7 +72,8 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
 
 Acting AutoBalancer::acting_for(const CallOutlook& call) {
   const NetworkFacts net = call.machine ? call.machine->network : NetworkFacts{};
-  LoopChoice choice = loop_.decide(observation_of(call, chosen_.has_value()), net);
+  const FittedCosts* fits = call.machine ? call.machine->fitted_costs.get() : nullptr;
+  LoopChoice choice = loop_.decide(observation_of(call, chosen_.has_value()), net, fits);
   chosen_ = choice.candidate;
   if (chosen_ && candidates_[*chosen_]->promised_nothing_moves()) chosen_.reset();
   Balancer& acting = chosen_ ? *candidates_[*chosen_] : static_cast<Balancer&>(none_);

@@ -47,16 +47,18 @@ double ClosedLoop::forecast_s(const PointObservation& seen) const {
   return seen.imbalance_s() + growth * seen.steps_to_next;
 }
 
-ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const {
+ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
+                                      const FittedCosts* fits) const {
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
   const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
-  return {.gain_s = l.correction() * removable * horizon,
-          .cost_s = l.cost_s.value_or(floor_cost_s(candidates_[c].shape, seen, net))};
+  const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
+                                  fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
+  return {.gain_s = l.correction() * removable * horizon, .cost_s = l.cost_s.value_or(untried)};
 }
 
 std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, const NetworkFacts& net,
-                                              Json& weighed) const {
+                                              const FittedCosts* fits, Json& weighed) const {
   // Only a call expected to pay for itself. A candidate never tried, whose gain and cost
   // are guesses (its first call has cost hundreds of times its floor), only where no
   // candidate tried pays, and while the bank still covers its cost.
@@ -66,7 +68,7 @@ std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, cons
   double best_untried_value = 0;
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     if (candidates_[c].name == "none") continue;
-    const Weighed w = weigh(c, seen, net);
+    const Weighed w = weigh(c, seen, net, fits);
     weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
                                     {"cost_s", w.cost_s},
                                     {"correction", learned_[c].correction()},
@@ -94,7 +96,7 @@ int ClosedLoop::points_to_skip(const PointObservation& seen, const NetworkFacts&
   return std::min(doubled, fitting);
 }
 
-LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& net) {
+LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& net, const FittedCosts* fits) {
   if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
   LoopChoice choice;
   choice.record = Json::object();
@@ -104,7 +106,7 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   choice.record["imbalance_s"] = seen.imbalance_s();
   choice.record["forecast_s"] = forecast_s(seen);
   Json weighed = Json::object();
-  const std::optional<std::size_t> best = choose(seen, net, weighed);
+  const std::optional<std::size_t> best = choose(seen, net, fits, weighed);
   choice.record["weighed"] = std::move(weighed);
   choice.record["chosen"] = best ? candidates_[*best].name : std::string("none");
   points_without_call_ = best ? 0 : points_without_call_ + 1;

@@ -60,7 +60,9 @@ class ClosedLoop {
   ClosedLoop(std::vector<LoopCandidate> candidates, double budget);
 
   // Alike on every rank from alike inputs. Credits the call before, then chooses.
-  LoopChoice decide(const PointObservation& seen, const NetworkFacts& net);
+  // `fits`, where the machine has them (machine.costs), price an untried candidate's call
+  // where they ask more than its floor.
+  LoopChoice decide(const PointObservation& seen, const NetworkFacts& net, const FittedCosts* fits = nullptr);
 
   [[nodiscard]] const Learned& learned(std::size_t candidate) const { return learned_.at(candidate); }
   // B plus Σ delivered − Σ spent: what later calls may still spend.
@@ -89,10 +91,11 @@ class ClosedLoop {
   [[nodiscard]] static double look_cost_s(const NetworkFacts& net);
   // The candidate to call, or none; what each was weighed at goes into `weighed`.
   [[nodiscard]] std::optional<std::size_t> choose(const PointObservation& seen, const NetworkFacts& net,
-                                                  Json& weighed) const;
+                                                  const FittedCosts* fits, Json& weighed) const;
   // After a point without a call (points_without_call_ counts it): the points to skip.
   [[nodiscard]] int points_to_skip(const PointObservation& seen, const NetworkFacts& net) const;
-  [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net) const;
+  [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
+                              const FittedCosts* fits) const;
 
   std::vector<LoopCandidate> candidates_;
   std::vector<Learned> learned_;

@@ -12,6 +12,7 @@ namespace lbbench {
 struct PointObservation {
   int nranks = 1;
   std::int64_t objects = 0;  // the balancer's objects over all ranks
+  std::int64_t edges = 0;    // the graph's edges (undirected)
   // The slowest rank's step (its load, or its measured step where longer) and the ranks'
   // mean load, per step over the steps since the last call.
   double max_load_s = 0;

@@ -32,15 +32,31 @@ double protocol_round_s(const NetworkFacts& net) {
 // Pearce et al.'s equations 6 and 7: the heaviest rank sends the share of its objects by
 // which it exceeds the mean, at α + β × bytes, and every rank rebuilds its local graph.
 // Any call that balances moves at least that much.
+double objects_per_rank(const PointObservation& seen) {
+  return static_cast<double>(seen.objects) / std::max(1, seen.nranks);
+}
+
+double least_moved(const PointObservation& seen) {
+  return seen.max_load_s > 0 ? elements_moved_global(objects_per_rank(seen), seen.mean_load_s, seen.max_load_s) : 0;
+}
+
 double migration_floor_s(const PointObservation& seen, const NetworkFacts& net) {
-  const double per_rank = static_cast<double>(seen.objects) / std::max(1, seen.nranks);
-  const double elements = seen.max_load_s > 0 ? elements_moved_global(per_rank, seen.mean_load_s, seen.max_load_s) : 0;
+  const double per_rank = objects_per_rank(seen);
+  const double elements = least_moved(seen);
   const Platform platform{.alpha_s = net.message_latency_s(), .beta_s_per_byte = net.seconds_per_byte()};
   return data_movement_cost(platform, elements, static_cast<double>(seen.element_bytes)) +
          elements * seen.moved_code_s + per_rank * seen.kept_code_s;
 }
 
 }  // namespace
+
+double fitted_cost_s(std::string_view candidate, const PointObservation& seen, const FittedCosts& fits) {
+  const FittedCost* decision = fits.decision_of(candidate);
+  const double decided =
+      decision ? decision->seconds(static_cast<double>(seen.objects), static_cast<double>(seen.edges), seen.nranks)
+               : 0.0;
+  return decided + fits.migration_s(objects_per_rank(seen), least_moved(seen), static_cast<double>(seen.element_bytes));
+}
 
 double floor_cost_s(CandidateShape shape, const PointObservation& seen, const NetworkFacts& net) {
   const double migration = net.call_collectives * allreduce_s(net) + migration_floor_s(seen, net);

@@ -528,6 +528,7 @@ CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, co
   const ModeledProblem m = model_problem(ctx, state, in);
   return CallOutlook{.nranks = state.nranks(),
                      .objects = static_cast<std::int64_t>(m.problem.size()),
+                     .edges = state.graph().global_edges,
                      .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
                      .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
                      .max_step_s = *std::max_element(in.measured_rank_wall.begin(), in.measured_rank_wall.end()),

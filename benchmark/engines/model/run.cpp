@@ -228,7 +228,9 @@ class ModelRun {
       }
       {
         const double call_start = *std::max_element(start.begin(), start.end());
-        ModelLbCall call = balance(in, *calling);
+        const std::string name =
+            looks ? choices.back().value("chosen", std::string(s_.balancer.name())) : std::string(s_.balancer.name());
+        ModelLbCall call = balance(in, *calling, name);
         if (looks) call.event.prediction = choices.back();
         last_call_s = call.event.decision_s + call.event.migration_s;
         events.push_back(std::move(call.event));
@@ -350,7 +352,8 @@ class ModelRun {
                           .code_scale = o_.charge_code ? o_.code_time_scale : 0.0};
   }
 
-  ModelLbCall balance(const ModelLbInputs& at, Balancer& calling) {
+  // `name`: the calling balancer's, whose decision fit prices it (`auto`'s candidate's).
+  ModelLbCall balance(const ModelLbInputs& at, Balancer& calling, std::string_view name) {
     const ModelLbContext ctx = lb_context(calling);
     ModelLbInputs in = at;
     in.before = census_of(halo_, net_);
@@ -358,17 +361,17 @@ class ModelRun {
       halo_ = halo_of(state_, s_.workload);
       return census_of(halo_, net_);
     });
-    if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, calling, call);
+    if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, calling, name, call);
     return call;
   }
 
   // Decision and migration from the platform's fits, where it has them, instead of the
   // timed code and the network model.
-  void apply_fits(const FittedCosts& fits, const Balancer& calling, ModelLbCall& call) const {
+  void apply_fits(const FittedCosts& fits, const Balancer& calling, std::string_view name, ModelLbCall& call) const {
     LbEvent& e = call.event;
     const double before = e.decision_s + e.migration_s;
     const auto v = static_cast<double>(state_.graph().global_vertices);
-    if (const FittedCost* d = fits.decision_of(s_.balancer.name())) {
+    if (const FittedCost* d = fits.decision_of(name)) {
       e.decision_s = d->seconds(v, static_cast<double>(state_.graph().global_edges), p_);
     }
     // A call that promised to move nothing runs no migration to fit.
