@@ -105,15 +105,6 @@ struct MachineInfo {
   static MachineInfo uniform(int nranks);
 };
 
-// The ranks' load trends (LoadView::vertex_load_trend summed on each rank, over its speed;
-// seconds per step) reduced over the ranks: summed as they are, summed by their sizes, and
-// the largest size. All 0 where no trends were measured or none was asked for.
-struct RankTrends {
-  double sum = 0;
-  double size = 0;
-  double largest = 0;
-};
-
 // Everything a balancer is told at an LB point. Per-vertex data is local to this rank;
 // global statistics were computed by reductions before plan() is called.
 struct LoadView {
@@ -150,11 +141,9 @@ struct LoadView {
   int step = 0;            // the step after which this LB runs
   int period = 0;          // steps until the next LB call (the scenario's balancer.period)
   int steps_left = 0;      // steps after this call to the end of the run (0: not known)
-  int later_calls = 0;     // LB calls after this one
   Load rank_load;          // sum of vertex_load on this rank
   Load total_load;         // over all ranks
   Load max_rank_load;      // over all ranks
-  RankTrends rank_trends;  // where vertex_load_trend is set
   // Measured, per step since the last call: how much longer the slowest rank's step took
   // than the slowest rank's compute (the halo exchange's share of a step). 0 where it is not
   // measured. A cost model adds it to every step it predicts.

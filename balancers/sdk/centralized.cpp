@@ -211,21 +211,6 @@ std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& a
   return t;
 }
 
-RankTrends rank_trends_of(const GlobalProblem& problem) {
-  RankTrends out;
-  if (problem.load_trend.empty()) return out;
-  std::vector<double> trend(static_cast<std::size_t>(problem.nranks), 0.0);
-  for (std::size_t i = 0; i < problem.size(); ++i)
-    trend[static_cast<std::size_t>(problem.owner[i].value())] += problem.load_trend[i];
-  for (int r = 0; r < problem.nranks; ++r) {
-    const double t = trend[static_cast<std::size_t>(r)] / problem.speed(r);
-    out.sum += t;
-    out.size += std::abs(t);
-    out.largest = std::max(out.largest, std::abs(t));
-  }
-  return out;
-}
-
 std::vector<double> movable_shares(const GlobalProblem& problem) {
   const auto p = static_cast<std::size_t>(problem.nranks);
   double movable = 0, background = 0, speeds = 0;

@@ -85,10 +85,6 @@ std::vector<Rank> owners_in_rank_order(std::span<const int> counts);
 // Per-rank load sums of an assignment, background included, each divided by the rank's speed.
 std::vector<double> rank_times(const GlobalProblem& problem, const Assignment& assignment);
 
-// The ranks' load trends under the current owners, reduced as the engines reduce them for
-// a call (LoadView::rank_trends); all 0 where the problem has no trends.
-RankTrends rank_trends_of(const GlobalProblem& problem);
-
 // The movable load each rank would hold in a perfect balance: its speed's share of all the
 // load, background included, less its own background (never below zero), scaled so that
 // the shares add up to the movable load.

@@ -62,7 +62,6 @@ struct CallTotals {
   double max = 0;
   double step_exchange = 0;
   double last_call = 0;
-  RankTrends trends;
 };
 
 // What a rank adds to the one reduction: its model load, mean compute and mean wall per
@@ -74,10 +73,10 @@ struct RankShare {
   double last_call = 0;
 };
 
-// The sums (the load, the trend, its size), then the maxima (the model load, the mean
-// compute, the mean wall, the last call, the trend's size).
-using ReducedShare = std::array<double, 8>;
-constexpr std::size_t kSums = 3;
+// The sum of the loads, then the maxima (the model load, the mean compute, the mean wall,
+// the last call).
+using ReducedShare = std::array<double, 5>;
+constexpr std::size_t kSums = 1;
 
 void add_then_max(ReducedShare& into, const ReducedShare& from) {
   for (std::size_t k = 0; k < kSums; ++k) into[k] += from[k];
@@ -85,25 +84,11 @@ void add_then_max(ReducedShare& into, const ReducedShare& from) {
 }
 
 // The only collective the replay adds to a call; the metrics, which need every rank's
-// load, are gathered when the run ends (CallLedger). Where the balancer asks for the
-// loads' trends, the rank's (`trend`, seconds per step over its speed) travel with it.
-CallTotals reduce_call_totals(const RankShare& r, std::optional<double> trend, MPI_Comm comm) {
-  const double t = trend.value_or(0.0);
-  const ReducedShare v = allreduce_combined<ReducedShare, add_then_max>(
-      {r.load, t, std::abs(t), r.load, r.compute, r.wall, r.last_call, std::abs(t)}, comm);
-  CallTotals out{
-      .total = v[0], .max = v[3], .step_exchange = std::max(0.0, v[5] - v[4]), .last_call = v[6], .trends = {}};
-  // Every rank measured trends or none did: the balancer and the scenario are the same on
-  // every rank.
-  if (trend) out.trends = RankTrends{.sum = v[1], .size = v[2], .largest = v[7]};
-  return out;
-}
-
-// This rank's load trend over its speed (seconds per step), where trends were measured.
-std::optional<double> rank_trend(std::span<const double> trends, const MachineInfo& machine, int me) {
-  if (trends.empty()) return std::nullopt;
-  const double speed = machine.rank_speed.empty() ? 1.0 : machine.rank_speed[static_cast<std::size_t>(me)];
-  return std::accumulate(trends.begin(), trends.end(), 0.0) / speed;
+// load, are gathered when the run ends (CallLedger).
+CallTotals reduce_call_totals(const RankShare& r, MPI_Comm comm) {
+  const ReducedShare v =
+      allreduce_combined<ReducedShare, add_then_max>({r.load, r.load, r.compute, r.wall, r.last_call}, comm);
+  return CallTotals{.total = v[0], .max = v[1], .step_exchange = std::max(0.0, v[3] - v[2]), .last_call = v[4]};
 }
 
 // --verify: only a migration may change the communication, so each rank's census share
@@ -215,7 +200,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, con
                  mean_since(loop.steps().wall, at.measured_since, step)};
   const CallTotals totals = reduce_call_totals(
       RankShare{.load = share.loads[0], .compute = share.loads[1], .wall = share.loads[2], .last_call = last_call_s},
-      trends ? rank_trend(shown_trends, ctx.machine, me) : std::nullopt, ctx.comm);
+      ctx.comm);
   share.total_load = totals.total;
   const LoadView view{.graph = shown,
                       .vertex_load = loads,
@@ -235,11 +220,9 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, con
                       .step = step,
                       .period = s.balancer.period,
                       .steps_left = s.steps - step - 1,
-                      .later_calls = lb_points_after(s, step),
                       .rank_load = rank_load,
                       .total_load = Load(totals.total),
                       .max_rank_load = Load(totals.max),
-                      .rank_trends = totals.trends,
                       .step_exchange = Load(totals.step_exchange),
                       .last_call_s = totals.last_call};
   const double t0 = ctx.engine.now();

@@ -230,7 +230,7 @@ class ABadPluginGetsAClearErrorAndNothingIsLost(unittest.TestCase):
 
     def test_a_library_built_against_another_sdk_version_is_refused_before_it_is_used(self):
         self.expect(self.run_with(plugin("other_abi")), 2, plugin("other_abi"), "ABI version 999",
-                    "this lbbench has version 1")
+                    "this lbbench has version 2")
 
     def test_a_name_a_built_in_strategy_has(self):
         self.expect(self.run_with(plugin("greedy_clash")), 2, plugin("greedy_clash"), "'greedy'",

@@ -137,7 +137,6 @@ LoadView load_view(const LocalGraph& g, std::span<const Load> loads, const Machi
                   .rank_load = mine,
                   .total_load = Load(allreduce(mine.seconds(), MPI_SUM, comm)),
                   .max_rank_load = Load(allreduce(mine.seconds(), MPI_MAX, comm)),
-                  .rank_trends = {},
                   .step_exchange = {}};
 }
 
