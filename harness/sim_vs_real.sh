@@ -25,6 +25,8 @@ mkdir -p "$out"
 cd "$here"
 preset="$(realpath -m --relative-base="$here" "$out/host.yaml")"
 "${mpirun[@]}" -np 2 "$lbbench" calibrate --preset-out "$preset"
+# Record files over 2 MiB are committed gzipped; the sweep resumes from the plain file.
+if [[ -f "$out/runs.jsonl.gz" && ! -f "$out/runs.jsonl" ]]; then gunzip -k "$out/runs.jsonl.gz"; fi
 "$lbbench" sweep "$sweep" --results "$out" --set engine=mpi
 for engine in smpi model; do
   "$lbbench" sweep "$sweep" --results "$out" --set engine=$engine --set "machine=$preset" --repetitions 1
