@@ -213,29 +213,26 @@ class ModelRun {
       if (look_starts) look = start_look(in, start);
       if (!point) continue;
       Balancer* calling = balancer_.get();
+      std::string name(s_.balancer.name());  // whose decision fit prices the call
       if (looks) {
         if (!look) look = start_look(in, start);
         Acting acting = balancer_->acting_for(finish_look(*look, step, start));
         look.reset();
         choices.push_back(acting.why);
         points_to_skip = acting.points_to_skip;
+        if (acting.balancer.promised_nothing_moves()) {
+          last_call_s = 0;  // the loads' window carries on to the next call (replay/replay.cpp)
+          continue;
+        }
         calling = &acting.balancer;
+        name = acting.why.value("chosen", name);
       }
-      if (calling->promised_nothing_moves() && looks) {
-        // The loads' window carries on to the next call (replay/replay.cpp).
-        last_call_s = 0;
-        continue;
-      }
-      {
-        const double call_start = *std::max_element(start.begin(), start.end());
-        const std::string name =
-            looks ? choices.back().value("chosen", std::string(s_.balancer.name())) : std::string(s_.balancer.name());
-        ModelLbCall call = balance(in, *calling, name);
-        if (looks) call.event.prediction = choices.back();
-        last_call_s = call.event.decision_s + call.event.migration_s;
-        events.push_back(std::move(call.event));
-        std::fill(start.begin(), start.end(), call_start + call.duration_s);
-      }
+      const double call_start = *std::max_element(start.begin(), start.end());
+      ModelLbCall call = balance(in, *calling, name);
+      if (looks) call.event.prediction = choices.back();
+      last_call_s = call.event.decision_s + call.event.migration_s;
+      events.push_back(std::move(call.event));
+      std::fill(start.begin(), start.end(), call_start + call.duration_s);
       for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
       for (auto& t : phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
       std::fill(since_call.begin(), since_call.end(), 0.0);
