@@ -169,11 +169,11 @@ BENCHMARK_CAPTURE(BM_Distributed, prefix, PrefixBalancer(PrefixParams{}))
 // before its candidate runs, as a ratio to a baseline measured alongside on a shared host.
 void BM_AutoLoopDecide(benchmark::State& state) {
   const int ranks = static_cast<int>(state.range(0));
-  const std::vector<LoopCandidate> candidates{{"none", CandidateShape::distributed},
-                                              {"greedy", CandidateShape::centralized},
-                                              {"metis", CandidateShape::centralized},
-                                              {"diffusion", CandidateShape::distributed},
-                                              {"tree", CandidateShape::distributed}};
+  const std::vector<LoopCandidate> candidates{{"none", CandidateShape{}},
+                                              {"greedy", CandidateShape{.centralized = true}},
+                                              {"metis", CandidateShape{.centralized = true}},
+                                              {"diffusion", CandidateShape{}},
+                                              {"tree", CandidateShape{}}};
   NetworkFacts net;
   net.allreduce_s = 2e-5;
   net.far_message_s = 5e-6;

@@ -7,8 +7,11 @@
 #include <optional>
 #include <vector>
 
+#include "balancers/global/greedy.hpp"
+#include "balancers/global/metis.hpp"
 #include "balancers/model/auto/loop.hpp"
 #include "balancers/model/auto/pricing.hpp"
+#include "balancers/model/auto/sampling.hpp"
 
 namespace lbbench {
 namespace {
@@ -84,7 +87,7 @@ Played play(ClosedLoop& loop, const World& w, int points) {
 }
 
 TEST(AutoLoop, BalancesOnceWhereLoadsStay) {
-  ClosedLoop loop({{"none", CandidateShape::distributed}, {"tree", CandidateShape::distributed}}, 0.02);
+  ClosedLoop loop({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
   World w;
   w.respond = [](std::size_t, double) { return std::pair{0.0005, 0.005}; };
   const Played p = play(loop, w, 8);
@@ -100,11 +103,11 @@ TEST(AutoLoop, BalancesOnceWhereLoadsStay) {
 TEST(AutoLoop, StopsWhereCallsDeliverNothingAndLosesAtMostItsBudgetAndOneSurprise) {
   // Regridding faster than balancing pays: whatever a call does, the next window shows the
   // same imbalance. Each call costs far more than its floor, and more than half the budget.
-  ClosedLoop loop({{"none", CandidateShape::distributed},
-                   {"tree", CandidateShape::distributed},
-                   {"diffusion", CandidateShape::distributed},
-                   {"gossip", CandidateShape::distributed},
-                   {"greedy", CandidateShape::centralized}},
+  ClosedLoop loop({{"none", CandidateShape{}},
+                   {"tree", CandidateShape{}},
+                   {"diffusion", CandidateShape{}},
+                   {"gossip", CandidateShape{}},
+                   {"greedy", CandidateShape{.centralized = true}}},
                   0.02);
   World w;
   w.respond = [](std::size_t, double before) { return std::pair{before, 0.1}; };
@@ -119,7 +122,7 @@ TEST(AutoLoop, StopsWhereCallsDeliverNothingAndLosesAtMostItsBudgetAndOneSurpris
 TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
   // A fast hot spot: the imbalance is back after every window. tree (cheap) removes 30% of
   // it, greedy (dearer) 95%; both pay.
-  ClosedLoop loop({{"tree", CandidateShape::distributed}, {"greedy", CandidateShape::centralized}}, 0.05);
+  ClosedLoop loop({{"tree", CandidateShape{}}, {"greedy", CandidateShape{.centralized = true}}}, 0.05);
   World w;
   w.respond = [](std::size_t c, double before) {
     return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
@@ -137,7 +140,7 @@ TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
 }
 
 TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
-  ClosedLoop loop({{"tree", CandidateShape::distributed}}, 0.05);
+  ClosedLoop loop({{"tree", CandidateShape{}}}, 0.05);
   ASSERT_TRUE(loop.decide(point(0.004, 200), test_network()).candidate);
   // The call halved the imbalance at a cost of 20 ms: what it left is its reach, and loads
   // no more imbalanced than that have nothing to gain.
@@ -150,7 +153,7 @@ TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
 }
 
 TEST(AutoLoop, RecordsWhatEachCallWasPredictedToGainDeliveredAndCost) {
-  ClosedLoop loop({{"tree", CandidateShape::distributed}}, 0.02);
+  ClosedLoop loop({{"tree", CandidateShape{}}}, 0.02);
   ASSERT_TRUE(loop.decide(point(0.010, 100), test_network()).candidate);
   const LoopChoice next = loop.decide(point(0.002, 90, 0.003), test_network());
   const Json& c = next.record["credited"];
@@ -167,23 +170,50 @@ TEST(AutoPricing, ACentralizedFloorGrowsWithTheRanksAndADistributedOneDoesNot) {
   PointObservation large = small;
   large.nranks = 64 * 1024;
   large.objects = small.objects * 1024;
-  EXPECT_GT(floor_cost_s(CandidateShape::centralized, large, net),
-            100 * floor_cost_s(CandidateShape::centralized, small, net));
-  EXPECT_DOUBLE_EQ(floor_cost_s(CandidateShape::distributed, large, net),
-                   floor_cost_s(CandidateShape::distributed, small, net));
+  EXPECT_GT(floor_cost_s(CandidateShape{.centralized = true}, large, net),
+            100 * floor_cost_s(CandidateShape{.centralized = true}, small, net));
+  EXPECT_DOUBLE_EQ(floor_cost_s(CandidateShape{}, large, net), floor_cost_s(CandidateShape{}, small, net));
+}
+
+TEST(AutoPricing, ACentralizedFirstCallMovesEveryObjectAndRunsItsSampledSolve) {
+  const NetworkFacts net = test_network();
+  PointObservation seen = point(0.010, 100);
+  seen.element_bytes = 4096;
+  const double network_only = floor_cost_s(CandidateShape{.centralized = true}, seen, net);
+  // Every object on the busiest rank but its 1/p share leaves: 500 × 63/64 × 4 kB at 2 GB/s.
+  EXPECT_GT(network_only, 500.0 * 63 / 64 * 4096 / 2e9);
+  const CandidateShape slow{.centralized = true, .solve_s_per_object = 1e-6};
+  EXPECT_NEAR(floor_cost_s(slow, seen, net) - network_only, 1e-6 * 64 * 500, 1e-12);
+  seen.code_time_scale = 3;
+  EXPECT_NEAR(floor_cost_s(slow, seen, net) - network_only, 3e-6 * 64 * 500, 1e-12);
+}
+
+TEST(AutoPricing, AProtocolPaysForEachOfItsRounds) {
+  const NetworkFacts net = test_network();
+  const PointObservation seen = point(0.010, 100);
+  const double few = floor_cost_s(CandidateShape{.rounds = 3, .reducing_rounds = 1}, seen, net);
+  const double many = floor_cost_s(CandidateShape{.rounds = 22, .reducing_rounds = 21}, seen, net);
+  EXPECT_NEAR(many - few, 19 * net.far_message_s + 20 * net.allreduce_s, 1e-12);
+}
+
+TEST(AutoPricing, TheSampledSolveTellsADearStrategyFromACheapOne) {
+  const double greedy = solve_seconds_per_object(GreedyBalancer());
+  const double metis = solve_seconds_per_object(MetisBalancer(MetisParams{}));
+  EXPECT_GT(greedy, 0);
+  EXPECT_GT(metis, 2 * greedy);
 }
 
 TEST(AutoPricing, APlatformsFittedDecisionPricesAnUntriedCandidateWhereItAsksMoreThanTheFloor) {
   FittedCosts fits;
   fits.decision["greedy"] = FittedCost{{0.5, 0, 0, 0}};
   const PointObservation seen = point(0.010, 100);
-  ClosedLoop priced({{"greedy", CandidateShape::centralized}, {"tree", CandidateShape::distributed}}, 0.02);
+  ClosedLoop priced({{"greedy", CandidateShape{.centralized = true}}, {"tree", CandidateShape{}}}, 0.02);
   const LoopChoice fitted = priced.decide(seen, test_network(), &fits);
   EXPECT_DOUBLE_EQ(fitted.record["weighed"]["greedy"]["cost_s"].get<double>(), 0.5);
   EXPECT_EQ(fitted.candidate, std::optional<std::size_t>(1)) << "greedy's fitted cost is over the bank";
-  ClosedLoop floored({{"greedy", CandidateShape::centralized}, {"tree", CandidateShape::distributed}}, 0.02);
+  ClosedLoop floored({{"greedy", CandidateShape{.centralized = true}}, {"tree", CandidateShape{}}}, 0.02);
   const double floor = floored.decide(seen, test_network()).record["weighed"]["greedy"]["cost_s"].get<double>();
-  EXPECT_DOUBLE_EQ(floor, floor_cost_s(CandidateShape::centralized, seen, test_network()));
+  EXPECT_DOUBLE_EQ(floor, floor_cost_s(CandidateShape{.centralized = true}, seen, test_network()));
   EXPECT_LT(floor, 0.01);
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "balancers/model/auto/sampling.hpp"
 #include "balancers/sdk/centralized.hpp"
 #include "balancers/sdk/factory.hpp"
+#include "balancers/sdk/protocol.hpp"
 
 namespace lbbench {
 
@@ -18,12 +20,20 @@ std::vector<std::unique_ptr<Balancer>> make_candidates(const AutoParams& params)
 
 // A centralized candidate gathers every object to rank 0; the rest run a protocol.
 std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
-                                           const std::vector<std::unique_ptr<Balancer>>& built) {
+                                           const std::vector<std::unique_ptr<Balancer>>& built,
+                                           const std::vector<double>& solve_s, int nranks) {
   std::vector<LoopCandidate> out;
   for (std::size_t i = 0; i < built.size(); ++i) {
-    const bool centralized = dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr;
-    out.push_back(LoopCandidate{.name = std::string(params.candidates[i].name()),
-                                .shape = centralized ? CandidateShape::centralized : CandidateShape::distributed});
+    CandidateShape shape;
+    if (dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr) {
+      shape.centralized = true;
+      shape.solve_s_per_object = solve_s[i];
+    }
+    if (const auto* protocol = dynamic_cast<const DistributedBalancer*>(built[i].get())) {
+      shape.rounds = protocol->expected_rounds(nranks);
+      shape.reducing_rounds = protocol->expected_reducing_rounds(nranks);
+    }
+    out.push_back(LoopCandidate{.name = std::string(params.candidates[i].name()), .shape = shape});
   }
   return out;
 }
@@ -42,15 +52,13 @@ PointObservation observation_of(const CallOutlook& call, bool called_before) {
           .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt,
           .element_bytes = call.element_bytes,
           .moved_code_s = (code.pack_s + code.unpack_s) * scale,
-          .kept_code_s = code.keep_s * scale};
+          .kept_code_s = code.keep_s * scale,
+          .code_time_scale = scale};
 }
 
 }  // namespace
 
-AutoBalancer::AutoBalancer(AutoParams params)
-    : params_(std::move(params)),
-      candidates_(make_candidates(params_)),
-      loop_(loop_candidates(params_, candidates_), params_.budget) {}
+AutoBalancer::AutoBalancer(AutoParams params) : params_(std::move(params)), candidates_(make_candidates(params_)) {}
 
 MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
   const CallOutlook call{.nranks = view.nranks,
@@ -73,7 +81,8 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
 Acting AutoBalancer::acting_for(const CallOutlook& call) {
   const NetworkFacts net = call.machine ? call.machine->network : NetworkFacts{};
   const FittedCosts* fits = call.machine ? call.machine->fitted_costs.get() : nullptr;
-  LoopChoice choice = loop_.decide(observation_of(call, chosen_.has_value()), net, fits);
+  if (!loop_) loop_.emplace(loop_candidates(params_, candidates_, solve_s_, call.nranks), params_.budget);
+  LoopChoice choice = loop_->decide(observation_of(call, chosen_.has_value()), net, fits);
   chosen_ = choice.candidate;
   if (chosen_ && candidates_[*chosen_]->promised_nothing_moves()) chosen_.reset();
   Balancer& acting = chosen_ ? *candidates_[*chosen_] : static_cast<Balancer&>(none_);
@@ -87,6 +96,16 @@ const Balancer& AutoBalancer::acting() const {
 
 void AutoBalancer::prepare(MPI_Comm comm) {
   for (auto& c : candidates_) c->prepare(comm);
+  // Rank 0's, on every rank: the loop decides alike everywhere.
+  solve_s_.assign(candidates_.size(), 0.0);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  for (std::size_t i = 0; i < candidates_.size() && me == 0; ++i) {
+    if (const auto* central = dynamic_cast<const CentralizedBalancer*>(candidates_[i].get())) {
+      solve_s_[i] = solve_seconds_per_object(*central);
+    }
+  }
+  MPI_Bcast(solve_s_.data(), static_cast<int>(solve_s_.size()), MPI_DOUBLE, 0, comm);
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {

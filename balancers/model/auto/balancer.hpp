@@ -34,8 +34,9 @@ class AutoBalancer final : public Balancer {
 
   AutoParams params_;
   std::vector<std::unique_ptr<Balancer>> candidates_;
-  NoneBalancer none_;  // what a point that chose no call runs
-  ClosedLoop loop_;
+  NoneBalancer none_;                  // what a point that chose no call runs
+  std::optional<ClosedLoop> loop_;     // made at the first point, when the ranks are known
+  std::vector<double> solve_s_;        // per candidate: a centralized one's solve per object (sampling.hpp)
   std::optional<std::size_t> chosen_;  // at the last point; unset: no call
 };
 

@@ -45,7 +45,7 @@ namespace lbbench {
 
 struct LoopCandidate {
   std::string name;
-  CandidateShape shape = CandidateShape::distributed;
+  CandidateShape shape;
 };
 
 struct LoopChoice {

@@ -28,6 +28,7 @@ struct PointObservation {
   std::int64_t element_bytes = 0;
   double moved_code_s = 0;
   double kept_code_s = 0;
+  double code_time_scale = 1;  // machine seconds per host second of code
 
   // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }

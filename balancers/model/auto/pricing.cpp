@@ -24,9 +24,9 @@ double gather_and_scatter_s(const PointObservation& seen, const NetworkFacts& ne
   return 2 * per_rank * seen.nranks + objects * (kGatheredBytes + kScatteredBytes) * net.seconds_per_byte();
 }
 
-double protocol_round_s(const NetworkFacts& net) {
+double protocol_s(const CandidateShape& shape, const NetworkFacts& net) {
   const double farthest = net.far_message_s > 0 ? net.far_message_s : net.message_latency_s();
-  return farthest + allreduce_s(net);
+  return shape.rounds * farthest + shape.reducing_rounds * allreduce_s(net);
 }
 
 // Pearce et al.'s equations 6 and 7: the heaviest rank sends the share of its objects by
@@ -40,9 +40,13 @@ double least_moved(const PointObservation& seen) {
   return seen.max_load_s > 0 ? elements_moved_global(objects_per_rank(seen), seen.mean_load_s, seen.max_load_s) : 0;
 }
 
-double migration_floor_s(const PointObservation& seen, const NetworkFacts& net) {
+// Every object but those that land where they were, on the busiest rank.
+double all_moved(const PointObservation& seen) {
+  return objects_per_rank(seen) * (1.0 - 1.0 / std::max(1, seen.nranks));
+}
+
+double migration_s(const PointObservation& seen, const NetworkFacts& net, double elements) {
   const double per_rank = objects_per_rank(seen);
-  const double elements = least_moved(seen);
   const Platform platform{.alpha_s = net.message_latency_s(), .beta_s_per_byte = net.seconds_per_byte()};
   return data_movement_cost(platform, elements, static_cast<double>(seen.element_bytes)) +
          elements * seen.moved_code_s + per_rank * seen.kept_code_s;
@@ -58,10 +62,14 @@ double fitted_cost_s(std::string_view candidate, const PointObservation& seen, c
   return decided + fits.migration_s(objects_per_rank(seen), least_moved(seen), static_cast<double>(seen.element_bytes));
 }
 
-double floor_cost_s(CandidateShape shape, const PointObservation& seen, const NetworkFacts& net) {
-  const double migration = net.call_collectives * allreduce_s(net) + migration_floor_s(seen, net);
-  if (shape == CandidateShape::centralized) return gather_and_scatter_s(seen, net) + migration;
-  return protocol_round_s(net) + kProtocolAllreduces * allreduce_s(net) + migration;
+double floor_cost_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net) {
+  const double collectives = net.call_collectives * allreduce_s(net);
+  if (shape.centralized) {
+    const double solve = shape.solve_s_per_object * static_cast<double>(seen.objects) * seen.code_time_scale;
+    return gather_and_scatter_s(seen, net) + solve + collectives + migration_s(seen, net, all_moved(seen));
+  }
+  return protocol_s(shape, net) + kProtocolAllreduces * allreduce_s(net) + collectives +
+         migration_s(seen, net, least_moved(seen));
 }
 
 }  // namespace lbbench

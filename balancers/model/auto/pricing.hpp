@@ -11,13 +11,22 @@
 
 namespace lbbench {
 
-enum class CandidateShape { centralized, distributed };
+// How a candidate decides: centrally, over every object gathered to rank 0, or by a
+// protocol of rounds of messages between ranks (DistributedBalancer::expected_rounds).
+struct CandidateShape {
+  bool centralized = false;
+  int rounds = 1;                 // a protocol's rounds of messages
+  int reducing_rounds = 0;        // ... of which end in an allreduce
+  double solve_s_per_object = 0;  // a centralized one's solve on this host (sampling.hpp)
+};
 
 // A centralized call gathers every object's id, load and owner to rank 0 and scatters the
-// owners back; a distributed one runs at least one protocol round and the allreduces
-// around it. Both pay the migration engine's collectives, and the least migration that
-// balances (Pearce et al.'s equations 6 and 7, with the engine's code per object).
-[[nodiscard]] double floor_cost_s(CandidateShape shape, const PointObservation& seen, const NetworkFacts& net);
+// owners back, and it assigns every object afresh: it may move all of them, so that is
+// what a first call is priced at. A distributed one runs its protocol's rounds and the
+// allreduces around them, and moves at least the least migration that balances (Pearce et
+// al.'s equations 6 and 7). Both pay the migration engine's collectives and its code per
+// object.
+[[nodiscard]] double floor_cost_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net);
 
 // A call of `candidate` as the platform's fitted costs price it (its decision fit, where
 // the costs file has one, and the migration fit for the least migration that balances);
