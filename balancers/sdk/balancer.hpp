@@ -182,6 +182,9 @@ struct CallOutlook {
   // The slowest rank's mean step since the last point, as measured (compute and waiting
   // for its neighbors): what a step took, where the loads are what it needed. 0: not measured.
   double max_step_s = 0;
+  // The largest rank load per step since the last call had it not been made: the same
+  // vertices' loads on the ranks that held them before it. 0: no call yet.
+  double unmoved_max_load_s = 0;
   int period = 0;
   int steps_left = 0;
   // The previous LB point's call, decision and migration on its slowest rank, as the

@@ -238,6 +238,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, con
   if (dims > 1) share.components_before = rank_components(vectors, dims, {}, me);
   if (ctx.balancer.promised_nothing_moves()) {
     keep_the_distribution(ctx, plan, loop, step);
+    ctx.before.after_call_without_moves(graph.num_local());
     share.kept = true;
     last_call_s = share.decision_s;
     ctx.ledger.add(std::move(share));
@@ -256,6 +257,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, con
   });
   loop.rebuild(graph);
   share.migration_s = ctx.engine.now() - t1;
+  ctx.before.after_migration(stats, graph.num_local());
   if (ctx.verify) verify_owner_tables(graph, step, ctx.comm);
 
   share.census_after = loop.census_share(ctx.machine);
@@ -283,11 +285,13 @@ void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLo
   const std::int64_t objects = graph.has_pinned() ? graph.pinned_from : graph.global_vertices;
   sum_share_ = {rank_load, comm_rank(comm_) == 0 ? static_cast<double>(objects) : 0.0};
   edges_ = graph.global_edges;
-  max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s};
+  unmoved_known_ = ctx.before.known();
+  const double unmoved = unmoved_known_ ? ctx.before.unmoved_load(loads, comm_) : 0.0;
+  max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s, unmoved};
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
   MPI_Iallreduce(sum_share_.data(), sums_.data(), 2, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
-  MPI_Iallreduce(max_share_.data(), maxima_.data(), 3, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+  MPI_Iallreduce(max_share_.data(), maxima_.data(), 4, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
 }
 
 CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
@@ -298,6 +302,7 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .max_rank_load_s = maxima_[0],
                      .total_load_s = sums_[0],
                      .max_step_s = maxima_[1],
+                     .unmoved_max_load_s = unmoved_known_ ? maxima_[3] : 0.0,
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
                      .last_call_s = maxima_[2],

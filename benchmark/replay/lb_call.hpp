@@ -15,6 +15,7 @@
 #include "replay/call_ledger.hpp"
 #include "replay/migration.hpp"
 #include "replay/step_loop.hpp"
+#include "replay/unmoved_loads.hpp"
 #include "scenario/scenario.hpp"
 #include "workload/load_field.hpp"
 
@@ -30,10 +31,11 @@ struct LbContext {
   const WorkloadField& field;
   Balancer& balancer;
   Migrator& migrator;
-  MPI_Comm comm;           // the run's, for reductions
-  MPI_Comm balancer_comm;  // the balancer's own
-  bool verify = false;     // check every owner table after the migration
-  CallLedger& ledger;      // where the call leaves what only the record needs
+  MPI_Comm comm;            // the run's, for reductions
+  MPI_Comm balancer_comm;   // the balancer's own
+  bool verify = false;      // check every owner table after the migration
+  CallLedger& ledger;       // where the call leaves what only the record needs
+  PlacementBefore& before;  // where the vertices were before the last call
 };
 
 // The placement digest (core/hash.hpp) of the ranks' vertices. Collective.
@@ -79,9 +81,10 @@ class LoadLook {
   std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
   std::array<double, 2> sums_{};                                             // the model load; the objects
   std::int64_t edges_ = 0;
-  std::array<double, 3> maxima_{};  // the model load; the mean wall; the last call
+  std::array<double, 4> maxima_{};  // the model load; the mean wall; the last call; the load had it moved nothing
   std::array<double, 2> sum_share_{};
-  std::array<double, 3> max_share_{};
+  std::array<double, 4> max_share_{};
+  bool unmoved_known_ = false;
 };
 
 }  // namespace lbbench

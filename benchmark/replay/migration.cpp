@@ -94,8 +94,19 @@ MigrationStats Migrator::migrate(LocalGraph& g, const MigrationPlan& plan, const
       return std::pair{packed_stats, std::move(packed)};
     });
   });
+  for (const auto& [peer, bytes] : outgoing) {
+    if (!bytes.empty()) stats.sent_to.push_back(peer);
+  }
   const auto incoming = exchange_->exchange(to_messages(outgoing));
-  collectively(comm_, [&] { rebuild_charged(g, target, incoming); });
+  collectively(comm_, [&] {
+    rebuild_charged(g, target, incoming);
+    for (const auto& m : incoming) {
+      ByteReader in(m.data);
+      std::int64_t count = 0;
+      for (; !in.done(); ++count) (void)skip_vertex(in, element_bytes_, g);
+      stats.arrived_from.emplace_back(m.peer, count);
+    }
+  });
   const Census after = census(g, weight_sum);
   collectively(comm_, [&] {
     const double tolerance = 1e-9 * std::max(1.0, std::abs(before.weight));

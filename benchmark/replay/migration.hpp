@@ -10,6 +10,8 @@
 #include <functional>
 #include <memory>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "balancers/sdk/balancer.hpp"
 #include "comm/mpi.hpp"
@@ -29,6 +31,10 @@ inline constexpr int kMigrationCollectives = kMigrationAllreduces + kMigrationBa
 struct MigrationStats {
   std::int64_t vertices_sent = 0;  // by this rank
   std::int64_t bytes_sent = 0;     // wire bytes, adjacency and payload included
+  // Where the rebuilt local graph's vertices were: the kept ones come first, then each
+  // sender's arrivals in turn (sender, count); and the ranks this one sent vertices to.
+  std::vector<std::pair<int, std::int64_t>> arrived_from;
+  std::vector<int> sent_to;
 };
 
 // Sum of the conserved load of a rank's vertices (their current weights).

@@ -243,7 +243,8 @@ class Replay {
                      .comm = comm_,
                      .balancer_comm = lb_comm_,
                      .verify = o_.verify,
-                     .ledger = *ledger_};
+                     .ledger = *ledger_,
+                     .before = *placement_before_};
   }
 
   [[nodiscard]] Provenance provenance(const std::string& start_time) const {
@@ -277,6 +278,7 @@ class Replay {
   std::unique_ptr<Migrator> migrator_;
   std::unique_ptr<SparseExchange> prediction_exchange_;  // the plans' scores, when the run ends
   std::unique_ptr<CallLedger> ledger_;
+  std::unique_ptr<PlacementBefore> placement_before_ = std::make_unique<PlacementBefore>();
   std::unique_ptr<ComputePhase> work_;
   std::unique_ptr<StepLoop> loop_;
   CommCensus initial_census_;

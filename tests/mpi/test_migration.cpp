@@ -8,6 +8,7 @@
 #include "meshes/build.hpp"
 #include "mpi_test_util.hpp"
 #include "replay/migration.hpp"
+#include "replay/unmoved_loads.hpp"
 
 namespace lbbench {
 namespace {
@@ -64,6 +65,28 @@ TEST_P(RandomPlans, ConserveVerticesEdgesWeightAndOwnerTables) {
 
 // Payload sizes: none, not a multiple of 8, and a few pages.
 INSTANTIATE_TEST_SUITE_P(PayloadSizes, RandomPlans, testing::Values(0, 13, 100, 16384));
+
+// Each vertex's load is a function of its id: after a random migration, every rank's
+// unmoved load is the load of the vertices it held before, wherever they are now.
+TEST(Migration, TheLoadsAfterAMigrationReplayOnThePlacementBeforeIt) {
+  LocalGraph g = generate_geometric(GeometricSpec{2500, 3, 0.12}, 1, kWorld);
+  auto load_of = [](VertexId id) { return Load(1e-3 * static_cast<double>(1 + id.value() % 13)); };
+  Load held_before{};
+  for (LocalIndex v = 0; v < g.num_local(); ++v) held_before += load_of(g.gid[v]);
+  Migrator migrator(kWorld, 16, 5);
+  PlacementBefore before;
+  EXPECT_FALSE(before.known());
+  const MigrationStats stats = migrator.migrate(g, random_plan(g, 9, 0.5), coordinate_weight_sum);
+  before.after_migration(stats, g.num_local());
+  ASSERT_TRUE(before.known());
+  std::vector<Load> loads;
+  for (LocalIndex v = 0; v < g.num_local(); ++v) loads.push_back(load_of(g.gid[v]));
+  EXPECT_NEAR(before.unmoved_load(loads, kWorld), held_before.seconds(), 1e-12);
+  before.after_call_without_moves(g.num_local());
+  Load held_now{};
+  for (const Load l : loads) held_now += l;
+  EXPECT_NEAR(before.unmoved_load(loads, kWorld), held_now.seconds(), 1e-12);
+}
 
 TEST(Migration, EverythingToOneRankAndBack) {
   LocalGraph g = generate_grid(GridSpec{2, {20, 15, 1}}, kWorld);

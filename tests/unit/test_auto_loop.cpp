@@ -27,19 +27,25 @@ NetworkFacts test_network() {
   return net;
 }
 
-PointObservation point(double imbalance_s, int steps_left, std::optional<double> last_cost = std::nullopt) {
+// A point whose loads since the last call have `imbalance_s`, and `unmoved_s` where they
+// stay on the ranks that held them before it.
+PointObservation point(double imbalance_s, int steps_left, std::optional<double> last_cost = std::nullopt,
+                       std::optional<double> unmoved_s = std::nullopt) {
   return {.nranks = 64,
           .objects = 64 * 500,
           .max_load_s = 0.020 + imbalance_s,
           .mean_load_s = 0.020,
+          .max_rank_load_s = 0.020 + imbalance_s,
+          .unmoved_max_load_s = unmoved_s ? 0.020 + *unmoved_s : 0.0,
           .steps_to_next = 10,
           .steps_left = steps_left,
           .last_call_cost_s = last_cost};
 }
 
-// A world of `points` LB points 10 steps apart. Each point sees the window before it (the
-// engines show a window's mean loads). Without a call the next window's imbalance is
-// `drift(seen)`; a call turns that into what `respond(candidate, it)` leaves, at its cost.
+// A world of `points` LB points 10 steps apart. Each point sees the mean imbalance of the
+// windows since the last call, as the engines show it, and what it would have been without
+// that call. Without a call the next window's imbalance is `drift(last)`; a call turns that
+// into what `respond(candidate, it)` leaves, at its cost.
 struct World {
   double start_imbalance_s = 0.010;
   std::function<std::pair<double, double>(std::size_t, double)> respond;
@@ -56,32 +62,48 @@ struct Played {
 
 Played play(ClosedLoop& loop, const World& w, int points) {
   Played p;
-  double seen = w.start_imbalance_s;
+  double actual = w.start_imbalance_s;   // the last window's imbalance
+  double unmoved = w.start_imbalance_s;  // ... had the last call not been made
   double with_none = w.start_imbalance_s;
+  double actual_sum = 10 * actual;  // over the windows since the last call (or the start)
+  double unmoved_sum = 10 * unmoved;
+  int steps = 10;
+  bool called = false;
   std::optional<double> last_cost;
   for (int k = 0; k < points;) {
-    const LoopChoice c = loop.decide(point(seen, 10 * (points - k), last_cost), test_network());
+    const LoopChoice c = loop.decide(point(actual_sum / steps, 10 * (points - k), last_cost,
+                                           called ? std::optional<double>(unmoved_sum / steps) : std::nullopt),
+                                     test_network());
     p.choices.push_back(c.candidate);
     last_cost.reset();
-    double next = w.drift(seen);
+    double next = w.drift(actual);
+    double next_unmoved = c.candidate ? next : w.drift(unmoved);
     if (c.candidate) {
       const auto [left, cost] = w.respond(*c.candidate, next);
       next = left;
       last_cost = cost;
       p.spent_s += cost;
       p.largest_cost_s = std::max(p.largest_cost_s, cost);
+      called = true;
+      actual_sum = unmoved_sum = 0;
+      steps = 0;
     }
     // The points the choice skips: their windows go by as they would without a call.
     for (int window = 0; window <= c.points_to_skip && k < points; ++window, ++k) {
       if (window > 0) {
         next = w.drift(next);
+        next_unmoved = w.drift(next_unmoved);
         p.choices.push_back(std::nullopt);
       }
       with_none = w.drift(with_none);
       p.auto_loss_s += 10 * next;
       p.none_loss_s += 10 * with_none;
+      actual_sum += 10 * next;
+      unmoved_sum += 10 * next_unmoved;
+      steps += 10;
     }
-    seen = next;
+    actual = next;
+    unmoved = next_unmoved;
   }
   return p;
 }
@@ -144,18 +166,19 @@ TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
   ASSERT_TRUE(loop.decide(point(0.004, 200), test_network()).candidate);
   // The call halved the imbalance at a cost of 20 ms: what it left is its reach, and loads
   // no more imbalanced than that have nothing to gain.
-  const LoopChoice small = loop.decide(point(0.002, 190, 0.020), test_network());
+  const LoopChoice small = loop.decide(point(0.002, 190, 0.020, 0.004), test_network());
   EXPECT_FALSE(small.candidate) << small.record.dump();
   EXPECT_NEAR(loop.learned(0).correction(), 0.5, 1e-9);
-  // Once the imbalance has grown well past it, the call pays again.
-  const LoopChoice grown = loop.decide(point(0.030, 180), test_network());
+  // Once the imbalance has grown well past it (to 0.058 in the next window, wherever the
+  // vertices are), the call pays again.
+  const LoopChoice grown = loop.decide(point(0.030, 180, std::nullopt, 0.031), test_network());
   EXPECT_TRUE(grown.candidate) << grown.record.dump();
 }
 
 TEST(AutoLoop, RecordsWhatEachCallWasPredictedToGainDeliveredAndCost) {
   ClosedLoop loop({{"tree", CandidateShape{}}}, 0.02);
   ASSERT_TRUE(loop.decide(point(0.010, 100), test_network()).candidate);
-  const LoopChoice next = loop.decide(point(0.002, 90, 0.003), test_network());
+  const LoopChoice next = loop.decide(point(0.002, 90, 0.003, 0.010), test_network());
   const Json& c = next.record["credited"];
   EXPECT_EQ(c["candidate"], "tree");
   EXPECT_DOUBLE_EQ(c["predicted_gain_s"].get<double>(), 0.010 * 10);

@@ -8,21 +8,31 @@ namespace lbbench {
 ClosedLoop::ClosedLoop(std::vector<LoopCandidate> candidates, double budget)
     : candidates_(std::move(candidates)), learned_(candidates_.size()), budget_share_(budget) {}
 
-Json ClosedLoop::credit_last_call(const PointObservation& seen) {
+Json ClosedLoop::credit_open_call(const PointObservation& seen) {
   if (!open_) return nullptr;
   const std::size_t c = open_->candidate;
   Learned& l = learned_[c];
-  const double steps = window_steps_;
-  const double predicted = open_->predicted_s * steps;
-  const double delivered = (open_->expected_s - seen.imbalance_s()) * steps;
-  const double cost = seen.last_call_cost_s.value_or(0);
-  l.cost_s = cost;
-  l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
-  ++l.calls;
+  // What the call has delivered since it was made: the same loads on the ranks that held
+  // them before it, against where they are. A placement that is worse for the loads to
+  // come is charged for it at every later point, until the next call.
+  open_->steps += window_steps_;
+  const double so_far = seen.unmoved_max_load_s > 0
+                            ? (seen.unmoved_max_load_s - seen.max_rank_load_s) * open_->steps
+                            : 0.0;  // an engine that does not replay the loads unmoved credits nothing
+  const double delivered = so_far - open_->credited_s;
+  open_->credited_s = so_far;
+  const double predicted = open_->predicted_s * window_steps_;
+  double cost = 0;
+  if (!open_->charged) {  // the first point after the call: what it cost, and what it left
+    cost = seen.last_call_cost_s.value_or(0);
+    l.cost_s = cost;
+    l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+    ++l.calls;
+    open_->charged = true;
+  }
   l.predicted_s += predicted;
   l.delivered_s += delivered;
   net_gain_s_ += delivered - cost;
-  open_.reset();
   Json out = {{"candidate", candidates_[c].name}, {"cost_s", cost}};
   out["predicted_gain_s"] = predicted;
   out["delivered_gain_s"] = delivered;
@@ -51,7 +61,18 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
                                       const FittedCosts* fits) const {
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
-  const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
+  double reach = l.reach;
+  if (std::getenv("LB_EXP_SHARED") && l.calls == 0) {
+    bool any = false;
+    double least = 0;
+    for (const Learned& o : learned_) {
+      if (o.calls == 0) continue;
+      least = any ? std::min(least, o.reach) : o.reach;
+      any = true;
+    }
+    reach = least;
+  }
+  const double removable = std::max(0.0, forecast_s(seen) - reach * seen.mean_load_s);
   const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
   return {.gain_s = l.correction() * removable * horizon, .cost_s = l.cost_s.value_or(untried)};
@@ -100,7 +121,7 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
   LoopChoice choice;
   choice.record = Json::object();
-  choice.record["credited"] = credit_last_call(seen);
+  choice.record["credited"] = credit_open_call(seen);
   observe_growth(seen, called_before_);
   choice.record["bank_s"] = bank_s();
   choice.record["imbalance_s"] = seen.imbalance_s();
@@ -119,9 +140,8 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   called_before_ = best.has_value();
   if (best) {
     const double expected = forecast_s(seen);
-    open_ = OpenCall{.candidate = *best,
-                     .expected_s = expected,
-                     .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s)};
+    open_ =
+        OpenCall{.candidate = *best, .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s)};
   }
   choice.candidate = best;
   return choice;

@@ -13,22 +13,20 @@
 //    period from the growth and the cost; here each point says whether to call, and every
 //    point in a row without a call doubles the points skipped before the next look.
 //  - As Algorithm 1, the candidates are weighed against each other. The gain each is
-//    credited with is not a model's but a measurement: the window after a call shows how
-//    much of the imbalance forecast for it is gone. The ratio of delivered to predicted
-//    gain corrects every later prediction for that candidate, and what its call left (its
-//    reach) is not counted as gain again.
-//  - The counterfactual is the forecast: the imbalance seen, grown as it grew. Loads that
-//    change otherwise show as gains or losses of the call, which the first point looked at
-//    after it credits. The engines' window of loads runs from one call to the next, so a
-//    spot that moves between ranks evens out in it, as it does for `none`.
+//    credited with is not a model's but a measurement: the engines replay the loads since
+//    a call on the placement before it too, and what the call delivered is how much lower
+//    the slowest rank is where the vertices went than where they were. It is credited at
+//    every point until the next call, so a placement that is worse for the loads to come
+//    pays for it. The ratio of delivered to predicted gain corrects every later prediction
+//    for that candidate, and what its call left (its reach) is not counted as gain again.
 //
 // The bank: B plus everything delivered less everything spent (calls and looks), with
 // B = budget × none's predicted time from the first point to the end. A tried candidate
 // is called whenever its corrected gain covers its measured cost; one never tried only
-// where no tried one pays, and while its expected cost fits in the bank. So what finding out costs is bounded by B plus
-// the gains so far plus the first call's surprise per candidate, by the loop's own
-// accounting; what a call's placement or its synchronization costs the steps after the
-// window it is credited for is outside that accounting (balancers/model/README.md).
+// where no tried one pays, and while its first call's price fits in the bank. So what
+// finding out costs is bounded by B plus the gains so far plus each first call's surprise
+// over its price, by the loop's own accounting; what the calls' synchronization costs the
+// ranks is outside it (balancers/model/README.md).
 #pragma once
 
 #include <cstddef>
@@ -70,11 +68,13 @@ class ClosedLoop {
   [[nodiscard]] double budget_s() const { return budget_s_.value_or(0); }
 
  private:
-  // The call the next point credits: its candidate and the imbalance it was made at.
+  // The last call, credited at every point until the next call.
   struct OpenCall {
     std::size_t candidate = 0;
-    double expected_s = 0;   // the imbalance per step the window was expected to have without the call
     double predicted_s = 0;  // the gain per step predicted, before the correction
+    int steps = 0;           // steps since the call, up to the last point looked at
+    double credited_s = 0;   // what it delivered up to there
+    bool charged = false;    // its cost taken from the bank
   };
   struct Weighed {
     double gain_s = 0;
@@ -82,7 +82,7 @@ class ClosedLoop {
     [[nodiscard]] double value_s() const { return gain_s - cost_s; }
   };
 
-  Json credit_last_call(const PointObservation& seen);
+  Json credit_open_call(const PointObservation& seen);
   void observe_growth(const PointObservation& seen, bool called_before);
   // The imbalance per step the next window will have without a call: what is seen, grown
   // as it grew between points where nothing was called (MetaLB's linear growth).

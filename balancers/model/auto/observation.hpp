@@ -17,8 +17,10 @@ struct PointObservation {
   // mean load, per step over the steps since the last call.
   double max_load_s = 0;
   double mean_load_s = 0;
-  int steps_to_next = 0;  // steps until the next LB point, or to the end of the run
-  int steps_left = 0;     // steps to the end of the run
+  double max_rank_load_s = 0;     // the largest rank load alone, waiting aside
+  double unmoved_max_load_s = 0;  // ... had the last call not been made (0: not known)
+  int steps_to_next = 0;          // steps until the next LB point, or to the end of the run
+  int steps_left = 0;             // steps to the end of the run
   // The previous point's call, decision and migration on its slowest rank, as the engine
   // charged it; unset where the previous point made no call.
   std::optional<double> last_call_cost_s;

@@ -25,6 +25,9 @@ struct ModeledProblem {
   std::vector<Load> vectors;       // dims per object
   std::vector<double> rank_load;   // per rank, summed, background included
   std::vector<double> background;  // per rank, dims each: the pinned vertices' loads
+  // Per rank, as rank_load, with every vertex on the rank that held it before the last
+  // call (empty before the first).
+  std::vector<double> unmoved_rank_load;
 };
 
 // The pinned vertices' loads as the problem's background, as the centralized gather does.
@@ -58,6 +61,7 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   m.vectors.reserve(n * dims);
   m.rank_load.assign(static_cast<std::size_t>(p), 0.0);
   m.background.assign(static_cast<std::size_t>(p) * dims, 0.0);
+  if (!in.owner_before_call.empty()) m.unmoved_rank_load.assign(static_cast<std::size_t>(p), 0.0);
   const LocalGraph& g = state.graph();
   for (int r = 0; r < p; ++r) {
     const LoadModelInputs model_inputs{.scenario = s,
@@ -84,6 +88,10 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
     for (std::size_t i = 0; i < local.size(); ++i) {
       const VertexId id = g.gid[static_cast<std::size_t>(local[i])];
       m.rank_load[static_cast<std::size_t>(r)] += loads[i].seconds();
+      if (!m.unmoved_rank_load.empty()) {
+        m.unmoved_rank_load[static_cast<std::size_t>(in.owner_before_call[static_cast<std::size_t>(local[i])])] +=
+            loads[i].seconds();
+      }
       if (g.is_pinned(id)) {  // never shown to the balancer: the rank's background
         for (std::size_t k = 0; k < dims; ++k)
           m.background[static_cast<std::size_t>(r) * dims + k] += vectors[i * dims + k].seconds();
@@ -525,17 +533,20 @@ double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally)
 
 CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in) {
   const ModeledProblem m = model_problem(ctx, state, in);
-  return CallOutlook{.nranks = state.nranks(),
-                     .objects = static_cast<std::int64_t>(m.problem.size()),
-                     .edges = state.graph().global_edges,
-                     .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
-                     .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
-                     .max_step_s = *std::max_element(in.measured_rank_wall.begin(), in.measured_rank_wall.end()),
-                     .period = ctx.scenario.balancer.period,
-                     .steps_left = ctx.scenario.steps - in.step - 1,
-                     .last_call_s = in.last_call_s,
-                     .element_bytes = ctx.scenario.workload.element_bytes,
-                     .machine = &ctx.machine};
+  return CallOutlook{
+      .nranks = state.nranks(),
+      .objects = static_cast<std::int64_t>(m.problem.size()),
+      .edges = state.graph().global_edges,
+      .max_rank_load_s = *std::max_element(m.rank_load.begin(), m.rank_load.end()),
+      .total_load_s = std::accumulate(m.rank_load.begin(), m.rank_load.end(), 0.0),
+      .max_step_s = *std::max_element(in.measured_rank_wall.begin(), in.measured_rank_wall.end()),
+      .unmoved_max_load_s =
+          m.unmoved_rank_load.empty() ? 0.0 : *std::max_element(m.unmoved_rank_load.begin(), m.unmoved_rank_load.end()),
+      .period = ctx.scenario.balancer.period,
+      .steps_left = ctx.scenario.steps - in.step - 1,
+      .last_call_s = in.last_call_s,
+      .element_bytes = ctx.scenario.workload.element_bytes,
+      .machine = &ctx.machine};
 }
 
 double model_lb_overhead_s(const NetworkModel& net) {

@@ -6,6 +6,7 @@
 // from its fits.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct ModelLbInputs {
   const std::vector<double>& measured_rank_wall;  // per rank: a whole step, likewise
   CommCensus before;
   double last_call_s = 0;  // the previous point's call, decision and migration, as charged
+  // By position, each vertex's rank before the last call (empty before the first): what
+  // `auto` replays the loads since it on (CallOutlook::unmoved_max_load_s).
+  std::span<const int> owner_before_call;
 };
 
 struct ModelLbCall {

@@ -156,7 +156,8 @@ class ModelRun {
     bool weights_ready = false;
     int steps_since_call = 0;
     double last_call_s = 0;
-    std::optional<Look> look;  // started on the way to the next LB point (Balancer::looks_before_calls)
+    std::vector<int> owner_before_call;  // by position; empty before the first call
+    std::optional<Look> look;            // started on the way to the next LB point (Balancer::looks_before_calls)
     const bool looks = balancer_->looks_before_calls();
     std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
     int points_to_skip = 0;     // LB points the balancer's last choice skips whole
@@ -209,7 +210,8 @@ class ModelRun {
                              .measured_rank_load = measured,
                              .measured_rank_wall = measured_wall,
                              .before = {},
-                             .last_call_s = last_call_s};
+                             .last_call_s = last_call_s,
+                             .owner_before_call = owner_before_call};
       if (look_starts) look = start_look(in, start);
       if (!point) continue;
       Balancer* calling = balancer_.get();
@@ -228,6 +230,8 @@ class ModelRun {
         name = acting.why.value("chosen", name);
       }
       const double call_start = *std::max_element(start.begin(), start.end());
+      owner_before_call.resize(n);
+      for (std::size_t v = 0; v < n; ++v) owner_before_call[v] = state_.owner(static_cast<std::int64_t>(v)).value();
       ModelLbCall call = balance(in, *calling, name);
       if (looks) call.event.prediction = choices.back();
       last_call_s = call.event.decision_s + call.event.migration_s;
