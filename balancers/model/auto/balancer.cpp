@@ -27,7 +27,7 @@ std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
     CandidateShape shape;
     if (dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr) {
       shape.centralized = true;
-      shape.solve_s_per_object = solve_s[i];
+      shape.solve_s_per_object = i < solve_s.size() ? solve_s[i] : 0.0;  // unsampled without prepare()
     }
     if (const auto* protocol = dynamic_cast<const DistributedBalancer*>(built[i].get())) {
       shape.rounds = protocol->expected_rounds(nranks);
