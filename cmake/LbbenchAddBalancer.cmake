@@ -32,7 +32,9 @@ function(lbbench_add_balancer name)
     COMMAND ${LBBENCH_PLUGIN_SMPICXX} -std=c++20 -O2 -fvisibility=hidden "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
             ${sources} -o ${variant}
     COMMAND ${CMAKE_COMMAND} -E touch ${name}-smpi.stamp
-    DEPENDS ${sources}
+    # The library built for the host's MPI follows the SDK's headers too: a change of them
+    # rebuilds it, and so this variant.
+    DEPENDS ${sources} $<TARGET_FILE:${name}>
     COMMENT "Building ${name}-smpi.so against SimGrid's MPI"
     COMMAND_EXPAND_LISTS VERBATIM)
   add_custom_target(${name}-smpi ALL DEPENDS ${name}-smpi.stamp)
