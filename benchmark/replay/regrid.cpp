@@ -125,9 +125,17 @@ Regridder::~Regridder() = default;
 
 void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, const WorkloadField& field,
                        const MachineInfo& machine, const Engine& engine, int step, bool verify) {
-  const double t0 = engine.now();
   const int next = step + 1;  // the mesh is made for the steps that follow
   const RegridContext ctx{.spec = spec_, .geometry = geometry_, .front = front_, .step = next, .refine_only = false};
+  // The regrid's first collective, whether any block wishes to change, waits for the
+  // slowest rank's step, as an LB call's first reduction does; the regrid's own time
+  // starts after it.
+  const std::int64_t wished = allreduce(wished_changes(ctx, graph), MPI_SUM, comm_);
+  const double t0 = engine.now();
+  if (wished == 0) {
+    keep_the_blocks(graph, loop, machine, step);
+    return;
+  }
   const std::vector<Rank> owner(static_cast<std::size_t>(graph.num_local()), Rank{me_});
   RegridDecision decision = decide_regrid(ctx, graph, owner, *exchange_, comm_);
   const StepLoop::TimesById times = loop.times_by_id(graph);
@@ -196,6 +204,16 @@ void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, co
   e.destroyed = all.destroyed;
   e.rounds = decision.traffic.rounds;
   e.split_rounds = decision.split_rounds;
+  shares_.push_back(share);
+}
+
+void Regridder::keep_the_blocks(const LocalGraph& graph, const StepLoop& loop, const MachineInfo& machine, int step) {
+  Share share;
+  share.global.step = step;
+  share.global.vertices_before = graph.global_vertices;
+  share.global.vertices_after = graph.global_vertices;
+  share.census_after = loop.census_share(machine);
+  for (const VertexId id : graph.gid) share.digest_share += placement_term(id.value(), me_);
   shares_.push_back(share);
 }
 

@@ -80,6 +80,9 @@ class Regridder {
     std::uint64_t digest_share = 0;
   };
 
+  // A regrid where no block wishes to change: nothing is decided, moved or rebuilt.
+  void keep_the_blocks(const LocalGraph& graph, const StepLoop& loop, const MachineInfo& machine, int step);
+
   const Scenario& s_;
   OctreeSpec spec_;
   OctreeGeometry geometry_;

@@ -289,6 +289,15 @@ class Decider {
 
 }  // namespace
 
+std::int64_t wished_changes(const RegridContext& ctx, const LocalGraph& g) {
+  const ChargedCode code;
+  std::int64_t wished = 0;
+  for (const VertexId id : g.gid) {
+    wished += wish_of(ctx.spec, ctx.geometry, ctx.front, ctx.geometry.block_of(id), ctx.step) != Wish::stay ? 1 : 0;
+  }
+  return wished;
+}
+
 RegridDecision decide_regrid(const RegridContext& ctx, const LocalGraph& g, std::span<const Rank> owner,
                              SparseExchange& exchange, MPI_Comm comm) {
   return Decider(ctx, g, owner, exchange, comm).decide();

@@ -60,6 +60,10 @@ struct RegridDecision {
   std::int64_t families = 0;    // families that merge, counted where their child 0 is
 };
 
+// How many of these blocks the criterion asks to split or to merge: where none does on
+// any rank, a regrid has nothing to decide (no communication).
+std::int64_t wished_changes(const RegridContext& ctx, const LocalGraph& g);
+
 // Collective over `comm`; `exchange` carries the rounds' messages. `owner[v]` is the rank
 // that holds local vertex v: this rank, or, for a process that holds every block of a
 // modeled machine, the modeled rank. A neighbour this process does not hold is asked of

@@ -84,9 +84,22 @@ ModelRegrid ModelRegridder::regrid(ModelState& state, const WorkloadField& field
   RoundPricer pricer(net_, code_scale_);
   RoundCost rounds{pricer, e};
 
+  // The first collective, whether any block wishes to change (replay/regrid.cpp); the
+  // regrid's own time starts after it.
+  const RegridContext ctx{.spec = spec_, .geometry = geometry_, .front = front_, .step = next, .refine_only = false};
+  const double first_s = net_.allreduce_s(8);
+  if (wished_changes(ctx, state.graph()) == 0) {
+    e.vertices_before = e.vertices_after = state.graph().global_vertices;
+    e.owners_digest = state.owners_digest();
+    out.duration_s = first_s;
+    for (std::int64_t pos = 0; pos < state.graph().num_local(); ++pos) {
+      out.inherit_from.push_back(pos);
+      out.inherit_begin.push_back(pos + 1);
+    }
+    return out;
+  }
   // The decision, on every block at once; its rounds priced with the messages each rank sends.
   const std::vector<Rank> before_gather = owners_of(state);
-  const RegridContext ctx{.spec = spec_, .geometry = geometry_, .front = front_, .step = next, .refine_only = false};
   const double decide_cpu0 = code_cpu_seconds();
   const RegridDecision d = decide_regrid(ctx, state.graph(), before_gather, *exchange_, MPI_COMM_SELF);
   const double decide_s = (code_cpu_seconds() - decide_cpu0) * busiest_share(state) * code_scale_;
@@ -176,7 +189,7 @@ ModelRegrid ModelRegridder::regrid(ModelState& state, const WorkloadField& field
   // allreduce.
   e.time_s = decide_s + pricer.total_s() + e.migration_s + slowest_rebuild * code_scale_ +
              net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
-  out.duration_s = e.time_s;
+  out.duration_s = first_s + e.time_s;
   return out;
 }
 
