@@ -113,8 +113,7 @@ constexpr std::size_t kSums = 9;
 }  // namespace
 
 Regridder::Regridder(const Scenario& s, MPI_Comm comm)
-    : s_(s),
-      spec_(std::get<OctreeSpec>(s.mesh)),
+    : spec_(std::get<OctreeSpec>(s.mesh)),
       geometry_(spec_.dim, spec_.max_level),
       front_(spec_.front, spec_.dim),
       comm_(comm),

@@ -83,7 +83,6 @@ class Regridder {
   // A regrid where no block wishes to change: nothing is decided, moved or rebuilt.
   void keep_the_blocks(const LocalGraph& graph, const StepLoop& loop, const MachineInfo& machine, int step);
 
-  const Scenario& s_;
   OctreeSpec spec_;
   OctreeGeometry geometry_;
   Front front_;
