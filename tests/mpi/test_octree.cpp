@@ -120,6 +120,7 @@ class SerialMesh {
         restructure(graph_, geometry_, (step + 1) / spec_.period, Rank{0}, [&](VertexId id) { return fates.of(id); });
     EXPECT_EQ(static_cast<std::int64_t>(r.created.size()), d.refined * geometry_.children() + d.families);
     EXPECT_EQ(static_cast<std::int64_t>(r.destroyed.size()), d.refined + d.families * geometry_.children());
+    split_rounds_ = d.split_rounds;
     graph_ = r.graph;
     graph_.global_vertices = graph_.num_local();
     return r;
@@ -127,8 +128,12 @@ class SerialMesh {
 
   [[nodiscard]] const LocalGraph& graph() const { return graph_; }
   [[nodiscard]] const OctreeGeometry& geometry() const { return geometry_; }
+  // Rounds the last regrid's splits spread over: more than one where 2:1 balance split
+  // blocks the front did not ask to.
+  [[nodiscard]] int split_rounds() const { return split_rounds_; }
 
  private:
+  int split_rounds_ = 0;
   OctreeSpec spec_;
   OctreeGeometry geometry_;
   Front front_;
@@ -154,9 +159,18 @@ std::vector<std::pair<std::int64_t, std::int64_t>> edges_of(const LocalGraph& g)
   return out;
 }
 
+// A front that reaches no farther than the blocks it crosses (buffer 0): the levels fall
+// off around it only because 2:1 balance splits its neighbours' neighbours.
+OctreeSpec thin(OctreeSpec spec) {
+  spec.front.buffer = 0;
+  spec.front.radius = 0.05;
+  spec.front.center = {0.51, 0.49};
+  return spec;
+}
+
 TEST(Octree, TheInitialMeshIsValidAndTheSameOnAnyRankCount) {
-  for (const auto& spec :
-       {tree(2, 1, 5, FrontShape::sphere), tree(3, 1, 4, FrontShape::sphere), tree(3, 2, 4, FrontShape::plane)}) {
+  for (const auto& spec : {tree(2, 1, 5, FrontShape::sphere), tree(3, 1, 4, FrontShape::sphere),
+                           tree(3, 2, 4, FrontShape::plane), thin(tree(2, 1, 7, FrontShape::sphere))}) {
     const LocalGraph g = generate_octree(spec, kWorld);
     const std::vector<std::int64_t> ids = test::all_ids(g, kWorld);
     const auto edges = test::all_edges(g, kWorld);
@@ -174,8 +188,10 @@ TEST(Octree, TheInitialMeshIsValidAndTheSameOnAnyRankCount) {
 // Thirty regrids of a moving front: after each, the mesh is valid, every id made is one
 // never seen before, every id destroyed was live, and the counts agree.
 TEST(Octree, RegridsKeepTheMeshValidAndNeverReuseAnId) {
-  for (const auto& spec : {tree(2, 1, 5, FrontShape::sphere), tree(3, 1, 4, FrontShape::plane)}) {
+  for (const auto& spec :
+       {tree(2, 1, 5, FrontShape::sphere), tree(3, 1, 4, FrontShape::plane), thin(tree(2, 1, 7, FrontShape::sphere))}) {
     SerialMesh mesh(spec);
+    int most_split_rounds = 0;
     std::set<std::int64_t> ever;
     std::set<std::int64_t> live;
     for (const std::int64_t id : ids_of(mesh.graph())) {
@@ -195,8 +211,12 @@ TEST(Octree, RegridsKeepTheMeshValidAndNeverReuseAnId) {
       EXPECT_EQ(ids_of(mesh.graph()), std::vector<std::int64_t>(live.begin(), live.end()));
       expect_valid_mesh(mesh.geometry(), ids_of(mesh.graph()), edges_of(mesh.graph()));
       check_structure(mesh.graph());
+      most_split_rounds = std::max(most_split_rounds, mesh.split_rounds());
     }
     EXPECT_GT(made, 0) << "the front moved the mesh";
+    if (spec.front.buffer == 0) {
+      EXPECT_GT(most_split_rounds, 1) << "2:1 balance spread splits";
+    }
   }
 }
 
