@@ -182,6 +182,7 @@ Json to_json(const PerStep& p) {
   if (!p.compute_avg_s.empty()) j["compute_avg_s"] = p.compute_avg_s;
   if (!p.wait_avg_s.empty()) j["wait_avg_s"] = p.wait_avg_s;
   if (!p.vertices.empty()) j["vertices"] = p.vertices;
+  if (!p.edges.empty()) j["edges"] = p.edges;
   if (!p.regrid_bytes.empty()) j["regrid_bytes"] = p.regrid_bytes;
   return j;
 }
@@ -194,6 +195,7 @@ PerStep per_step_from(const Fields& f) {
   p.wait_avg_s = f.get<std::vector<double>>("wait_avg_s", {});
   p.imbalance = f.get<std::vector<double>>("imbalance", {});
   p.vertices = f.get<std::vector<std::int64_t>>("vertices", {});
+  p.edges = f.get<std::vector<std::int64_t>>("edges", {});
   p.regrid_bytes = f.get<std::vector<std::int64_t>>("regrid_bytes", {});
   return p;
 }
@@ -584,6 +586,13 @@ RunRecord run_record_from_json(const Json& j) {
   r.provenance = provenance_from(f.at("provenance"));
   if (f.has("sweep")) r.sweep = sweep_info_from_json(j["sweep"]);
   return r;
+}
+
+std::pair<std::int64_t, std::int64_t> mesh_size_at_call(const RunRecord& r, int step) {
+  const auto after = static_cast<std::size_t>(step) + 1;
+  if (after < r.per_step.vertices.size() && after < r.per_step.edges.size())
+    return {r.per_step.vertices[after], r.per_step.edges[after]};
+  return {r.vertices, r.edges};
 }
 
 Json to_json(const FailureRecord& r) {

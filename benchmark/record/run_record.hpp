@@ -122,9 +122,11 @@ struct PerStep {
   std::vector<double> compute_avg_s;  // absent from old records
   std::vector<double> wait_avg_s;     // absent from old records
   std::vector<double> imbalance;
-  // A block mesh that regrids: the live blocks in each step, and the bytes the regrid after
-  // it sent (its decision's messages and the siblings it gathered; 0 without a regrid).
+  // A block mesh that regrids: the live blocks and their edges in each step, and the bytes
+  // the regrid after it sent (its decision's messages and the siblings it gathered; 0
+  // without a regrid).
   std::vector<std::int64_t> vertices;
+  std::vector<std::int64_t> edges;
   std::vector<std::int64_t> regrid_bytes;
 };
 
@@ -305,6 +307,10 @@ Json to_json(const CommCensus& c);
 Json to_json(const RegridRecord& r);
 Json to_json(const ProtocolStats& p);
 Json to_json(const LoadMoments& m);
+
+// The mesh's vertices and edges when the LB call after `step` ran: a block mesh's as the
+// regrids had left them (a regrid of the same step comes first), any other mesh's own.
+std::pair<std::int64_t, std::int64_t> mesh_size_at_call(const RunRecord& r, int step);
 
 // Throws InputError naming the field when a record lacks a field every record has, or
 // holds a value of the wrong type.

@@ -136,6 +136,7 @@ void regrid_record(RunRecord& r, const OctreeSpec& tree, RecordFacts& facts) {
   RegridRecord g;
   g.period = tree.period;
   r.per_step.vertices = std::move(facts.live_blocks);
+  r.per_step.edges = std::move(facts.live_edges);
   r.per_step.regrid_bytes.assign(r.per_step.vertices.size(), 0);
   for (const RegridEvent& e : facts.regrids) {
     g.time_s += e.time_s;
@@ -202,7 +203,8 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
                                      .provenance = std::move(end.provenance),
                                      .choices = std::move(end.choices),
                                      .regrids = std::move(end.regrids),
-                                     .live_blocks = std::move(end.live_blocks)},
+                                     .live_blocks = std::move(end.live_blocks),
+                                     .live_edges = std::move(end.live_edges)},
                          totals, std::move(end.events));
 }
 

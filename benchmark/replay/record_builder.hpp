@@ -38,10 +38,11 @@ struct RunEnd {
   double setup_s = 0;      // from the replay's start to its first step
   double host_wall_s = 0;  // host time of the whole replay
   Provenance provenance;
-  // A block mesh that regrids: its regrids (complete on rank 0), and the live blocks in
-  // each step (the same on every rank).
+  // A block mesh that regrids: its regrids (complete on rank 0), and the live blocks and
+  // their edges in each step (the same on every rank).
   std::vector<RegridEvent> regrids;
   std::vector<std::int64_t> live_blocks;
+  std::vector<std::int64_t> live_edges;
 };
 
 // Collective over comm. The record is complete on rank 0; other ranks get an empty one.
@@ -72,9 +73,10 @@ struct RecordFacts {
   std::optional<SimulationInfo> simulation;
   Provenance provenance;
   std::vector<Json> choices;  // see RunEnd
-  // A block mesh that regrids (empty otherwise): its regrids and live blocks per step.
+  // A block mesh that regrids (empty otherwise): its regrids, live blocks and edges per step.
   std::vector<RegridEvent> regrids;
   std::vector<std::int64_t> live_blocks;
+  std::vector<std::int64_t> live_edges;
 };
 
 // The record of a run from its totals and LB calls (no communication).

@@ -89,7 +89,10 @@ class Replay {
     for (int step = 0; step < s_.steps; ++step) {
       const bool point = is_lb_point(s_, step);
       const bool regrid = is_regrid_point(s_, step);
-      if (regridder_) live_blocks_.push_back(graph_.global_vertices);
+      if (regridder_) {
+        live_blocks_.push_back(graph_.global_vertices);
+        live_edges_.push_back(graph_.global_edges);
+      }
       loop_->run(graph_, step, o_.watchdog_seconds, !exported && !point && !regrid && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();
@@ -153,7 +156,8 @@ class Replay {
                                      .host_wall_s = wall_seconds() - host_start,
                                      .provenance = provenance(start_time),
                                      .regrids = std::move(regrids),
-                                     .live_blocks = live_blocks_},
+                                     .live_blocks = live_blocks_,
+                                     .live_edges = live_edges_},
                               comm_);
     if (trace_) out.record.trace = trace_info(*trace_, nranks_);
     out.reporter = me_ == 0;
@@ -305,6 +309,7 @@ class Replay {
   std::unique_ptr<Migrator> migrator_;
   std::unique_ptr<Regridder> regridder_;                 // a block mesh that regrids; null otherwise
   std::vector<std::int64_t> live_blocks_;                // its blocks in each step
+  std::vector<std::int64_t> live_edges_;                 // and their edges
   std::unique_ptr<SparseExchange> prediction_exchange_;  // the plans' scores, when the run ends
   std::unique_ptr<CallLedger> ledger_;
   std::unique_ptr<ComputePhase> work_;

@@ -176,8 +176,12 @@ class ModelRun {
     const double unit = s_.workload.unit_seconds;
     std::vector<RegridEvent> regrids;
     std::vector<std::int64_t> live_blocks;
+    std::vector<std::int64_t> live_edges;
     for (int step = 0; step < s_.steps; ++step) {
-      if (regridder_) live_blocks.push_back(state_.graph().global_vertices);
+      if (regridder_) {
+        live_blocks.push_back(state_.graph().global_vertices);
+        live_edges.push_back(state_.graph().global_edges);
+      }
       if (!weights_ready || !field_.is_static()) {
         field_.weights(state_.graph(), step, weights);
         for (std::size_t k = 0; k < dims; ++k) {
@@ -288,7 +292,8 @@ class ModelRun {
                                     .provenance = provenance(start_time),
                                     .choices = std::move(choices),
                                     .regrids = std::move(regrids),
-                                    .live_blocks = std::move(live_blocks)},
+                                    .live_blocks = std::move(live_blocks),
+                                    .live_edges = std::move(live_edges)},
                         series.totals(total_time), std::move(events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
