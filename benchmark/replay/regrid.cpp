@@ -69,11 +69,16 @@ double work_of(const WorkloadField& field, const LocalGraph& g, LocalIndex v, in
   return field.total_weight(g.gid[static_cast<std::size_t>(v)], g.coords_of(v), g.vweights_of(v), step);
 }
 
-// This rank's part of the census before the blocks are rebuilt, and of what the rebuild
-// destroys.
-void count_before(RegridCensus& c, const LocalGraph& g, const std::vector<Fate>& fate, const WorkloadField& field,
-                  int step) {
-  c.before = g.num_local();
+// Each rank's maxima of one regrid (time, gathering time, arrivals) and its sums
+// (messages, bytes, moved blocks and bytes, the census after, the placement digest).
+constexpr std::size_t kMaxima = 3;
+constexpr std::size_t kSums = 9;
+
+}  // namespace
+
+void count_regrid_before(RegridCensus& c, const LocalGraph& g, const std::vector<Fate>& fate,
+                         const WorkloadField& field, int step) {
+  c.before += g.num_local();
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     const auto i = static_cast<std::size_t>(v);
     const std::uint64_t id = mix64(static_cast<std::uint64_t>(g.gid[i].value()));
@@ -87,11 +92,11 @@ void count_before(RegridCensus& c, const LocalGraph& g, const std::vector<Fate>&
   }
 }
 
-void count_after(RegridCensus& c, const Restructured& r, const WorkloadField& field, int step) {
+void count_regrid_after(RegridCensus& c, const Restructured& r, const WorkloadField& field, int step) {
   const LocalGraph& g = r.graph;
   const std::unordered_set<VertexId> created(r.created.begin(), r.created.end());
-  c.after = g.num_local();
-  c.edge_ends = g.num_local_edges();
+  c.after += g.num_local();
+  c.edge_ends += g.num_local_edges();
   for (LocalIndex v = 0; v < g.num_local(); ++v) {
     const auto i = static_cast<std::size_t>(v);
     const std::uint64_t id = mix64(static_cast<std::uint64_t>(g.gid[i].value()));
@@ -104,13 +109,6 @@ void count_after(RegridCensus& c, const Restructured& r, const WorkloadField& fi
     c.work_created += w;
   }
 }
-
-// Each rank's maxima of one regrid (time, gathering time, arrivals) and its sums
-// (messages, bytes, moved blocks and bytes, the census after, the placement digest).
-constexpr std::size_t kMaxima = 3;
-constexpr std::size_t kSums = 9;
-
-}  // namespace
 
 Regridder::Regridder(const Scenario& s, MPI_Comm comm)
     : spec_(std::get<OctreeSpec>(s.mesh)),
@@ -170,11 +168,11 @@ void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, co
   mine.families = decision.families;
   Restructured rebuilt;
   collectively(comm_, [&] {
-    count_before(mine, graph, fate, field, next);
+    count_regrid_before(mine, graph, fate, field, next);
     const ChargedCode code;
     rebuilt = restructure(graph, geometry_, next / spec_.period, Rank{me_}, [&](VertexId id) { return fates.of(id); });
   });
-  count_after(mine, rebuilt, field, next);
+  count_regrid_after(mine, rebuilt, field, next);
   const RegridCensus all = allreduce_combined<RegridCensus, &RegridCensus::add>(mine, comm_);
   check_regrid_census(all, geometry_.children(), step);
   rebuilt.graph.global_vertices = all.after;

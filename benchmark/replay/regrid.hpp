@@ -16,6 +16,8 @@
 
 #include "meshes/octree/front.hpp"
 #include "meshes/octree/geometry.hpp"
+#include "meshes/octree/regrid_decision.hpp"
+#include "meshes/octree/restructure.hpp"
 #include "record/run_record.hpp"
 #include "replay/migration.hpp"
 #include "replay/step_loop.hpp"
@@ -50,6 +52,11 @@ struct RegridCensus {
 // Throws AgreedRunError naming what was not conserved (`children`: 2^dim). The same
 // sums on every rank, so every rank throws alike.
 void check_regrid_census(const RegridCensus& c, int children, int step);
+// One rank's part of the census: its blocks before the rebuild with their fates (what it
+// destroys), and after it (what it made); work as the field weighs it at `step`.
+void count_regrid_before(RegridCensus& c, const LocalGraph& g, const std::vector<Fate>& fate,
+                         const WorkloadField& field, int step);
+void count_regrid_after(RegridCensus& c, const Restructured& rebuilt, const WorkloadField& field, int step);
 
 class Regridder {
  public:

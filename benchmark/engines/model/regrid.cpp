@@ -2,11 +2,9 @@
 #include "engines/model/regrid.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "comm/mpi.hpp"
 #include "core/clock.hpp"
-#include "core/hash.hpp"
 #include "engines/model/lb_call.hpp"
 #include "engines/model/round_pricer.hpp"
 #include "meshes/octree/regrid_decision.hpp"
@@ -79,118 +77,118 @@ ModelRegridder::~ModelRegridder() = default;
 ModelRegrid ModelRegridder::regrid(ModelState& state, const WorkloadField& field, int step) {
   const int next = step + 1;
   ModelRegrid out;
-  RegridEvent& e = out.event;
-  e.step = step;
-  RoundPricer pricer(net_, code_scale_);
-  RoundCost rounds{pricer, e};
-
+  out.event.step = step;
   // The first collective, whether any block wishes to change (replay/regrid.cpp); the
   // regrid's own time starts after it.
   const RegridContext ctx{.spec = spec_, .geometry = geometry_, .front = front_, .step = next, .refine_only = false};
   const double first_s = net_.allreduce_s(8);
   if (wished_changes(ctx, state.graph()) == 0) {
-    e.vertices_before = e.vertices_after = state.graph().global_vertices;
-    e.owners_digest = state.owners_digest();
+    keep_the_blocks(state, out);
     out.duration_s = first_s;
-    for (std::int64_t pos = 0; pos < state.graph().num_local(); ++pos) {
-      out.inherit_from.push_back(pos);
-      out.inherit_begin.push_back(pos + 1);
-    }
     return out;
   }
-  // The decision, on every block at once; its rounds priced with the messages each rank sends.
   const std::vector<Rank> before_gather = owners_of(state);
+  // The whole mesh's decision, of which the busiest rank does its share.
   const double decide_cpu0 = code_cpu_seconds();
   const RegridDecision d = decide_regrid(ctx, state.graph(), before_gather, *exchange_, MPI_COMM_SELF);
-  const double decide_s = (code_cpu_seconds() - decide_cpu0) * busiest_share(state) * code_scale_;
+  const double decide_cpu = code_cpu_seconds() - decide_cpu0;
+  RoundPricer pricer(net_, code_scale_);
+  price_decision(state, d, before_gather, pricer, out.event);
+  gather_families(state, d, pricer, out.event);
+  const double rebuild_s = rebuild_ranks(state, d, before_gather, field, out);
+  out.event.owners_digest = state.owners_digest();
+  // The decision's code and rounds, the gathering, the rebuilding, and the census's one
+  // allreduce.
+  out.event.time_s = decide_cpu * busiest_share(state) * code_scale_ + pricer.total_s() + out.event.migration_s +
+                     rebuild_s * code_scale_ + net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
+  out.duration_s = first_s + out.event.time_s;
+  return out;
+}
+
+void ModelRegridder::keep_the_blocks(const ModelState& state, ModelRegrid& out) {
+  out.event.vertices_before = out.event.vertices_after = state.graph().global_vertices;
+  out.event.owners_digest = state.owners_digest();
+  for (std::int64_t pos = 0; pos < state.graph().num_local(); ++pos) {
+    out.inherit_from.push_back(pos);
+    out.inherit_begin.push_back(pos + 1);
+  }
+}
+
+void ModelRegridder::price_decision(const ModelState& state, const RegridDecision& d, const std::vector<Rank>& owner,
+                                    RoundPricer& pricer, RegridEvent& e) const {
   const LocalGraph& g = state.graph();
+  RoundCost rounds{pricer, e};
   e.split_rounds = d.split_rounds;
-  rounds.add(round_flows(g, before_gather, kSplitEntryBytes, [](LocalIndex, std::int64_t) { return true; }),
-             d.split_rounds);
+  rounds.add(round_flows(g, owner, kSplitEntryBytes, [](LocalIndex, std::int64_t) { return true; }), d.split_rounds);
   std::vector<Block> block(static_cast<std::size_t>(g.num_local()));
   for (std::size_t pos = 0; pos < block.size(); ++pos) block[pos] = geometry_.block_of(g.gid[pos]);
   const auto sibling_edge = [&](LocalIndex v, std::int64_t edge) {
     const auto far = static_cast<std::size_t>(state.position_of(g.adj[static_cast<std::size_t>(edge)]));
     return OctreeGeometry::siblings(block[static_cast<std::size_t>(v)], block[far]);
   };
-  rounds.add(round_flows(g, before_gather, family_entry_bytes(spec_.dim), sibling_edge), spec_.dim);
-  // Each merging family onto its gathering rank; no position moves, only owners.
+  rounds.add(round_flows(g, owner, family_entry_bytes(spec_.dim), sibling_edge), spec_.dim);
+}
+
+void ModelRegridder::gather_families(ModelState& state, const RegridDecision& d, RoundPricer& pricer,
+                                     RegridEvent& e) const {
+  // No position moves, only owners.
   const ModelState::Placement place{[&](int r) { return net_.site_of(r); }};
   const MigrationTally tally = state.migrate(d.gather_to, &place);
   e.migrations = tally.vertices;
   e.migrated_bytes = tally.bytes;
   e.elements_moved_max = tally.arrivals_max;
   e.migration_s = model_migration_s(net_, machine_, code_scale_, tally);
-  const std::vector<Rank> after_gather = owners_of(state);
-  rounds.add(round_flows(g, after_gather, kFateEntryBytes, [](LocalIndex, std::int64_t) { return true; }), 1);
+  // Then the fates, told to the neighbours' ranks as they are after the gathering.
+  RoundCost{pricer, e}.add(
+      round_flows(state.graph(), owners_of(state), kFateEntryBytes, [](LocalIndex, std::int64_t) { return true; }), 1);
+}
 
-  // Every rank's blocks rebuilt in its own order, one after another into the new graph.
-  const std::int64_t generation = next / spec_.period;
+double ModelRegridder::rebuild_ranks(ModelState& state, const RegridDecision& d, const std::vector<Rank>& before_gather,
+                                     const WorkloadField& field, ModelRegrid& out) const {
+  const int next = out.event.step + 1;
   const FateOf fate_of = [&](VertexId id) { return d.fate[static_cast<std::size_t>(state.position_of(id))]; };
-  LocalGraph whole = g.facts_only();
+  LocalGraph whole = state.graph().facts_only();
   std::vector<std::int64_t> rank_begin{0};
   RegridCensus census;
   census.refined = d.refined;
   census.families = d.families;
-  double slowest_rebuild = 0;
+  double slowest = 0;
   for (int r = 0; r < state.nranks(); ++r) {
     const LocalGraph part = rank_part(state, r);
     const double cpu0 = code_cpu_seconds();
-    const Restructured rebuilt = restructure(part, geometry_, generation, Rank{r}, fate_of);
-    slowest_rebuild = std::max(slowest_rebuild, code_cpu_seconds() - cpu0);
-    const std::unordered_set<VertexId> created(rebuilt.created.begin(), rebuilt.created.end());
-    for (LocalIndex v = 0; v < part.num_local(); ++v) {
-      const VertexId id = part.gid[static_cast<std::size_t>(v)];
-      const double w = field.total_weight(id, part.coords_of(v), part.vweights_of(v), next);
-      ++census.before;
-      census.ids_before += mix64(static_cast<std::uint64_t>(id.value()));
-      census.work_before += w;
-      if (fate_of(id) == Fate::stay) continue;
-      ++census.destroyed;
-      census.ids_destroyed += mix64(static_cast<std::uint64_t>(id.value()));
-      census.work_destroyed += w;
-    }
+    const Restructured rebuilt = restructure(part, geometry_, next / spec_.period, Rank{r}, fate_of);
+    slowest = std::max(slowest, code_cpu_seconds() - cpu0);
+    std::vector<Fate> fate;
+    fate.reserve(static_cast<std::size_t>(part.num_local()));
+    for (const VertexId id : part.gid) fate.push_back(fate_of(id));
+    count_regrid_before(census, part, fate, field, next);
+    count_regrid_after(census, rebuilt, field, next);
     const LocalGraph& made = rebuilt.graph;
     for (LocalIndex v = 0; v < made.num_local(); ++v) {
       const auto i = static_cast<std::size_t>(v);
-      const VertexId id = made.gid[i];
-      const double w = field.total_weight(id, made.coords_of(v), made.vweights_of(v), next);
-      ++census.after;
-      census.ids_after += mix64(static_cast<std::uint64_t>(id.value()));
-      census.work_after += w;
-      if (created.contains(id)) {
-        ++census.created;
-        census.ids_created += mix64(static_cast<std::uint64_t>(id.value()));
-        census.work_created += w;
-      }
-      whole.add_vertex(id, made.neighbors(v), made.neighbor_owners(v), {}, made.coords_of(v), made.vweights_of(v));
+      whole.add_vertex(made.gid[i], made.neighbors(v), made.neighbor_owners(v), {}, made.coords_of(v),
+                       made.vweights_of(v));
+      // What the rank measured of the blocks it replaces: those it held before the gathering.
       for (auto k = rebuilt.lineage_begin[i]; k < rebuilt.lineage_begin[i + 1]; ++k) {
         const std::int64_t old = state.position_of(rebuilt.lineage[static_cast<std::size_t>(k)]);
         if (before_gather[static_cast<std::size_t>(old)] == Rank{r}) out.inherit_from.push_back(old);
       }
       out.inherit_begin.push_back(static_cast<std::int64_t>(out.inherit_from.size()));
     }
-    census.edge_ends += made.num_local_edges();
     rank_begin.push_back(whole.num_local());
   }
-  check_regrid_census(census, geometry_.children(), step);
+  check_regrid_census(census, geometry_.children(), out.event.step);
   whole.global_vertices = census.after;
   whole.global_edges = census.edge_ends / 2;
   state.replace(std::move(whole), std::move(rank_begin));
-
+  RegridEvent& e = out.event;
   e.vertices_before = census.before;
   e.vertices_after = census.after;
   e.refined = census.refined;
   e.merged = census.families;
   e.created = census.created;
   e.destroyed = census.destroyed;
-  e.owners_digest = state.owners_digest();
-  // The decision's code and rounds, the gathering, the rebuilding, and the census's one
-  // allreduce.
-  e.time_s = decide_s + pricer.total_s() + e.migration_s + slowest_rebuild * code_scale_ +
-             net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
-  out.duration_s = first_s + e.time_s;
-  return out;
+  return slowest;
 }
 
 }  // namespace lbbench

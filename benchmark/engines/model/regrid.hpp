@@ -16,10 +16,12 @@
 
 #include "balancers/sdk/balancer.hpp"
 #include "comm/sparse_exchange.hpp"
+#include "engines/model/round_pricer.hpp"
 #include "engines/model/state.hpp"
 #include "machine/network.hpp"
 #include "meshes/octree/front.hpp"
 #include "meshes/octree/geometry.hpp"
+#include "meshes/octree/regrid_decision.hpp"
 #include "record/run_record.hpp"
 #include "scenario/scenario.hpp"
 #include "workload/load_field.hpp"
@@ -48,6 +50,18 @@ class ModelRegridder {
   ModelRegrid regrid(ModelState& state, const WorkloadField& field, int step);
 
  private:
+  // A regrid where no block wishes to change: nothing is decided, moved or rebuilt.
+  static void keep_the_blocks(const ModelState& state, ModelRegrid& out);
+  // The decision's rounds, with the messages each rank sends, priced and counted.
+  void price_decision(const ModelState& state, const RegridDecision& d, const std::vector<Rank>& owner,
+                      RoundPricer& pricer, RegridEvent& e) const;
+  // Each merging family onto its gathering rank, as a migration, then the fates' round.
+  void gather_families(ModelState& state, const RegridDecision& d, RoundPricer& pricer, RegridEvent& e) const;
+  // Every rank's blocks rebuilt in its own order into the new graph, the census checked;
+  // returns the slowest rank's rebuilding, host seconds.
+  double rebuild_ranks(ModelState& state, const RegridDecision& d, const std::vector<Rank>& before_gather,
+                       const WorkloadField& field, ModelRegrid& out) const;
+
   const OctreeSpec spec_;
   const OctreeGeometry geometry_;
   const Front front_;
