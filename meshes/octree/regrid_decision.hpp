@@ -13,9 +13,11 @@
 //     what a block knows of its family with what its sibling neighbours knew, give every
 //     sibling the whole family: whether each agrees, and which rank holds it. The family
 //     gathers on the rank that holds most of its blocks (the lowest such rank on a tie).
-// Departure: Langer et al. decide one level at a time with messages to the parent's and
-// neighbours' chares and quiescence detection; here a round ends with an allreduce (step
-// 1) or after a fixed count (step 2), as bulk-synchronous MPI codes do.
+// Departures: in Langer et al.'s AMR3D every block, leaf or not, is a chare; decisions
+// spread by messages until quiescence detection finds no more, and merging children tell
+// their parent's chare and send it their data. Here only leaves exist, a round of step 1
+// ends with an allreduce and step 2 takes a fixed count of rounds, as a bulk-synchronous
+// MPI code runs them, and a family gathers on the rank that holds most of it.
 #pragma once
 
 #include <mpi.h>
