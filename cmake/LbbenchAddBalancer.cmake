@@ -27,20 +27,14 @@ function(lbbench_add_balancer name)
   set(variant "$<TARGET_FILE_DIR:${name}>/${name}-smpi.so")
   # The SDK's own headers only: smpicxx brings SimGrid's mpi.h.
   set(includes "$<TARGET_PROPERTY:lbbench::sdk,LBBENCH_SDK_INCLUDE_DIR>")
-  # The variant is built outside CMake's dependency scanning: it is rebuilt when the SDK's
-  # headers change as well as its sources, or an SDK change would leave it stale.
-  get_target_property(include_dirs lbbench::sdk LBBENCH_SDK_INCLUDE_DIR)
-  set(sdk_headers "")
-  foreach(dir IN LISTS include_dirs)
-    file(GLOB_RECURSE found CONFIGURE_DEPENDS "${dir}/balancers/sdk/*.hpp" "${dir}/core/*.hpp")
-    list(APPEND sdk_headers ${found})
-  endforeach()
   add_custom_command(
     OUTPUT ${name}-smpi.stamp
     COMMAND ${LBBENCH_PLUGIN_SMPICXX} -std=c++20 -O2 -fvisibility=hidden "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
             ${sources} -o ${variant}
     COMMAND ${CMAKE_COMMAND} -E touch ${name}-smpi.stamp
-    DEPENDS ${sources} ${sdk_headers}
+    # The library built for the host's MPI follows the SDK's headers too: a change of them
+    # rebuilds it, and so this variant.
+    DEPENDS ${sources} $<TARGET_FILE:${name}>
     COMMENT "Building ${name}-smpi.so against SimGrid's MPI"
     COMMAND_EXPAND_LISTS VERBATIM)
   add_custom_target(${name}-smpi ALL DEPENDS ${name}-smpi.stamp)

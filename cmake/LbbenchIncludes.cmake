@@ -10,9 +10,11 @@ set(LBBENCH_LAYERS
     benchmark/core
     benchmark/comm
     benchmark/machine
-    # Meshes: recorded runs, the distributed graph's builders, the generators and readers.
+    # Meshes: recorded runs, the distributed graph's builders, block meshes that regrid, the
+    # generators and readers.
     meshes/trace
     meshes
+    meshes/octree
     meshes/readers
     meshes/generators
     # Balancers: the SDK a strategy is written against, one folder per family, and the

@@ -144,7 +144,8 @@ Json fit_json(const CostFit& f, std::span<const std::string_view> terms) {
 
 std::vector<CostFit> fit_decision_costs(const std::vector<const RunRecord*>& records) {
   return fit_groups(records, true, [](const RunRecord& r, const LbEvent& call) -> std::optional<CostSample> {
-    return CostSample{{static_cast<double>(r.vertices), static_cast<double>(r.edges), static_cast<double>(r.ranks)},
+    const auto [vertices, edges] = mesh_size_at_call(r, call.step);
+    return CostSample{{static_cast<double>(vertices), static_cast<double>(edges), static_cast<double>(r.ranks)},
                       call.decision_s};
   });
 }
@@ -165,8 +166,8 @@ std::vector<CostFit> fit_migration_costs(const std::vector<const RunRecord*>& re
     if (!call.elements_moved_max) return std::nullopt;
     const auto arriving = static_cast<double>(*call.elements_moved_max);
     const double ranks = std::max(1.0, static_cast<double>(r.ranks));
-    return CostSample{{static_cast<double>(r.vertices) / ranks, arriving, arriving * element_bytes_of(r)},
-                      call.migration_s};
+    const double vertices = static_cast<double>(mesh_size_at_call(r, call.step).first);
+    return CostSample{{vertices / ranks, arriving, arriving * element_bytes_of(r)}, call.migration_s};
   });
 }
 

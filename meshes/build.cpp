@@ -21,6 +21,9 @@ Mesh build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm) {
                           return Mesh{generate_droplets(d, seed, comm), nullptr};
                         },
                         [&](const MeshFileSpec& f) { return read_mesh_file(f, comm); },
+                        [&](const OctreeSpec& o) {
+                          return Mesh{generate_octree(o, comm), nullptr};
+                        },
                     },
                     spec);
 }

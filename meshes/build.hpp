@@ -29,6 +29,8 @@ Mesh build_mesh(const MeshSpec& spec, std::uint64_t seed, MPI_Comm comm);
 LocalGraph generate_grid(const GridSpec& spec, MPI_Comm comm);
 LocalGraph generate_geometric(const GeometricSpec& spec, std::uint64_t seed, MPI_Comm comm);
 LocalGraph generate_droplets(const DropletsSpec& spec, std::uint64_t seed, MPI_Comm comm);
+// An octree or quadtree block mesh refined around its front at step 0 (meshes/octree/).
+LocalGraph generate_octree(const OctreeSpec& spec, MPI_Comm comm);
 Mesh read_mesh_file(const MeshFileSpec& spec, MPI_Comm comm);
 // A recorded run (an LBDatafile trace): rank 0 reads it, every rank gets the whole trace
 // and keeps its block of vertices.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "core/named.hpp"
 
@@ -45,19 +46,54 @@ struct MeshFileSpec {
   std::string coords;  // as written; empty when none
   std::string coords_resolved;
 };
-using MeshSpec = std::variant<GridSpec, GeometricSpec, DropletsSpec, MeshFileSpec>;
+// Block-structured AMR (meshes/octree/): the unit box as an octree (3-D) or quadtree (2-D)
+// of blocks that each carry the same work and payload, refined around a front that moves.
+// Every `period` steps blocks near the front split into 2^dim children and families of
+// 2^dim siblings behind it merge into their parent, keeping face neighbours within one
+// level of each other (2:1 balance).
+enum class FrontShape { sphere, plane };
+inline constexpr NameTable<FrontShape, 2> kFrontShapes{{{FrontShape::sphere, "sphere"}, {FrontShape::plane, "plane"}}};
+struct FrontSpec {
+  FrontShape shape = FrontShape::sphere;
+  std::vector<double> center;  // sphere: normalized; empty means the middle of the box
+  double radius = 0.1;         // sphere: at step 0
+  int axis = 0;                // plane: the axis it crosses the box along
+  double position = 0.0;       // plane: where it is at step 0
+  double speed = 0.01;         // per step: the sphere's growth, the plane's travel (may be negative)
+  double buffer = 1.0;         // a block within buffer x its own width of the front is near it
+};
+// The deepest tree whose blocks' places on a curve fit in 48 bits.
+constexpr int octree_deepest_level(int dim) { return dim == 2 ? 24 : 16; }
+// Block ids one regrid spans: every block of every level down to max_level (ids are
+// generation x this + the block's place; meshes/octree/geometry.hpp).
+constexpr std::int64_t octree_id_slots(int dim, int max_level) {
+  return static_cast<std::int64_t>(((std::uint64_t{1} << (dim * (max_level + 1))) - 1) /
+                                   ((std::uint64_t{1} << dim) - 1));
+}
+struct OctreeSpec {
+  int dim = 3;
+  int min_level = 2;  // the mesh starts uniform here; no family merges below it
+  int max_level = 5;  // the tree's depth: no block splits beyond it
+  int period = 2;     // steps between regrids
+  FrontSpec front;
+};
+using MeshSpec = std::variant<GridSpec, GeometricSpec, DropletsSpec, MeshFileSpec, OctreeSpec>;
 
-// The generators a scenario can name (a grid's name gives its dimension).
-enum class Generator { grid2d, grid3d, geometric, droplets };
-inline constexpr NameTable<Generator, 4> kGenerators{{{Generator::grid2d, "grid2d"},
+// The generators a scenario can name (a grid's or a tree's name gives its dimension).
+enum class Generator { grid2d, grid3d, geometric, droplets, quadtree, octree };
+inline constexpr NameTable<Generator, 6> kGenerators{{{Generator::grid2d, "grid2d"},
                                                       {Generator::grid3d, "grid3d"},
                                                       {Generator::geometric, "geometric"},
-                                                      {Generator::droplets, "droplets"}}};
+                                                      {Generator::droplets, "droplets"},
+                                                      {Generator::quadtree, "quadtree"},
+                                                      {Generator::octree, "octree"}}};
 
 std::string_view to_string(MeshFormat f);
 // True for a recorded run (an LBDatafile trace).
 bool is_trace_mesh(const MeshSpec& mesh);
 // Coordinates per vertex the mesh will have, when the spec alone tells (0: none or unknown).
 int known_mesh_dim(const MeshSpec& mesh);
+// The mesh's vertices are created and destroyed as the run goes (an octree that regrids).
+bool mesh_regrids(const MeshSpec& mesh);
 
 }  // namespace lbbench

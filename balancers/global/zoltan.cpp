@@ -31,7 +31,16 @@ namespace {
 struct CallbackData {
   const LoadView* view;
   std::int64_t element_bytes;
+  // Zoltan's ids are 32-bit here: a mesh with sparse ids (one that regrids, whose block ids
+  // grow past 2^32) names each vertex by two entries, its id's low and high halves.
+  int gid_entries = 1;
 };
+
+void put_gid(ZOLTAN_ID_PTR at, std::int64_t id, int entries) {
+  const auto u = static_cast<std::uint64_t>(id);
+  at[0] = static_cast<ZOLTAN_ID_TYPE>(entries == 1 ? u : u & 0xffffffffU);
+  if (entries == 2) at[1] = static_cast<ZOLTAN_ID_TYPE>(u >> 32);
+}
 
 int num_obj(void* data, int* ierr) {
   *ierr = ZOLTAN_OK;
@@ -40,9 +49,10 @@ int num_obj(void* data, int* ierr) {
 
 void obj_list(void* data, int /*num_gid*/, int /*num_lid*/, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim,
               float* weights, int* ierr) {
-  const LoadView& view = *static_cast<CallbackData*>(data)->view;
+  const auto& d = *static_cast<CallbackData*>(data);
+  const LoadView& view = *d.view;
   for (LocalIndex v = 0; v < view.graph.num_local(); ++v) {
-    gids[v] = static_cast<ZOLTAN_ID_TYPE>(view.graph.gid[v].value());
+    put_gid(gids + static_cast<std::ptrdiff_t>(v) * d.gid_entries, view.graph.gid[v].value(), d.gid_entries);
     lids[v] = static_cast<ZOLTAN_ID_TYPE>(v);
     if (wdim > 0) weights[v] = static_cast<float>(view.vertex_load[static_cast<std::size_t>(v)].seconds());
   }
@@ -63,14 +73,15 @@ void num_edges(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_
 
 void edge_list(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_PTR /*gids*/, ZOLTAN_ID_PTR lids,
                int* /*counts*/, ZOLTAN_ID_PTR nbor_gids, int* nbor_procs, int wdim, float* ewgts, int* ierr) {
-  const LoadView& view = *static_cast<CallbackData*>(data)->view;
+  const auto& d = *static_cast<CallbackData*>(data);
+  const LoadView& view = *d.view;
   const LocalGraph& g = view.graph;
   std::size_t k = 0;
   for (int i = 0; i < num; ++i) {
     const auto v = static_cast<LocalIndex>(lids[i]);
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       if (g.is_fixed_neighbor(e)) continue;
-      nbor_gids[k] = static_cast<ZOLTAN_ID_TYPE>(g.adj[e].value());
+      put_gid(nbor_gids + static_cast<std::ptrdiff_t>(k) * d.gid_entries, g.adj[e].value(), d.gid_entries);
       nbor_procs[k] = g.adj_owner[e].value();
       if (wdim > 0) ewgts[k] = static_cast<float>(std::max<std::int64_t>(1, view.edge_bytes * g.edge_weight(e)));
       ++k;
@@ -123,7 +134,7 @@ void set(Zoltan_Struct* zz, const char* name, const std::string& value) {
   }
 }
 
-void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks) {
+void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks, int gid_entries) {
   // DEBUG_LEVEL first, or Zoltan prints banners while the rest is set.
   set(zz, "DEBUG_LEVEL", "0");
   set(zz, "LB_METHOD", zoltan_method(p));
@@ -131,7 +142,7 @@ void configure(Zoltan_Struct* zz, const ZoltanParams& p, int nranks) {
       p.approach == "partition"     ? "PARTITION"
       : p.approach == "repartition" ? "REPARTITION"
                                     : "REFINE");
-  set(zz, "NUM_GID_ENTRIES", "1");
+  set(zz, "NUM_GID_ENTRIES", std::to_string(gid_entries));
   set(zz, "NUM_LID_ENTRIES", "1");
   set(zz, "OBJ_WEIGHT_DIM", "1");
   set(zz, "EDGE_WEIGHT_DIM", p.method == "graph" || p.method == "hypergraph" ? "1" : "0");
@@ -177,9 +188,9 @@ MigrationPlan ZoltanBalancer::plan(const LoadView& view, MPI_Comm comm) {
   if (view.graph.global_vertices > static_cast<std::int64_t>(UINT_MAX)) {
     throw AgreedInputError("zoltan: more vertices than Zoltan's 32-bit global ids can name");
   }
-  CallbackData data{&view, view.element_bytes};
+  CallbackData data{&view, view.element_bytes, view.graph.sparse_ids && sizeof(ZOLTAN_ID_TYPE) < 8 ? 2 : 1};
   Zoltan_Struct* zz = Zoltan_Create(comm);
-  configure(zz, params_, view.nranks);
+  configure(zz, params_, view.nranks, data.gid_entries);
   Zoltan_Set_Num_Obj_Fn(zz, num_obj, &data);
   Zoltan_Set_Obj_List_Fn(zz, obj_list, &data);
   Zoltan_Set_Num_Edges_Multi_Fn(zz, num_edges, &data);

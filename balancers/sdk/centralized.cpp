@@ -17,6 +17,36 @@ std::vector<int> displacements(const std::vector<int>& counts) {
   return displs;
 }
 
+// The object index of each gathered id: an array over the ids where they are dense
+// (0..n-1), else the ids sorted with their indices, since a mesh that regrids gives its
+// blocks sparse ids that only grow and the gather must stay O(objects).
+class ObjectIndex {
+ public:
+  ObjectIndex(const std::vector<VertexId>& ids, const LocalGraph& g) : sparse_(g.sparse_ids) {
+    if (!sparse_) {
+      dense_.assign(static_cast<std::size_t>(g.global_vertices), -1);
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        dense_[static_cast<std::size_t>(ids[i].value())] = static_cast<std::int64_t>(i);
+      return;
+    }
+    sorted_.reserve(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) sorted_.emplace_back(ids[i].value(), static_cast<std::int64_t>(i));
+    std::sort(sorted_.begin(), sorted_.end());
+  }
+  // The index, or -1 for an id that is no object (a pinned vertex).
+  [[nodiscard]] std::int64_t of(std::int64_t id) const {
+    if (!sparse_)
+      return id >= 0 && id < static_cast<std::int64_t>(dense_.size()) ? dense_[static_cast<std::size_t>(id)] : -1;
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::pair<std::int64_t, std::int64_t>{id, -1});
+    return it != sorted_.end() && it->first == id ? it->second : -1;
+  }
+
+ private:
+  bool sparse_;
+  std::vector<std::int64_t> dense_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> sorted_;
+};
+
 // Gathers every rank's edges to rank 0 and turns neighbor ids into object indices.
 void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, MPI_Comm comm, GlobalProblem& problem) {
   const LocalGraph& g = view.graph;
@@ -52,16 +82,12 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
   }
   if (me != 0) return;
   const ChargedCode assembly;
-  // Ids are dense (0..n-1), so an array maps them to object indices.
-  std::vector<std::int64_t> index_of(static_cast<std::size_t>(g.global_vertices), -1);
-  for (std::size_t i = 0; i < problem.size(); ++i)
-    index_of[static_cast<std::size_t>(problem.id[i].value())] = static_cast<std::int64_t>(i);
+  const ObjectIndex index_of(problem.id, g);
   if (!g.has_pinned()) {
     problem.xadj.assign(problem.size() + 1, 0);
     std::inclusive_scan(all_degree.begin(), all_degree.end(), problem.xadj.begin() + 1);
     problem.adjncy.resize(neighbor.size());
-    for (std::size_t e = 0; e < neighbor.size(); ++e)
-      problem.adjncy[e] = index_of[static_cast<std::size_t>(neighbor[e].value())];
+    for (std::size_t e = 0; e < neighbor.size(); ++e) problem.adjncy[e] = index_of.of(neighbor[e].value());
     return;
   }
   // Objects' edges among themselves, and to pinned vertices as the ranks they sit on.
@@ -73,7 +99,7 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
     for (std::int64_t k = 0; k < all_degree[i]; ++k, ++e) {
       const std::int64_t id = neighbor[e].value();
       if (id < g.global_vertices) {
-        problem.adjncy.push_back(index_of[static_cast<std::size_t>(id)]);
+        problem.adjncy.push_back(index_of.of(id));
         bytes_kept.push_back(problem.adj_bytes[e]);
       } else {
         problem.fixed_rank.push_back(neighbor_owner[e].value());

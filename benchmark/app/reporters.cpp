@@ -100,6 +100,30 @@ std::string lb_call(const LbEvent& e, std::size_t index) {
   return out;
 }
 
+// A block mesh's regrids: how many, the live blocks over the run, and what they cost.
+std::string regrids(const RunRecord& r) {
+  if (!r.regrid) return {};
+  const RegridRecord& g = *r.regrid;
+  const auto& live = r.per_step.vertices;
+  std::string out = fmt::format("  regrid every {} steps: {} regrids", g.period, g.events.size());
+  if (!live.empty()) {
+    const auto [fewest, most] = std::minmax_element(live.begin(), live.end());
+    out += fmt::format(", blocks {} at the first step, {} at the last ({} to {})", live.front(), live.back(), *fewest,
+                       *most);
+  }
+  std::int64_t refined = 0;
+  std::int64_t merged = 0;
+  for (const RegridEvent& e : g.events) {
+    refined += e.refined;
+    merged += e.merged;
+  }
+  out += fmt::format(
+      "\n        {} splits, {} merges; {} blocks gathered ({:.2f} MB), {} messages ({:.1f} kB) deciding; {:.3f} s\n",
+      refined, merged, g.migrations, static_cast<double>(g.migrated_bytes) / 1e6, g.messages,
+      static_cast<double>(g.bytes) / 1e3, g.time_s);
+  return out;
+}
+
 std::string communication(const RunRecord& r) {
   std::string out = fmt::format("  edge cut {} -> {} edges; {} messages per step", r.edge_cut_initial, r.edge_cut,
                                 r.messages_per_step);
@@ -126,14 +150,18 @@ std::string reorder(const RunRecord& r) {
 }  // namespace
 
 std::string console_summary(const RunRecord& r) {
-  std::string out = header(r) + totals(r) + recorded_comparison(r);
+  std::string out = header(r) + totals(r) + recorded_comparison(r) + regrids(r);
   for (std::size_t i = 0; i < r.lb.size(); ++i) out += lb_call(r.lb[i], i);
   return out + communication(r) + reorder(r);
 }
 
 std::string steps_csv(const RunRecord& r) {
-  std::string csv = "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
   const PerStep& p = r.per_step;
+  // A block mesh adds its live blocks and the bytes of the regrid after each step.
+  const bool blocks = !p.vertices.empty();
+  std::string csv = blocks
+                        ? "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb,vertices,regrid_bytes\n"
+                        : "step,wall_max_s,compute_max_s,compute_avg_s,wait_avg_s,imbalance,lb\n";
   std::size_t next_call = 0;
   auto value = [](const std::vector<double>& series, std::size_t i, const char* format) {
     return i < series.size() ? fmt::format(fmt::runtime(format), series[i]) : std::string();
@@ -141,9 +169,14 @@ std::string steps_csv(const RunRecord& r) {
   for (std::size_t i = 0; i < p.imbalance.size(); ++i) {
     const bool lb_here = next_call < r.lb.size() && static_cast<std::size_t>(r.lb[next_call].step) == i;
     if (lb_here) ++next_call;
-    csv += fmt::format("{},{},{},{},{},{},{}\n", i, value(p.wall_max_s, i, "{:.9g}"),
-                       value(p.compute_max_s, i, "{:.9g}"), value(p.compute_avg_s, i, "{:.9g}"),
-                       value(p.wait_avg_s, i, "{:.9g}"), value(p.imbalance, i, "{:.6g}"), lb_here ? 1 : 0);
+    csv += fmt::format("{},{},{},{},{},{},{}", i, value(p.wall_max_s, i, "{:.9g}"), value(p.compute_max_s, i, "{:.9g}"),
+                       value(p.compute_avg_s, i, "{:.9g}"), value(p.wait_avg_s, i, "{:.9g}"),
+                       value(p.imbalance, i, "{:.6g}"), lb_here ? 1 : 0);
+    if (blocks) {
+      csv += fmt::format(",{},{}", i < p.vertices.size() ? p.vertices[i] : 0,
+                         i < p.regrid_bytes.size() ? p.regrid_bytes[i] : 0);
+    }
+    csv += "\n";
   }
   return csv;
 }

@@ -80,7 +80,7 @@ MeshSize mesh_size_from_rank0(const Scenario& s, MPI_Comm comm) {
   std::array<double, 3> size{};
   collectively(comm, [&] {
     if (comm_rank(comm) != 0) return;
-    const MeshSize m = expected_mesh_size(s.mesh);
+    const MeshSize m = expected_mesh_size(s.mesh, s.steps);
     size = {m.vertices, m.edge_ends, m.whole_per_rank};
   });
   MPI_Bcast(size.data(), 3, MPI_DOUBLE, 0, comm);

@@ -16,6 +16,7 @@ LocalGraph LocalGraph::facts_only() const {
   out.has_edge_weights = has_edge_weights;
   out.bounds = bounds;
   out.pinned_from = pinned_from;
+  out.sparse_ids = sparse_ids;
   return out;
 }
 

@@ -30,6 +30,10 @@ struct LocalGraph {
   // numbered after its migratable ones. kNonePinned where the mesh has none.
   static constexpr std::int64_t kNonePinned = std::numeric_limits<std::int64_t>::max();
   std::int64_t pinned_from = kNonePinned;
+  // Ids are not 0..global_vertices-1: a mesh that regrids (an octree) gives every block it
+  // creates an id never used before, so the ids of the live blocks are sparse and grow.
+  // No array may then be indexed by id.
+  bool sparse_ids = false;
 
   // --- local vertices ------------------------------------------------------------------------
   std::vector<VertexId> gid;             // local index -> global id
@@ -62,7 +66,7 @@ struct LocalGraph {
   // An edge to a vertex outside this graph's own (ids at or above global_vertices): in a
   // balancer's view of a recorded run, a pinned vertex, on its rank for good.
   [[nodiscard]] bool is_fixed_neighbor(std::int64_t e) const {
-    return adj[static_cast<std::size_t>(e)].value() >= global_vertices;
+    return has_pinned() && adj[static_cast<std::size_t>(e)].value() >= global_vertices;
   }
   // Message-size multiplier of an edge (1 unless the file gave edge weights).
   [[nodiscard]] std::int64_t edge_weight(std::int64_t e) const { return has_edge_weights ? adj_weight[e] : 1; }

@@ -114,9 +114,29 @@ double moved_share(BalancerKind kind) {
   }
 }
 
+// A block mesh's largest size over the run, as its front says: the uniform coarsest
+// level, and at each finer level the blocks of a band about the front, (buffer + 1) of
+// their widths to each side, over the largest area the front has inside the box. Each
+// block's face neighbours are 2·dim, a few more across levels.
+MeshSize block_mesh_size(const OctreeSpec& o, int steps) {
+  const int d = o.dim;
+  const FrontSpec& f = o.front;
+  double area = 1.0;  // a plane crossing the unit box
+  if (f.shape == FrontShape::sphere) {
+    const double r = std::max({0.0, f.radius, f.radius + f.speed * steps});
+    area = d == 2 ? std::min(2 * std::numbers::pi * r, 4.0) : std::min(4 * std::numbers::pi * r * r, 6.0);
+  }
+  double blocks = std::pow(2.0, d * o.min_level);
+  for (int l = o.min_level + 1; l <= o.max_level; ++l) {
+    blocks += 2 * (f.buffer + 1) * area * std::pow(2.0, l * (d - 1));
+  }
+  blocks = std::min(blocks, std::pow(2.0, d * o.max_level));
+  return MeshSize{blocks, blocks * (2 * d + 2)};
+}
+
 }  // namespace
 
-MeshSize expected_mesh_size(const MeshSpec& mesh) {
+MeshSize expected_mesh_size(const MeshSpec& mesh, int steps) {
   return std::visit(
       Overloaded{
           [](const GridSpec& g) {
@@ -144,6 +164,7 @@ MeshSize expected_mesh_size(const MeshSpec& mesh) {
             return MeshSize{n, n * degree};
           },
           [](const MeshFileSpec& f) { return file_mesh_size(f); },
+          [&](const OctreeSpec& o) { return block_mesh_size(o, steps); },
       },
       mesh);
 }
@@ -155,7 +176,7 @@ std::string MemoryNeed::parts() const {
 
 MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ranks_here, double process_bytes,
                          std::optional<MeshSize> known) {
-  const MeshSize mesh = known ? *known : expected_mesh_size(s.mesh);
+  const MeshSize mesh = known ? *known : expected_mesh_size(s.mesh, s.steps);
   const double p = std::max(1, ranks);
   const double share = engine == EngineKind::mpi ? std::min(1.0, ranks_here / p) : 1.0;
   const double here = engine == EngineKind::mpi ? ranks_here : p;

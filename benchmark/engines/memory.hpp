@@ -13,13 +13,14 @@
 namespace lbbench {
 
 // The mesh's size as the scenario tells it: exact for the generators and for a file's
-// header, expected for the random point clouds.
+// header, expected for the random point clouds, and for a block mesh its largest over
+// `steps` steps as its front says.
 struct MeshSize {
   double vertices = 0;
   double edge_ends = 0;       // each undirected edge counts twice, as the CSR holds it
   double whole_per_rank = 0;  // what every rank holds whole: a recorded run's times and tasks
 };
-MeshSize expected_mesh_size(const MeshSpec& mesh);
+MeshSize expected_mesh_size(const MeshSpec& mesh, int steps = 0);
 
 // What one process of a run needs, part by part.
 struct MemoryNeed {

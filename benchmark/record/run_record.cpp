@@ -181,6 +181,9 @@ Json to_json(const PerStep& p) {
   Json j{{"wall_max_s", p.wall_max_s}, {"compute_max_s", p.compute_max_s}, {"imbalance", p.imbalance}};
   if (!p.compute_avg_s.empty()) j["compute_avg_s"] = p.compute_avg_s;
   if (!p.wait_avg_s.empty()) j["wait_avg_s"] = p.wait_avg_s;
+  if (!p.vertices.empty()) j["vertices"] = p.vertices;
+  if (!p.edges.empty()) j["edges"] = p.edges;
+  if (!p.regrid_bytes.empty()) j["regrid_bytes"] = p.regrid_bytes;
   return j;
 }
 
@@ -191,7 +194,69 @@ PerStep per_step_from(const Fields& f) {
   p.compute_avg_s = f.get<std::vector<double>>("compute_avg_s", {});
   p.wait_avg_s = f.get<std::vector<double>>("wait_avg_s", {});
   p.imbalance = f.get<std::vector<double>>("imbalance", {});
+  p.vertices = f.get<std::vector<std::int64_t>>("vertices", {});
+  p.edges = f.get<std::vector<std::int64_t>>("edges", {});
+  p.regrid_bytes = f.get<std::vector<std::int64_t>>("regrid_bytes", {});
   return p;
+}
+
+Json to_json(const RegridEvent& e) {
+  return Json{{"step", e.step},
+              {"vertices_before", e.vertices_before},
+              {"vertices_after", e.vertices_after},
+              {"refined", e.refined},
+              {"merged", e.merged},
+              {"created", e.created},
+              {"destroyed", e.destroyed},
+              {"rounds", e.rounds},
+              {"split_rounds", e.split_rounds},
+              {"messages", e.messages},
+              {"bytes", e.bytes},
+              {"migrations", e.migrations},
+              {"migrated_bytes", e.migrated_bytes},
+              {"elements_moved_max", e.elements_moved_max},
+              {"time_s", e.time_s},
+              {"migration_s", e.migration_s},
+              {"after", to_json(e.after)},
+              {"owners_digest", fmt::format("{:016x}", e.owners_digest)}};
+}
+
+RegridEvent regrid_event_from(const Fields& f) {
+  RegridEvent e;
+  e.step = f.need<int>("step");
+  e.vertices_before = f.need<std::int64_t>("vertices_before");
+  e.vertices_after = f.need<std::int64_t>("vertices_after");
+  e.refined = f.need<std::int64_t>("refined");
+  e.merged = f.need<std::int64_t>("merged");
+  e.created = f.need<std::int64_t>("created");
+  e.destroyed = f.need<std::int64_t>("destroyed");
+  e.rounds = f.need<int>("rounds");
+  e.split_rounds = f.get<int>("split_rounds", 0);
+  e.messages = f.need<std::int64_t>("messages");
+  e.bytes = f.need<std::int64_t>("bytes");
+  e.migrations = f.need<std::int64_t>("migrations");
+  e.migrated_bytes = f.need<std::int64_t>("migrated_bytes");
+  e.elements_moved_max = f.get<std::int64_t>("elements_moved_max", 0);
+  e.time_s = f.need<double>("time_s");
+  e.migration_s = f.get<double>("migration_s", 0.0);
+  if (f.has("after")) e.after = census_from(f.at("after"));
+  if (const auto digest = f.maybe<std::string>("owners_digest"))
+    e.owners_digest = parse_digest(*digest, f.name("owners_digest"));
+  return e;
+}
+
+RegridRecord regrid_record_from(const Fields& f, const Json& j) {
+  RegridRecord r;
+  r.period = f.need<int>("period");
+  r.time_s = f.need<double>("time_s");
+  r.migrations = f.need<std::int64_t>("migrations");
+  r.migrated_bytes = f.need<std::int64_t>("migrated_bytes");
+  r.messages = f.need<std::int64_t>("messages");
+  r.bytes = f.need<std::int64_t>("bytes");
+  const Json& events = j["events"];
+  for (std::size_t i = 0; events.is_array() && i < events.size(); ++i)
+    r.events.push_back(regrid_event_from(Fields(events[i], fmt::format("{}[{}]", f.name("events"), i))));
+  return r;
 }
 
 // Per-component series as a JSON object keyed by component name, in the components' order.
@@ -343,6 +408,18 @@ Json to_json(const CommCensus& c) {
               {"cross_site_messages_per_step", c.cross_site_messages_per_step}};
 }
 
+Json to_json(const RegridRecord& r) {
+  Json events = Json::array();
+  for (const auto& e : r.events) events.push_back(to_json(e));
+  return Json{{"period", r.period},
+              {"time_s", r.time_s},
+              {"migrations", r.migrations},
+              {"migrated_bytes", r.migrated_bytes},
+              {"messages", r.messages},
+              {"bytes", r.bytes},
+              {"events", events}};
+}
+
 Json to_json(const ProtocolStats& p) {
   return Json{{"rounds", p.rounds}, {"reductions", p.reductions},           {"messages", p.messages},
               {"bytes", p.bytes},   {"largest_message", p.largest_message}, {"largest_list", p.largest_list}};
@@ -431,6 +508,7 @@ Json to_json(const RunRecord& r) {
                          {"network", r.modeling->network}};
   }
   if (r.trace) j["trace"] = to_json(*r.trace);
+  if (r.regrid) j["regrid"] = to_json(*r.regrid);
   j["prediction"] = r.prediction ? to_json(*r.prediction) : Json(nullptr);
   j["config"] = r.config;
   j["provenance"] = to_json(r.provenance);
@@ -501,12 +579,20 @@ RunRecord run_record_from_json(const Json& j) {
                               m.get<std::string>("network", "")};
   }
   if (f.has("trace")) r.trace = trace_info_from(f.at("trace"));
+  if (f.has("regrid")) r.regrid = regrid_record_from(f.at("regrid"), j["regrid"]);
   if (f.has("prediction")) r.prediction = prediction_from(f.at("prediction"));
   r.config = f.raw("config");
   r.reorder = f.raw("reorder");
   r.provenance = provenance_from(f.at("provenance"));
   if (f.has("sweep")) r.sweep = sweep_info_from_json(j["sweep"]);
   return r;
+}
+
+std::pair<std::int64_t, std::int64_t> mesh_size_at_call(const RunRecord& r, int step) {
+  const auto after = static_cast<std::size_t>(step) + 1;
+  if (after < r.per_step.vertices.size() && after < r.per_step.edges.size())
+    return {r.per_step.vertices[after], r.per_step.edges[after]};
+  return {r.vertices, r.edges};
 }
 
 Json to_json(const FailureRecord& r) {

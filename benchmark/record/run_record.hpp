@@ -77,6 +77,43 @@ struct LbEvent {
   std::optional<LbVector> vector;  // vector workloads
 };
 
+// One regrid of a block mesh (an octree or quadtree that regrids), reduced over ranks: what
+// the mesh became, and what the regrid itself cost apart from the LB calls.
+struct RegridEvent {
+  int step = 0;                      // the step after which it ran
+  std::int64_t vertices_before = 0;  // live blocks
+  std::int64_t vertices_after = 0;
+  std::int64_t refined = 0;    // blocks that split into 2^dim children
+  std::int64_t merged = 0;     // families of 2^dim siblings that merged into their parent
+  std::int64_t created = 0;    // blocks made (children and parents), each with a new id
+  std::int64_t destroyed = 0;  // blocks gone (split blocks and merged siblings)
+  // The rounds of messages that decided it (splits spreading, families agreeing, fates
+  // told), of which split_rounds spread splits; their messages and bytes over all ranks.
+  int rounds = 0;
+  int split_rounds = 0;
+  std::int64_t messages = 0;
+  std::int64_t bytes = 0;
+  // Siblings moved to the rank that gathers their family, as the migration engine moved them.
+  std::int64_t migrations = 0;
+  std::int64_t migrated_bytes = 0;
+  std::int64_t elements_moved_max = 0;  // arriving at the busiest gathering rank
+  double time_s = 0;                    // slowest rank: the whole regrid
+  double migration_s = 0;               // slowest rank: gathering the families
+  CommCensus after;
+  std::uint64_t owners_digest = 0;  // where every block is after it
+};
+
+// A block mesh's regrids over the run, and their sums.
+struct RegridRecord {
+  int period = 0;
+  double time_s = 0;
+  std::int64_t migrations = 0;
+  std::int64_t migrated_bytes = 0;
+  std::int64_t messages = 0;
+  std::int64_t bytes = 0;
+  std::vector<RegridEvent> events;
+};
+
 // Per step: the slowest rank's wall and compute time, the mean compute and wait time, and
 // max/avg - 1 of compute time.
 struct PerStep {
@@ -85,6 +122,12 @@ struct PerStep {
   std::vector<double> compute_avg_s;  // absent from old records
   std::vector<double> wait_avg_s;     // absent from old records
   std::vector<double> imbalance;
+  // A block mesh that regrids: the live blocks and their edges in each step, and the bytes
+  // the regrid after it sent (its decision's messages and the siblings it gathered; 0
+  // without a regrid).
+  std::vector<std::int64_t> vertices;
+  std::vector<std::int64_t> edges;
+  std::vector<std::int64_t> regrid_bytes;
 };
 
 // A vector workload's phases over the run.
@@ -228,6 +271,7 @@ struct RunRecord {
   std::optional<RunPrediction> prediction;  // `auto`
   std::optional<ModelingInfo> modeling;     // the model engine
   std::optional<TraceInfo> trace;           // a replayed recorded run
+  std::optional<RegridRecord> regrid;       // a block mesh that regrids
   Json config;                              // the normalized scenario
   Json reorder;                             // the rank reorder at start-up; null without one
   Provenance provenance;
@@ -260,8 +304,13 @@ Json to_json(const RunRecord& r);
 Json to_json(const FailureRecord& f);
 Json to_json(const SweepInfo& s);
 Json to_json(const CommCensus& c);
+Json to_json(const RegridRecord& r);
 Json to_json(const ProtocolStats& p);
 Json to_json(const LoadMoments& m);
+
+// The mesh's vertices and edges when the LB call after `step` ran: a block mesh's as the
+// regrids had left them (a regrid of the same step comes first), any other mesh's own.
+std::pair<std::int64_t, std::int64_t> mesh_size_at_call(const RunRecord& r, int step);
 
 // Throws InputError naming the field when a record lacks a field every record has, or
 // holds a value of the wrong type.

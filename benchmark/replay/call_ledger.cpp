@@ -104,6 +104,11 @@ double objective(const double* components, std::size_t dims) {
 
 }  // namespace
 
+void CallLedger::regridded(const CensusShare& share, std::uint64_t digest_share) {
+  carried_share_ = share;
+  regrids_.push_back({calls_.size(), share, digest_share});
+}
+
 void CallLedger::add(CallShare share) {
   if (!share.kept) carried_share_ = share.census_after;
   calls_.push_back(std::move(share));
@@ -118,7 +123,12 @@ void CallLedger::settle(std::vector<LbEvent>& events, int dims, SparseExchange& 
   const std::vector<double> maxima_mine = my_maxima(calls_, after, layout);
   std::vector<double> maxima(maxima_mine.size());
   MPI_Reduce(maxima_mine.data(), maxima.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX, 0, comm);
-  const std::vector<std::uint64_t> sums_mine = my_sums(calls_);
+  std::vector<std::uint64_t> sums_mine = my_sums(calls_);
+  // Each regrid's census and digest after it, where the next call starts from.
+  for (const Regrid& g : regrids_) {
+    for (const std::int64_t x : g.census) sums_mine.push_back(static_cast<std::uint64_t>(x));
+    sums_mine.push_back(g.digest);
+  }
   std::vector<std::uint64_t> sums(sums_mine.size());
   MPI_Reduce(sums_mine.data(), sums.data(), static_cast<int>(sums.size()), MPI_UINT64_T, MPI_SUM, 0, comm);
   std::vector<double> loads_mine;
@@ -132,7 +142,14 @@ void CallLedger::settle(std::vector<LbEvent>& events, int dims, SparseExchange& 
 
   std::uint64_t digest = initial_digest_;
   CommCensus census = initial_;
+  std::size_t regrid = 0;
   for (std::size_t i = 0; i < calls_.size() && i < events.size(); ++i) {
+    for (; regrid < regrids_.size() && regrids_[regrid].calls_before <= i; ++regrid) {
+      const std::uint64_t* after = sums.data() + calls_.size() * kSumStride + regrid * 5;
+      census = census_of({static_cast<std::int64_t>(after[0]), static_cast<std::int64_t>(after[1]),
+                          static_cast<std::int64_t>(after[2]), static_cast<std::int64_t>(after[3])});
+      digest = after[4];
+    }
     LbEvent& e = events[i];
     const CallShare& c = calls_[i];
     const double* max = maxima.data() + i * layout.stride();

@@ -48,9 +48,12 @@ class CallLedger {
       : initial_digest_(initial_digest), initial_(initial), carried_share_(initial_share) {}
 
   void add(CallShare share);
-  // This rank's census share as the last migration left it (or as the run began): only a
-  // migration may change it, which `--verify` checks at every call.
+  // This rank's census share as the last migration left it (or as the run began, or a
+  // regrid): only these may change it, which `--verify` checks at every call.
   [[nodiscard]] const CensusShare& carried_census_share() const { return carried_share_; }
+  // A block mesh regridded: this rank's census share and placement digest share after it,
+  // which the next call finds.
+  void regridded(const CensusShare& share, std::uint64_t digest_share);
 
   // Collective over comm: one sparse exchange (the plans' gifts of load), two reductions
   // and a gather, whatever the number of calls. Fills what the shares say of `events` (one
@@ -62,6 +65,13 @@ class CallLedger {
   CommCensus initial_;
   CensusShare carried_share_;
   std::vector<CallShare> calls_;
+  // The regrids since the run began: the calls before each, and this rank's shares after it.
+  struct Regrid {
+    std::size_t calls_before = 0;
+    CensusShare census{};
+    std::uint64_t digest = 0;
+  };
+  std::vector<Regrid> regrids_;
 };
 
 }  // namespace lbbench

@@ -3,7 +3,9 @@
 // block: contiguous id ranges of equal size. cyclic: id mod P. random: a hash of (seed,
 // id). strips: equal-width slabs of the bounding box along one axis, so a non-uniform
 // mesh starts imbalanced as a spatial decomposition would. file: one rank per line, in
-// vertex order (the METIS .part format), streamed from rank 0.
+// vertex order (the METIS .part format), streamed from rank 0. sfc: a block mesh's blocks
+// along the Morton or Hilbert curve, cut into equal parts, as block-structured AMR codes
+// start.
 #include "replay/distribution.hpp"
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "meshes/octree/geometry.hpp"
 #include "meshes/readers/line_source.hpp"
 #include "meshes/readers/root_router.hpp"
 #include "replay/migration.hpp"
@@ -121,9 +124,81 @@ Rank starting_rank(const DistributionSpec& spec, const LocalGraph& g, const Trac
       return Rank{std::clamp(static_cast<int>(std::floor(x * nranks)), 0, nranks - 1)};
     }
     case DistributionKind::file:
-    case DistributionKind::trace: break;
+    case DistributionKind::trace:
+    case DistributionKind::sfc: break;
   }
-  throw std::logic_error("starting_rank: a file distribution has no rule");
+  throw std::logic_error("starting_rank: a file or key-order distribution has no rule of its own");
+}
+
+bool places_in_key_order(const DistributionSpec& spec, const LocalGraph& g) {
+  return spec.kind == DistributionKind::sfc || (spec.kind == DistributionKind::block && g.sparse_ids);
+}
+
+std::vector<std::uint64_t> placement_keys(const DistributionSpec& spec, const MeshSpec& mesh, const LocalGraph& g) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(static_cast<std::size_t>(g.num_local()));
+  if (spec.kind == DistributionKind::block) {
+    for (const VertexId id : g.gid) keys.push_back(static_cast<std::uint64_t>(id.value()));
+    return keys;
+  }
+  const auto& tree = std::get<OctreeSpec>(mesh);
+  const OctreeGeometry geometry(tree.dim, tree.max_level);
+  for (const VertexId id : g.gid) {
+    const Block b = geometry.block_of(id);
+    keys.push_back(spec.curve == Curve::hilbert ? geometry.hilbert_key(b) : geometry.morton_key(b));
+  }
+  return keys;
+}
+
+std::vector<Rank> cut_in_key_order(std::span<const std::uint64_t> keys, std::int64_t total, MPI_Comm comm) {
+  const int nranks = comm_size(comm);
+  std::vector<std::uint64_t> sorted(keys.begin(), keys.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::uint64_t top = allreduce<std::uint64_t>(sorted.empty() ? 0 : sorted.back(), MPI_MAX, comm);
+  // Cut r (1..P-1) is the key at sorted place block_begin(r): the largest value s with
+  // fewer than or as many as block_begin(r) keys below it, kept in [lo, hi).
+  const auto cuts = static_cast<std::size_t>(nranks - 1);
+  std::vector<std::uint64_t> lo(cuts, 0);
+  std::vector<std::uint64_t> hi(cuts, top + 1);
+  std::vector<std::int64_t> place(cuts);
+  for (std::size_t r = 0; r < cuts; ++r) {
+    place[r] = block_begin(static_cast<int>(r) + 1, total, nranks);
+    if (place[r] >= total) lo[r] = hi[r] = ~std::uint64_t{0};  // an empty part past every key
+  }
+  std::vector<std::int64_t> below(cuts);
+  std::vector<std::uint64_t> mid(cuts);
+  for (;;) {
+    bool searching = false;
+    for (std::size_t r = 0; r < cuts; ++r) {
+      searching = searching || hi[r] - lo[r] > 1;
+      mid[r] = lo[r] + (hi[r] - lo[r]) / 2;
+      below[r] = std::lower_bound(sorted.begin(), sorted.end(), mid[r]) - sorted.begin();
+    }
+    if (!searching) break;  // the same on every rank: the bounds move alike everywhere
+    MPI_Allreduce(MPI_IN_PLACE, below.data(), static_cast<int>(cuts), MPI_INT64_T, MPI_SUM, comm);
+    for (std::size_t r = 0; r < cuts; ++r) {
+      if (hi[r] - lo[r] <= 1) continue;
+      (below[r] <= place[r] ? lo[r] : hi[r]) = mid[r];
+    }
+  }
+  std::vector<Rank> out;
+  out.reserve(keys.size());
+  for (const std::uint64_t k : keys) {
+    out.push_back(Rank{static_cast<int>(std::upper_bound(lo.begin(), lo.end(), k) - lo.begin())});
+  }
+  return out;
+}
+
+std::vector<Rank> cut_in_key_order_serial(std::span<const std::uint64_t> keys, int nranks) {
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  std::vector<Rank> out(keys.size());
+  const auto n = static_cast<std::int64_t>(keys.size());
+  for (std::size_t place = 0; place < order.size(); ++place) {
+    out[order[place]] = Rank{block_owner(static_cast<std::int64_t>(place), n, nranks)};
+  }
+  return out;
 }
 
 std::vector<Rank> read_partition_file(const std::string& path, std::int64_t vertices, int nranks) {
@@ -144,10 +219,14 @@ void check_distribution(const DistributionSpec& spec, const LocalGraph& g) {
 }
 
 std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, const TraceLayout* trace,
-                                 std::uint64_t seed, MPI_Comm comm) {
+                                 std::uint64_t seed, MPI_Comm comm, const MeshSpec* mesh) {
   if (spec.kind == DistributionKind::file)
     return pin_recorded(g, trace, owners_from_file(spec.file_resolved, g, comm), comm_size(comm));
   check_distribution(spec, g);
+  if (places_in_key_order(spec, g)) {
+    if (spec.kind == DistributionKind::sfc && mesh == nullptr) throw std::logic_error("sfc needs the block mesh");
+    return cut_in_key_order(placement_keys(spec, mesh ? *mesh : MeshSpec{}, g), g.global_vertices, comm);
+  }
   const int nranks = comm_size(comm);
   std::vector<Rank> out;
   out.reserve(static_cast<std::size_t>(g.num_local()));
@@ -156,8 +235,8 @@ std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph&
 }
 
 void place_at_start(LocalGraph& g, const TraceLayout* trace, const DistributionSpec& spec, std::uint64_t seed,
-                    MPI_Comm comm) {
-  const auto owners = initial_owners(spec, g, trace, seed, comm);
+                    MPI_Comm comm, const MeshSpec* mesh) {
+  const auto owners = initial_owners(spec, g, trace, seed, comm, mesh);
   const int me = comm_rank(comm);
   MigrationPlan plan;
   for (LocalIndex v = 0; v < g.num_local(); ++v) {

@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,14 +33,29 @@ std::vector<Rank> read_partition_file(const std::string& path, std::int64_t vert
 // along an axis the mesh lacks).
 void check_distribution(const DistributionSpec& spec, const LocalGraph& g);
 
+// Distributions that place a vertex by its place in an order of all vertices rather than
+// by a rule of its own: sfc (a block mesh along its curve), and block on a mesh whose ids
+// are sparse (equal ranges of ids in id order, as block means on dense ids).
+bool places_in_key_order(const DistributionSpec& spec, const LocalGraph& g);
+// Each local vertex's key in that order (unique over the mesh). `mesh` is the block mesh's
+// spec for sfc.
+std::vector<std::uint64_t> placement_keys(const DistributionSpec& spec, const MeshSpec& mesh, const LocalGraph& g);
+// The rank of each key when all keys, sorted, are cut into equal parts: the cuts are found
+// by a binary search over key values, one allreduce of the P-1 cuts' counts per step, so
+// no rank sorts more than its own keys. `total`: the keys over all ranks. Collective.
+std::vector<Rank> cut_in_key_order(std::span<const std::uint64_t> keys, std::int64_t total, MPI_Comm comm);
+// The same in one process that holds every key.
+std::vector<Rank> cut_in_key_order_serial(std::span<const std::uint64_t> keys, int nranks);
+
 // Starting rank of every local vertex. Throws InputError (agreed on every rank) when the
-// distribution asks for what the mesh lacks, or a partition file is wrong.
+// distribution asks for what the mesh lacks, or a partition file is wrong. `mesh` is
+// needed by sfc only.
 std::vector<Rank> initial_owners(const DistributionSpec& spec, const LocalGraph& g, const TraceLayout* trace,
-                                 std::uint64_t seed, MPI_Comm comm);
+                                 std::uint64_t seed, MPI_Comm comm, const MeshSpec* mesh = nullptr);
 
 // Moves every vertex to its starting rank. Placing the mesh is not a migration of the
 // benchmark: no payload, nothing counted.
 void place_at_start(LocalGraph& g, const TraceLayout* trace, const DistributionSpec& spec, std::uint64_t seed,
-                    MPI_Comm comm);
+                    MPI_Comm comm, const MeshSpec* mesh = nullptr);
 
 }  // namespace lbbench

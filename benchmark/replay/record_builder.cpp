@@ -131,6 +131,26 @@ void fill_measured(std::vector<LbEvent>& events, const Totals& t, int nranks) {
   }
 }
 
+// A block mesh's regrids, their sums, and the live blocks and regrid bytes per step.
+void regrid_record(RunRecord& r, const OctreeSpec& tree, RecordFacts& facts) {
+  RegridRecord g;
+  g.period = tree.period;
+  r.per_step.vertices = std::move(facts.live_blocks);
+  r.per_step.edges = std::move(facts.live_edges);
+  r.per_step.regrid_bytes.assign(r.per_step.vertices.size(), 0);
+  for (const RegridEvent& e : facts.regrids) {
+    g.time_s += e.time_s;
+    g.migrations += e.migrations;
+    g.migrated_bytes += e.migrated_bytes;
+    g.messages += e.messages;
+    g.bytes += e.bytes;
+    const auto at = static_cast<std::size_t>(e.step);
+    if (at < r.per_step.regrid_bytes.size()) r.per_step.regrid_bytes[at] = e.bytes + e.migrated_bytes;
+  }
+  g.events = std::move(facts.regrids);
+  r.regrid = std::move(g);
+}
+
 }  // namespace
 
 void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest) {
@@ -146,6 +166,11 @@ void record_kept_distribution(LbEvent& event, std::uint64_t owners_digest) {
 
 bool is_lb_point(const Scenario& s, int step) {
   return s.balancer.config.family() != Family::baseline && (step + 1) % s.balancer.period == 0 && step + 1 < s.steps;
+}
+
+bool is_regrid_point(const Scenario& s, int step) {
+  const auto* tree = std::get_if<OctreeSpec>(&s.mesh);
+  return tree != nullptr && (step + 1) % tree->period == 0 && step + 1 < s.steps;
 }
 
 bool is_look_start(const Scenario& s, int step) {
@@ -176,7 +201,10 @@ RunRecord build_record(RunEnd end, MPI_Comm comm) {
                                      .final = end.final,
                                      .simulation = end.engine.simulation(end.setup_s, end.host_wall_s),
                                      .provenance = std::move(end.provenance),
-                                     .choices = std::move(end.choices)},
+                                     .choices = std::move(end.choices),
+                                     .regrids = std::move(end.regrids),
+                                     .live_blocks = std::move(end.live_blocks),
+                                     .live_edges = std::move(end.live_edges)},
                          totals, std::move(end.events));
 }
 
@@ -238,6 +266,7 @@ RunRecord assemble_record(RecordFacts facts, const StepTotals& step_totals, std:
   r.simulation = facts.simulation;
   if (t.has_vectors()) r.load_vector = load_vector_of(t, facts.components, nranks, s.steps);
   r.prediction = run_prediction(facts.choices);
+  if (const auto* tree = std::get_if<OctreeSpec>(&s.mesh)) regrid_record(r, *tree, facts);
   r.lb = std::move(events);
   r.config = normalized(s);
   r.provenance = std::move(facts.provenance);

@@ -38,6 +38,11 @@ struct RunEnd {
   double setup_s = 0;      // from the replay's start to its first step
   double host_wall_s = 0;  // host time of the whole replay
   Provenance provenance;
+  // A block mesh that regrids: its regrids (complete on rank 0), and the live blocks and
+  // their edges in each step (the same on every rank).
+  std::vector<RegridEvent> regrids;
+  std::vector<std::int64_t> live_blocks;
+  std::vector<std::int64_t> live_edges;
 };
 
 // Collective over comm. The record is complete on rank 0; other ranks get an empty one.
@@ -68,6 +73,10 @@ struct RecordFacts {
   std::optional<SimulationInfo> simulation;
   Provenance provenance;
   std::vector<Json> choices;  // see RunEnd
+  // A block mesh that regrids (empty otherwise): its regrids, live blocks and edges per step.
+  std::vector<RegridEvent> regrids;
+  std::vector<std::int64_t> live_blocks;
+  std::vector<std::int64_t> live_edges;
 };
 
 // The record of a run from its totals and LB calls (no communication).
@@ -88,6 +97,9 @@ bool is_lb_point(const Scenario& s, int step);
 // half a period before the point, so that ranks may drift apart by that much before any
 // of them waits for it. Never at period 1, where the look is started at the point.
 bool is_look_start(const Scenario& s, int step);
+// Whether the scenario's block mesh regrids after `step`: every mesh.period steps, never
+// after the last.
+bool is_regrid_point(const Scenario& s, int step);
 // Whether any step of the run is an LB point.
 bool has_lb_points(const Scenario& s);
 // How many LB points come after `step`.

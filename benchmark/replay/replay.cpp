@@ -13,6 +13,7 @@
 #include "comm/sparse_exchange.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/version.hpp"
 #include "meshes/build.hpp"
 #include "replay/call_ledger.hpp"
@@ -23,6 +24,7 @@
 #include "replay/placement.hpp"
 #include "replay/rank_loads.hpp"
 #include "replay/record_builder.hpp"
+#include "replay/regrid.hpp"
 #include "replay/startup_reorder.hpp"
 #include "replay/step_loop.hpp"
 #include "replay/trace_export.hpp"
@@ -86,13 +88,21 @@ class Replay {
     int points_to_skip = 0;     // LB points the balancer's last choice skips whole
     for (int step = 0; step < s_.steps; ++step) {
       const bool point = is_lb_point(s_, step);
-      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !point && step + 1 < s_.steps);
+      const bool regrid = is_regrid_point(s_, step);
+      if (regridder_) {
+        live_blocks_.push_back(graph_.global_vertices);
+        live_edges_.push_back(graph_.global_edges);
+      }
+      loop_->run(graph_, step, o_.watchdog_seconds, !exported && !point && !regrid && step + 1 < s_.steps);
       if (exported) {
         const double t = engine_.now();
         exported->step(graph_, *loop_, step);
         loop_->barrier(step, o_.watchdog_seconds, "after writing the LBDatafile export");
         exporting += engine_.now() - t;
       }
+      // The mesh changes before anything looks at it: a look or an LB call after this step
+      // sees the new blocks, as a code that balances after it regrids.
+      if (regrid) regrid_after(step);
       const LbPoint at{.step = step, .invocation = static_cast<int>(events.size()), .measured_since = measured_since};
       if (looks && points_to_skip == 0 && is_look_start(s_, step)) {
         look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
@@ -123,6 +133,7 @@ class Replay {
     }
     const double elapsed = engine_.now() - t_start - exporting;
     ledger_->settle(events, field_->dims(), *prediction_exchange_, comm_);
+    std::vector<RegridEvent> regrids = regridder_ ? regridder_->settle(comm_) : std::vector<RegridEvent>();
     if (!o_.rank_loads_out.empty()) write_rank_loads_of(events);
     if (exported) collectively(comm_, [&] { exported->close(); });
     const CommCensus final = loop_->census(machine_.info);
@@ -132,8 +143,8 @@ class Replay {
     out.record = build_record(RunEnd{.scenario = s_,
                                      .engine = engine_,
                                      .machine = machine_,
-                                     .vertices = graph_.global_vertices,
-                                     .edges = graph_.global_edges,
+                                     .vertices = mesh_vertices_,
+                                     .edges = mesh_edges_,
                                      .components = field_->names(),
                                      .steps = loop_->steps(),
                                      .events = std::move(events),
@@ -143,7 +154,10 @@ class Replay {
                                      .elapsed_s = elapsed,
                                      .setup_s = t_start - t_setup,
                                      .host_wall_s = wall_seconds() - host_start,
-                                     .provenance = provenance(start_time)},
+                                     .provenance = provenance(start_time),
+                                     .regrids = std::move(regrids),
+                                     .live_blocks = live_blocks_,
+                                     .live_edges = live_edges_},
                               comm_);
     if (trace_) out.record.trace = trace_info(*trace_, nranks_);
     out.reporter = me_ == 0;
@@ -161,8 +175,23 @@ class Replay {
     }
   }
 
+  // Collective: the block mesh regrids after `step`, and the LB calls' record learns of it.
+  void regrid_after(int step) {
+    regridder_->regrid(graph_, *loop_, *migrator_, *field_, machine_.info, engine_, step, o_.verify);
+    std::uint64_t digest = 0;
+    for (const VertexId id : graph_.gid) digest += placement_term(id.value(), me_);
+    ledger_->regridded(loop_->census_share(machine_.info), digest);
+    placement_before_->forget();  // the blocks changed: the placement before the call is gone
+  }
+
   void setup() {
     check_ranks();
+    if (mesh_regrids(s_.mesh) && !o_.lbdatafile_out.empty()) {
+      throw AgreedInputError(
+          fmt::format("{}: --lbdatafile-out writes a fixed set of tasks, and this block mesh creates and destroys its "
+                      "blocks as it regrids; leave --lbdatafile-out out",
+                      s_.source));
+    }
     machine_ = engine_.place(s_.machine, comm_);
     // Only real ranks can oversubscribe real cores; simulated ones share simulated cores
     // as the preset lays them out.
@@ -190,7 +219,7 @@ class Replay {
       balancer_ = make_balancer(s_.balancer.config);
     });
     if (field_->dims() > 1) phase_comm_ = duplicate_comm(comm_);
-    place_at_start(graph_, trace_.get(), s_.distribution, s_.seed, comm_);
+    place_at_start(graph_, trace_.get(), s_.distribution, s_.seed, comm_, &s_.mesh);
     // Rank 0's, on every rank (before the clock): a balancer that prices a migration it has
     // not run (`auto`) prices it alike everywhere.
     MigrationCode& code = machine_.info.migration_code;
@@ -200,6 +229,7 @@ class Replay {
     code = MigrationCode{.pack_s = per_vertex[0], .unpack_s = per_vertex[1], .keep_s = per_vertex[2]};
     std::optional<WanDelay> wan_delay = engine_.wan_delay(s_.machine, machine_.info, comm_);
     migrator_ = std::make_unique<Migrator>(comm_, s_.workload.element_bytes, s_.seed);
+    if (mesh_regrids(s_.mesh)) regridder_ = std::make_unique<Regridder>(s_, comm_);
     prediction_exchange_ = std::make_unique<SparseExchange>(comm_);
     balancer_->prepare(lb_comm_);
     work_ = engine_.compute_phase(s_.workload.unit_seconds, comm_);
@@ -211,6 +241,9 @@ class Replay {
                                        s_.forecast == LoadForecast::trend || balancer_->needs_trends());
     loop_->rebuild(graph_);
     initial_census_ = loop_->census(machine_.info);
+    // The mesh as it starts: a block mesh's blocks change as it regrids.
+    mesh_vertices_ = graph_.global_vertices;
+    mesh_edges_ = graph_.global_edges;
     // An LB call that moves nothing keeps this digest; measured here, before the run's
     // clock starts, so that such a call adds no collective of its own.
     ledger_ = std::make_unique<CallLedger>(placement_digest(graph_, comm_), initial_census_,
@@ -276,12 +309,17 @@ class Replay {
   std::unique_ptr<WorkloadField> field_;
   std::unique_ptr<Balancer> balancer_;
   std::unique_ptr<Migrator> migrator_;
+  std::unique_ptr<Regridder> regridder_;                 // a block mesh that regrids; null otherwise
+  std::vector<std::int64_t> live_blocks_;                // its blocks in each step
+  std::vector<std::int64_t> live_edges_;                 // and their edges
   std::unique_ptr<SparseExchange> prediction_exchange_;  // the plans' scores, when the run ends
   std::unique_ptr<CallLedger> ledger_;
   std::unique_ptr<PlacementBefore> placement_before_ = std::make_unique<PlacementBefore>();
   std::unique_ptr<ComputePhase> work_;
   std::unique_ptr<StepLoop> loop_;
   CommCensus initial_census_;
+  std::int64_t mesh_vertices_ = 0;
+  std::int64_t mesh_edges_ = 0;
 };
 
 }  // namespace

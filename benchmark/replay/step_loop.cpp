@@ -31,14 +31,18 @@ StepLoop::StepLoop(const Scenario& s, const Engine& engine, const WorkloadField&
   steps_.phase_compute.assign(static_cast<std::size_t>(field_.dims()), std::vector<double>(steps, 0.0));
 }
 
-void StepLoop::rebuild(const LocalGraph& graph) {
-  // A prepared step's messages are posted on the graph as it was.
-  if (prepared_at_) throw std::logic_error("StepLoop::rebuild after a step that prepared the next one");
+void StepLoop::make_exchange(const LocalGraph& graph) {
   exchange_.reset();
   exchange_ = std::make_unique<HaloExchange>(graph, s_.workload.edge_bytes, s_.workload.messages, comms_.halo,
                                              engine_.wait_mode(), wan_delay_ ? &*wan_delay_ : nullptr);
   exchange_->sleep_while_waiting(sleep_while_waiting_);
   if (run_status::watching()) run_status::exchanges_with(exchange_->peers());
+}
+
+void StepLoop::rebuild(const LocalGraph& graph) {
+  // A prepared step's messages are posted on the graph as it was.
+  if (prepared_at_) throw std::logic_error("StepLoop::rebuild after a step that prepared the next one");
+  make_exchange(graph);
   phase_time_.assign(static_cast<std::size_t>(field_.dims()),
                      std::vector<double>(static_cast<std::size_t>(graph.num_local()), 0.0));
   if (sum_vertex_times_) phase_time_summed_ = phase_time_;
@@ -50,6 +54,47 @@ void StepLoop::restart_vertex_times() {
   for (auto& times : phase_time_) std::fill(times.begin(), times.end(), 0.0);
   for (auto& sums : phase_time_summed_) std::fill(sums.begin(), sums.end(), 0.0);
   steps_since_rebuild_ = 0;
+}
+
+StepLoop::TimesById StepLoop::times_by_id(const LocalGraph& graph) const {
+  TimesById out;
+  out.index.reserve(static_cast<std::size_t>(graph.num_local()));
+  for (LocalIndex v = 0; v < graph.num_local(); ++v) out.index.emplace(graph.gid[static_cast<std::size_t>(v)], v);
+  out.time = phase_time_;
+  out.summed = phase_time_summed_;
+  return out;
+}
+
+namespace {
+
+// Each new vertex's mean of the old values its lineage names and `before` knows.
+std::vector<double> inherited(const std::vector<double>& old, const StepLoop::TimesById& before,
+                              std::span<const std::int64_t> begin, std::span<const VertexId> from) {
+  std::vector<double> out(begin.size() - 1, 0.0);
+  for (std::size_t v = 0; v + 1 < begin.size(); ++v) {
+    double sum = 0;
+    int known = 0;
+    for (auto i = begin[v]; i < begin[v + 1]; ++i) {
+      const auto it = before.index.find(from[static_cast<std::size_t>(i)]);
+      if (it == before.index.end()) continue;
+      sum += old[static_cast<std::size_t>(it->second)];
+      ++known;
+    }
+    out[v] = known > 0 ? sum / known : 0.0;
+  }
+  return out;
+}
+
+}  // namespace
+
+void StepLoop::regridded(const LocalGraph& graph, const TimesById& before, std::span<const std::int64_t> begin,
+                         std::span<const VertexId> from) {
+  if (prepared_at_) throw std::logic_error("StepLoop::regridded after a step that prepared the next one");
+  make_exchange(graph);
+  for (std::size_t k = 0; k < phase_time_.size(); ++k) phase_time_[k] = inherited(before.time[k], before, begin, from);
+  for (std::size_t k = 0; k < phase_time_summed_.size(); ++k)
+    phase_time_summed_[k] = inherited(before.summed[k], before, begin, from);
+  weights_ready_ = false;
 }
 
 std::span<double> StepLoop::vertex_times(std::size_t component) {

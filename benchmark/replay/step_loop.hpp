@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "balancers/sdk/balancer.hpp"
@@ -64,6 +65,22 @@ class StepLoop {
   // Starts the per-vertex times afresh on the same graph: after an LB call that moved
   // nothing.
   void restart_vertex_times();
+
+  // Each vertex's times since the last LB call, by id: what a regrid hands on to the blocks
+  // it makes.
+  struct TimesById {
+    std::unordered_map<VertexId, LocalIndex> index;
+    std::vector<std::vector<double>> time;    // phase_time as it was
+    std::vector<std::vector<double>> summed;  // phase_time_summed as it was
+  };
+  [[nodiscard]] TimesById times_by_id(const LocalGraph& graph) const;
+  // After a regrid of a block mesh: the step's messages for the blocks as they are now
+  // (collective), and each block's times since the last LB call inherited from the blocks
+  // it replaced, `from[begin[v] .. begin[v+1])` (the mean of those `before` knows). A block
+  // does the same work whatever its level, so a child measures as its parent did and a
+  // merged block as its siblings did; the steps since the last call go on counting.
+  void regridded(const LocalGraph& graph, const TimesById& before, std::span<const std::int64_t> begin,
+                 std::span<const VertexId> from);
   // Runs one step. `watchdog_seconds` bounds a wait for messages (engines that poll).
   // `next_follows`: step + 1 runs next on this graph with nothing in between (no LB call,
   // no export), so this step ends by preparing it: its weights and its posted messages.
@@ -93,6 +110,8 @@ class StepLoop {
   [[nodiscard]] CensusShare census_share(const MachineInfo& machine) const;
 
  private:
+  // The step's messages for the graph as it is (collective).
+  void make_exchange(const LocalGraph& graph);
   // The step's weights and its posted messages.
   void prepare(const LocalGraph& graph, int step);
   // Each returns the time spent in do_work; `start` is when its compute begins.

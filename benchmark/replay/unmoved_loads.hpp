@@ -22,6 +22,8 @@ class PlacementBefore {
   void after_migration(const MigrationStats& stats, std::int64_t local_vertices);
   // After a call that moved nothing: every vertex stayed.
   void after_call_without_moves(std::int64_t local_vertices);
+  // After the vertex set changed (a block mesh's regrid): nothing is known until the next call.
+  void forget() { known_ = false; }
   [[nodiscard]] bool known() const { return known_; }
   // This rank's load had the last call moved nothing, from its vertices' loads (in local
   // order). Collective among the ranks the call moved vertices between: each sends the

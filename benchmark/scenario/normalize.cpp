@@ -10,6 +10,20 @@ namespace lbbench {
 
 namespace {
 
+Json front_json(const FrontSpec& f) {
+  Json j{{"shape", name_of(kFrontShapes, f.shape)}};
+  if (f.shape == FrontShape::sphere) {
+    if (!f.center.empty()) j["center"] = f.center;
+    j["radius"] = f.radius;
+  } else {
+    j["axis"] = f.axis;
+    j["position"] = f.position;
+  }
+  j["speed"] = f.speed;
+  j["buffer"] = f.buffer;
+  return j;
+}
+
 Json mesh_json(const MeshSpec& mesh) {
   return std::visit(Overloaded{
                         [](const GridSpec& g) {
@@ -37,6 +51,14 @@ Json mesh_json(const MeshSpec& mesh) {
                           Json j{{"file", f.path}, {"format", to_string(f.format)}};
                           if (!f.coords.empty()) j["coords"] = f.coords;
                           return j;
+                        },
+                        [](const OctreeSpec& o) {
+                          const Generator kind = o.dim == 2 ? Generator::quadtree : Generator::octree;
+                          return Json{{"generator", name_of(kGenerators, kind)},
+                                      {"min_level", o.min_level},
+                                      {"max_level", o.max_level},
+                                      {"period", o.period},
+                                      {"front", front_json(o.front)}};
                         },
                     },
                     mesh);
@@ -108,6 +130,7 @@ Json distribution_json(const DistributionSpec& d) {
   Json j{{"kind", to_string(d.kind)}};
   if (d.kind == DistributionKind::strips) j["axis"] = d.axis;
   if (d.kind == DistributionKind::file) j["file"] = d.file;
+  if (d.kind == DistributionKind::sfc) j["curve"] = to_string(d.curve);
   return j;
 }
 

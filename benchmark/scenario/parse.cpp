@@ -12,6 +12,7 @@
 #include "balancers/sdk/registry.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "meshes/mesh_spec.hpp"
 #include "meshes/trace/trace.hpp"
 #include "scenario/costs_file.hpp"
 #include "scenario/scenario.hpp"
@@ -85,10 +86,76 @@ std::string resolve_mesh_file(const std::string& scenario_file, const std::strin
       .value_or(resolve_path(scenario_file, path));
 }
 
+void check_center_dim(ConfigNode& node, const std::vector<double>& v, int dim, std::string_view key) {
+  if (dim > 0 && !v.empty() && static_cast<int>(v.size()) != dim) {
+    node.at(key, "").fail(fmt::format("has {} entries but the mesh is {}-D", v.size(), dim));
+  }
+}
+
+// The node an error about `key` of `parent` points at: the key when the scenario gave it,
+// else its parent (the default came from there).
+ConfigNode node_for(ConfigNode parent, std::string_view key) {
+  if (auto n = parent.find(key)) return *n;
+  return parent;
+}
+
 int read_dim(ConfigNode& node) { return static_cast<int>(node.integer("dim", 2, 2, 3)); }
 
-MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node) {
+// A block mesh's front: which keys belong to which shape is said by name.
+FrontSpec parse_front(ConfigNode f, int dim) {
+  f.expect_map("a front ({shape: sphere or plane, ...})");
+  FrontSpec out;
+  out.shape = choose(f, "shape", kFrontShapes, FrontShape::sphere);
+  const bool sphere = out.shape == FrontShape::sphere;
+  for (const char* key : sphere ? std::array{"axis", "position"} : std::array{"center", "radius"}) {
+    if (f.has(key)) {
+      f.at(key, "").fail(fmt::format("is a {} front's key; this front's shape is {}", sphere ? "plane" : "sphere",
+                                     name_of(kFrontShapes, out.shape)));
+    }
+  }
+  if (sphere) {
+    out.center = f.numbers("center", std::vector<double>{}, 1, 3, 0.0, 1.0);
+    check_center_dim(f, out.center, dim, "center");
+    out.radius = f.number("radius", out.radius, 0.0, 10.0);
+  } else {
+    out.axis = static_cast<int>(f.integer("axis", out.axis, 0, dim - 1));
+    out.position = f.number("position", out.position, -10.0, 10.0);
+  }
+  out.speed = f.number("speed", out.speed, -1.0, 1.0);
+  out.buffer = f.number("buffer", out.buffer, 0.0, 64.0);
+  f.finish();
+  return out;
+}
+
+// An octree (quadtree in 2-D) of blocks; its ids must last the run's regrids
+// (meshes/octree/geometry.hpp), which `steps` (read before the mesh) tells.
+OctreeSpec parse_block_tree(ConfigNode& mesh, int dim, int steps) {
+  OctreeSpec o;
+  o.dim = dim;
+  const int deepest = octree_deepest_level(dim);
+  o.min_level = static_cast<int>(mesh.integer("min_level", o.min_level, 0, deepest));
+  o.max_level = static_cast<int>(mesh.integer("max_level", std::max(o.max_level, o.min_level), 0, deepest));
+  if (o.max_level < o.min_level) {
+    mesh.at("max_level", "").fail(fmt::format("must be at least min_level ({})", o.min_level));
+  }
+  o.period = static_cast<int>(mesh.integer("period", o.period, 1));
+  if (auto front = mesh.find("front")) o.front = parse_front(*front, dim);
+  const std::int64_t generations = (steps - 1) / o.period + 1;
+  const auto slots = static_cast<std::uint64_t>(octree_id_slots(dim, o.max_level));
+  if (static_cast<std::uint64_t>(generations) > (std::uint64_t{1} << 63) / slots) {
+    node_for(mesh, "max_level")
+        .fail(fmt::format("{} levels and {} regrids need block ids beyond 2^63 (every regrid gives its new blocks "
+                          "ids never used before); use fewer levels, fewer steps or a longer period",
+                          o.max_level, generations - 1));
+  }
+  return o;
+}
+
+MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node, int steps) {
   const Generator generator = value_named(kGenerators, generator_node.as_choice(names_of(kGenerators)));
+  if (generator == Generator::quadtree || generator == Generator::octree) {
+    return parse_block_tree(mesh, generator == Generator::quadtree ? 2 : 3, steps);
+  }
   if (generator == Generator::grid2d || generator == Generator::grid3d) {
     GridSpec g;
     g.dim = generator == Generator::grid2d ? 2 : 3;
@@ -114,7 +181,7 @@ MeshSpec parse_generator(ConfigNode& mesh, const ConfigNode& generator_node) {
   return d;
 }
 
-MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
+MeshSpec parse_mesh(ConfigNode mesh, const std::string& file, int steps) {
   mesh.expect_map("the mesh section");
   const bool has_generator = mesh.has("generator");
   const bool has_file = mesh.has("file");
@@ -125,7 +192,7 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
   }
   MeshSpec out;
   if (has_generator) {
-    out = parse_generator(mesh, *mesh.find("generator"));
+    out = parse_generator(mesh, *mesh.find("generator"), steps);
   } else {
     MeshFileSpec f;
     f.path = mesh.string("file");
@@ -140,12 +207,6 @@ MeshSpec parse_mesh(ConfigNode mesh, const std::string& file) {
   }
   mesh.finish();
   return out;
-}
-
-void check_center_dim(ConfigNode& node, const std::vector<double>& v, int dim, std::string_view key) {
-  if (dim > 0 && !v.empty() && static_cast<int>(v.size()) != dim) {
-    node.at(key, "").fail(fmt::format("has {} entries but the mesh is {}-D", v.size(), dim));
-  }
 }
 
 WeightModel parse_weights(ConfigNode w, int dim) {
@@ -345,7 +406,9 @@ WorkloadSpec parse_workload(ConfigNode w, int dim, bool trace_mesh) {
   return out;
 }
 
-DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int dim, bool trace_mesh) {
+DistributionSpec parse_distribution(ConfigNode d, const std::string& file, const MeshSpec& mesh) {
+  const int dim = known_mesh_dim(mesh);
+  const bool trace_mesh = is_trace_mesh(mesh);
   DistributionSpec out;
   if (d.is_scalar()) {
     out.kind = value_named(kDistributionKinds, d.as_choice(names_of(kDistributionKinds)));
@@ -353,14 +416,25 @@ DistributionSpec parse_distribution(ConfigNode d, const std::string& file, int d
       d.fail("a file distribution needs a path: write distribution: {kind: file, file: PATH}");
     }
   } else {
-    d.expect_map("a distribution (block, cyclic, random, strips or file)");
+    d.expect_map("a distribution (block, cyclic, random, strips, sfc or file)");
     out.kind = value_named(kDistributionKinds, d.choice("kind", names_of(kDistributionKinds)));
     if (out.kind == DistributionKind::strips) out.axis = static_cast<int>(d.integer("axis", 0, 0, 2));
     if (out.kind == DistributionKind::file) {
       out.file = d.string("file");
       out.file_resolved = resolve_path(file, out.file);
     }
+    if (out.kind == DistributionKind::sfc) out.curve = choose(d, "curve", kCurves, Curve::morton);
     d.finish();
+  }
+  if (out.kind == DistributionKind::sfc && !mesh_regrids(mesh)) {
+    d.fail(
+        "sfc cuts the blocks of an octree or quadtree mesh in equal parts along a space-filling curve; this mesh "
+        "is not one (use block, cyclic, random, strips or file)");
+  }
+  if (out.kind == DistributionKind::file && mesh_regrids(mesh)) {
+    d.fail(
+        "a partition file gives a rank per vertex id in order, but a block mesh's ids are sparse and grow with "
+        "every regrid (use sfc, block, cyclic, random or strips)");
   }
   if (out.kind == DistributionKind::strips && dim > 0 && out.axis >= dim) {
     d.fail(fmt::format("strips along axis {} need a mesh with at least {} coordinates", out.axis, out.axis + 1));
@@ -528,13 +602,6 @@ ModelError parse_model_error(ConfigNode e) {
   return out;
 }
 
-// The node an error about `key` of `parent` points at: the key when the scenario gave it,
-// else its parent (the default came from there).
-ConfigNode node_for(ConfigNode parent, std::string_view key) {
-  if (auto n = parent.find(key)) return *n;
-  return parent;
-}
-
 // A trace weight model replays a recorded run's phases: it needs the recorded run
 // (mesh.format lbdatafile), the trace evolution, and a unit to turn seconds into weights.
 void check_trace_model(ConfigNode where, const WeightModel& w, const Evolution& e, const Scenario& s) {
@@ -596,14 +663,15 @@ Scenario parse_scenario(const YAML::Node& root_node, const std::string& file, Sc
   s.seed = root.unsigned_integer("seed", s.seed);
   s.steps = static_cast<int>(root.integer("steps", std::nullopt, 1, 100000000));
   if (root.has("ranks")) s.ranks = static_cast<int>(root.integer("ranks", std::nullopt, 1, 1 << 24));
-  s.mesh = parse_mesh(root.at("mesh", "a generator or a file"), file);
+  s.mesh = parse_mesh(root.at("mesh", "a generator or a file"), file, s.steps);
   const int dim = known_mesh_dim(s.mesh);
   const bool trace_mesh = is_trace_mesh(s.mesh);
   s.workload = default_workload(trace_mesh);
   if (auto w = root.find("workload")) s.workload = parse_workload(*w, dim, trace_mesh);
   check_trace_workload(root, s);
   if (trace_mesh) s.distribution.kind = DistributionKind::trace;
-  if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, dim, trace_mesh);
+  if (mesh_regrids(s.mesh)) s.distribution.kind = DistributionKind::sfc;
+  if (auto d = root.find("distribution")) s.distribution = parse_distribution(*d, file, s.mesh);
   const int dims = s.workload.components.empty() ? 1 : static_cast<int>(s.workload.components.size());
   if (auto p = root.find("plugins")) s.plugins = load_plugins(*p, file);
   if (auto b = root.find("balancer")) s.balancer = parse_balancer(*b, dims);

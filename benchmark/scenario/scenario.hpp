@@ -123,19 +123,24 @@ struct WorkloadSpec {
 
 // --- distribution, balancer, machine ----------------------------------------------------------
 // trace: where the recorded run had each task (an lbdatafile mesh), its ranks mapped onto
-// the run's by blocks.
-enum class DistributionKind { block, cyclic, random, strips, file, trace };
-inline constexpr NameTable<DistributionKind, 6> kDistributionKinds{{{DistributionKind::block, "block"},
+// the run's by blocks. sfc: a block mesh's blocks in the order of a space-filling curve,
+// cut into equal parts.
+enum class DistributionKind { block, cyclic, random, strips, file, trace, sfc };
+inline constexpr NameTable<DistributionKind, 7> kDistributionKinds{{{DistributionKind::block, "block"},
                                                                     {DistributionKind::cyclic, "cyclic"},
                                                                     {DistributionKind::random, "random"},
                                                                     {DistributionKind::strips, "strips"},
                                                                     {DistributionKind::file, "file"},
-                                                                    {DistributionKind::trace, "trace"}}};
+                                                                    {DistributionKind::trace, "trace"},
+                                                                    {DistributionKind::sfc, "sfc"}}};
+enum class Curve { morton, hilbert };
+inline constexpr NameTable<Curve, 2> kCurves{{{Curve::morton, "morton"}, {Curve::hilbert, "hilbert"}}};
 struct DistributionSpec {
   DistributionKind kind = DistributionKind::block;
   int axis = 0;      // strips
   std::string file;  // file: as written
   std::string file_resolved;
+  Curve curve = Curve::morton;  // sfc
 };
 
 // Which balancer, with its params parsed and validated once, here; the engine builds the
@@ -280,6 +285,7 @@ Json normalized(const Scenario& s);
 std::string scenario_sha256(const Scenario& s);
 
 inline std::string_view to_string(DistributionKind k) { return name_of(kDistributionKinds, k); }
+inline std::string_view to_string(Curve c) { return name_of(kCurves, c); }
 inline std::string_view to_string(MessageMode m) { return name_of(kMessageModes, m); }
 inline std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
 inline std::string_view to_string(AppModel m) { return name_of(kAppModels, m); }

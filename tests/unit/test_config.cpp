@@ -130,6 +130,55 @@ TEST(ScenarioErrors, UnknownNameWithSuggestion) {
       << forecast;
 }
 
+const char* kBlockMesh = R"(name: blocks
+steps: 20
+mesh:
+  generator: octree
+  min_level: 1
+  max_level: 4
+  front: {shape: sphere, radius: 0.2}
+)";
+
+// A block mesh's keys: what belongs to which front, what the levels allow, which
+// distributions can place its blocks, and ids that would run out.
+TEST(ScenarioErrors, BlockMeshes) {
+  EXPECT_EQ(error_of(kBlockMesh), "");
+  const std::string misspelled = error_of(replace(kBlockMesh, "generator: octree", "generator: octre"));
+  EXPECT_NE(misspelled.find("s.yaml:4:14: mesh.generator: unknown value 'octre'. Did you mean 'octree'?"),
+            std::string::npos)
+      << misspelled;
+  const std::string levels = error_of(replace(kBlockMesh, "max_level: 4", "max_level: 0"));
+  EXPECT_NE(levels.find("s.yaml:6:14: mesh.max_level: must be at least min_level (1)"), std::string::npos) << levels;
+  const std::string deep = error_of(replace(kBlockMesh, "max_level: 4", "max_level: 17"));
+  EXPECT_NE(deep.find("mesh.max_level: expected an integer in [0, 16], got 17"), std::string::npos) << deep;
+  const std::string shape = error_of(replace(kBlockMesh, "radius: 0.2", "axis: 1"));
+  EXPECT_NE(shape.find("mesh.front.axis: is a plane front's key; this front's shape is sphere"), std::string::npos)
+      << shape;
+  const std::string key = error_of(replace(kBlockMesh, "radius: 0.2", "radius: 0.2, sped: 0.1"));
+  EXPECT_NE(key.find("mesh.front.sped: unknown key 'sped'. Did you mean 'speed'?"), std::string::npos) << key;
+  const std::string center = error_of(replace(kBlockMesh, "radius: 0.2", "center: [0.5, 0.5]"));
+  EXPECT_NE(center.find("mesh.front.center: has 2 entries but the mesh is 3-D"), std::string::npos) << center;
+  const std::string plane_axis = error_of(
+      replace(replace(kBlockMesh, "octree", "quadtree"), "{shape: sphere, radius: 0.2}", "{shape: plane, axis: 2}"));
+  EXPECT_NE(plane_axis.find("mesh.front.axis: expected an integer in [0, 1], got 2"), std::string::npos) << plane_axis;
+  // Every regrid's blocks take ids never used before: 16 levels of an octree leave room
+  // for some 28,000 regrids.
+  const std::string ids =
+      error_of(replace(replace(kBlockMesh, "steps: 20", "steps: 100000"), "max_level: 4", "max_level: 16"));
+  EXPECT_NE(ids.find("mesh.max_level: 16 levels and 49999 regrids need block ids beyond 2^63"), std::string::npos)
+      << ids;
+  const std::string sfc = error_of(std::string(kValid) + "distribution: sfc\n");
+  EXPECT_NE(sfc.find("distribution: sfc cuts the blocks of an octree or quadtree mesh"), std::string::npos) << sfc;
+  const std::string curve = error_of(std::string(kBlockMesh) + "distribution: {kind: sfc, curve: hilbrt}\n");
+  EXPECT_NE(curve.find("distribution.curve: unknown value 'hilbrt'. Did you mean 'hilbert'?"), std::string::npos)
+      << curve;
+  const std::string file = error_of(std::string(kBlockMesh) + "distribution: {kind: file, file: p.part}\n");
+  EXPECT_NE(file.find("a partition file gives a rank per vertex id in order"), std::string::npos) << file;
+  const Scenario defaults = parse_scenario(YAML::Load(kBlockMesh), "s.yaml");
+  EXPECT_EQ(defaults.distribution.kind, DistributionKind::sfc) << "a block mesh starts along a curve";
+  EXPECT_EQ(std::get<OctreeSpec>(defaults.mesh).period, 2);
+}
+
 TEST(ScenarioErrors, UnknownBalancerParam) {
   const std::string e = error_of(replace(kValid, "period: 2", "period: 2\n  params: {tolerance: 1.1}"));
   EXPECT_NE(e.find("s.yaml:15:12: balancer.params.tolerance: unknown key 'tolerance'. This mapping takes no keys."),

@@ -88,6 +88,22 @@ TEST(RunRecord, ReadsRecordsMadeBeforeLaterFields) {
   EXPECT_FALSE(to_json(r).at("lb").at(0).contains("elements_moved_max"));
 }
 
+// A block mesh's LB calls see the blocks the regrids left, which the cost fits take as the
+// call's size; another mesh's calls see the mesh as it started.
+TEST(RunRecord, ACallsMeshSizeIsTheOneTheRegridsLeft) {
+  const RunRecord blocks = run_record_from_json(Json::parse(text_of(kFixtures / "amr3d-tree.record.json")));
+  ASSERT_TRUE(blocks.regrid.has_value());
+  ASSERT_FALSE(blocks.lb.empty());
+  for (const LbEvent& call : blocks.lb) {
+    const auto [vertices, edges] = mesh_size_at_call(blocks, call.step);
+    EXPECT_EQ(vertices, blocks.per_step.vertices.at(static_cast<std::size_t>(call.step) + 1));
+    EXPECT_EQ(edges, blocks.per_step.edges.at(static_cast<std::size_t>(call.step) + 1));
+    EXPECT_GT(vertices, blocks.vertices) << "the growing front split blocks before the call after step " << call.step;
+  }
+  const RunRecord grid = run_record_from_json(Json::parse(text_of(kFixtures / "tree-bgq.record.json")));
+  EXPECT_EQ(mesh_size_at_call(grid, grid.lb.at(0).step), std::make_pair(grid.vertices, grid.edges));
+}
+
 // vt's LBStatsfile beside a replayed trace: its imbalance per phase reads back, and the
 // summary prints it beside the steps' for the first four, then the largest difference.
 TEST(RunRecord, VtsRecordedImbalanceRoundTripsAndIsPrintedBesideTheSteps) {

@@ -167,6 +167,22 @@ steps: 4
 mesh: {generator: grid2d, nx: 4, ny: 4}
 forecast: trend
 )",
+    R"(name: h
+steps: 9
+mesh:
+  generator: octree
+  min_level: 1
+  max_level: 4
+  period: 3
+  front: {shape: sphere, center: [0.5, 0.5, 0.5], radius: 0.2, speed: 0.01, buffer: 1.5}
+distribution: {kind: sfc, curve: hilbert}
+)",
+    R"(name: i
+steps: 4
+mesh:
+  generator: quadtree
+  front: {shape: plane, axis: 1, position: 0.2, speed: -0.05}
+)",
 };
 
 // Key paths documented in a reference table's first column: rows starting "| `key` |".

@@ -10,6 +10,7 @@
 #include "balancers/sdk/protocol.hpp"
 #include "comm/code_time.hpp"
 #include "core/clock.hpp"
+#include "engines/model/round_pricer.hpp"
 #include "replay/load_model.hpp"
 #include "replay/migration.hpp"
 #include "replay/record_builder.hpp"
@@ -118,15 +119,17 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
     // As the centralized gather builds it: each object's neighbors as object indices,
     // with the bytes each edge carries per step (edges to pinned vertices left out).
     const std::size_t objects = pr.size();
+    // By position, not id: a mesh that regrids has sparse ids.
     std::vector<std::int64_t> index_of(n, -1);
     for (std::size_t i = 0; i < objects; ++i)
-      index_of[static_cast<std::size_t>(pr.id[i].value())] = static_cast<std::int64_t>(i);
+      index_of[static_cast<std::size_t>(state.position_of(pr.id[i]))] = static_cast<std::int64_t>(i);
     pr.xadj.assign(objects + 1, 0);
     if (g.has_pinned()) pr.fixed_xadj.assign(objects + 1, 0);
     for (std::size_t i = 0; i < objects; ++i) {
       const auto v = static_cast<LocalIndex>(state.position_of(pr.id[i]));
       for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
-        const std::int64_t j = index_of[static_cast<std::size_t>(g.adj[static_cast<std::size_t>(e)].value())];
+        const std::int64_t j =
+            index_of[static_cast<std::size_t>(state.position_of(g.adj[static_cast<std::size_t>(e)]))];
         if (j < 0) {  // a pinned vertex: the rank it sits on
           pr.fixed_rank.push_back(g.adj_owner[static_cast<std::size_t>(e)].value());
           continue;
@@ -140,94 +143,6 @@ ModeledProblem model_problem(const ModelLbContext& ctx, const ModelState& state,
   }
   return m;
 }
-
-// Prices a distributed protocol round by round, as the census exchange runs it under
-// SMPI: every rank runs its handler and posts its messages, a barrier stands for NBX's,
-// then each rank receives what was sent to it, one blocking receive after another in the
-// order its senders reached the exchange, and an allreduce decides whether to go on
-// (one more per kind of value the round reduced). Rounds end together: the collectives
-// synchronize the ranks.
-//
-// The receives: SimGrid starts a rendezvous message's transfer when its receive is
-// posted, so a rank's rendezvous messages do not overlap: each costs its route's latency
-// and bytes after the previous one, from the end of the barrier. An eager message left
-// when it was posted; its receive waits for it and pays the overhead. The round's messages
-// also share the links as a migration's do (bulk_transfer_s), which is what bounds
-// gossip's rounds, whose lists grow to kilobytes: at 256 bgq ranks, 16 ranks to a node
-// send through the node's links at once. The round lasts the longer of the two.
-class RoundPricer final : public ProtocolObserver {
- public:
-  RoundPricer(const NetworkModel& net, double code_time_scale)
-      : net_(net),
-        scale_(code_time_scale),
-        busy_(static_cast<std::size_t>(net.nranks()), 0.0),
-        done_(static_cast<std::size_t>(net.nranks()), 0.0) {}
-
-  void stepped(int rank, double cpu_s, const std::vector<Message>& sent) override {
-    busy_[static_cast<std::size_t>(rank)] = cpu_s * scale_;
-    for (const auto& m : sent) sent_.push_back({rank, m.peer, static_cast<double>(m.data.size())});
-  }
-
-  void started() override { driver_start_ = code_cpu_seconds(); }
-
-  void round_done(int reductions) override {
-    driver_cpu_s_ = code_cpu_seconds() - driver_start_;
-    const double barrier = *std::max_element(busy_.begin(), busy_.end()) + net_.barrier_s();
-    const double one_by_one = last_receive_s(barrier) - barrier;
-    const double received = barrier + std::max(one_by_one, shared_links_s(one_by_one));
-    total_s_ += received + net_.allreduce_s(48) + reductions * net_.allreduce_s(8);
-    std::fill(busy_.begin(), busy_.end(), 0.0);
-    sent_.clear();
-  }
-
-  [[nodiscard]] double total_s() const { return total_s_; }
-  // The serial driver's own time, running and timing every rank's handlers.
-  [[nodiscard]] double driver_cpu_s() const { return driver_cpu_s_; }
-
- private:
-  // When the last rank has its last message, each rank receiving one message after
-  // another, unhindered by the others' messages.
-  double last_receive_s(double barrier) {
-    std::fill(done_.begin(), done_.end(), barrier);
-    std::stable_sort(sent_.begin(), sent_.end(), [&](const RankFlow& a, const RankFlow& b) {
-      return busy_[static_cast<std::size_t>(a.from)] < busy_[static_cast<std::size_t>(b.from)];
-    });
-    double last = barrier;
-    for (const auto& m : sent_) {
-      double& done = done_[static_cast<std::size_t>(m.to)];
-      const double transfer = net_.transfer_s(m.from, m.to, m.bytes);
-      if (m.bytes >= net_.preset().eager_bytes) {
-        done += transfer;
-      } else {
-        done = std::max(done, busy_[static_cast<std::size_t>(m.from)] + transfer) + net_.receive_overhead_s(m.bytes);
-      }
-      last = std::max(last, done);
-    }
-    return last;
-  }
-
-  // The round's messages on shared links, all starting at the end of the barrier. A call
-  // runs up to hundreds of rounds where a migration is one transfer, so a round is followed
-  // flow by flow only up to 50,000 route links, and only where its busiest link's bytes
-  // take a tenth of `one_by_one` or more. Tree's and diffusion's messages are tens of
-  // bytes, and their latencies one after another make the round; gossip's lists of
-  // kilobytes fill the links (its rounds at 1,024 bgq ranks are followed; at 131,072 ranks,
-  // where a route there and back crosses about 40 links, a round of over 1,250 messages
-  // takes the busiest link's bound).
-  double shared_links_s(double one_by_one) {
-    static constexpr std::size_t kRoundFluidLinks = 50000;
-    return net_.bulk_transfer_s(sent_, kRoundFluidLinks, one_by_one / 10);
-  }
-
-  const NetworkModel& net_;
-  double scale_;
-  std::vector<double> busy_;
-  std::vector<double> done_;    // per rank, when its last receive of the round completes
-  std::vector<RankFlow> sent_;  // the round's messages
-  double total_s_ = 0;
-  double driver_start_ = 0;
-  double driver_cpu_s_ = 0;
-};
 
 // What a centralized strategy gathers to rank 0 (see CentralizedBalancer::plan).
 struct Gathered {
@@ -512,12 +427,11 @@ ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, c
   return out;
 }
 
-double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally) {
-  const NetworkModel& net = ctx.net;
+double model_migration_s(const NetworkModel& net, const MachineInfo& machine, double code_scale,
+                         const MigrationTally& tally) {
   // The migration engine's own code on the busiest ranks: packing what leaves, then
   // rebuilding the local graph from what stays and what arrived (the engine charges both).
-  const double code =
-      ctx.machine.migration_code.busiest_s(tally.sent_from, tally.kept_at, tally.arrived_at) * ctx.code_scale;
+  const double code = machine.migration_code.busiest_s(tally.sent_from, tally.kept_at, tally.arrived_at) * code_scale;
   // Two sparse exchanges (the owner-table notes, then the vertices); the bytes through the
   // busiest link between nodes (or into the busiest rank, within its node), its arrivals
   // received one message each at most; and the migration engine's checks (about a dozen

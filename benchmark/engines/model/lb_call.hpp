@@ -67,7 +67,10 @@ struct ModelDecision {
   double decision_s = 0;
 };
 ModelDecision model_decide(const ModelLbContext& ctx, const ModelState& state, const ModelLbInputs& in);
-double model_migration_s(const ModelLbContext& ctx, const MigrationTally& tally);
+// What the migration engine's moving `tally` costs the machine: its code, its two sparse
+// exchanges and its checks. `code_scale` as ModelLbContext's.
+double model_migration_s(const NetworkModel& net, const MachineInfo& machine, double code_scale,
+                         const MigrationTally& tally);
 // The one collective the engines add to an LB call, around its decision and migration:
 // the loads' totals (replay/lb_call.cpp). What the record needs besides is reduced when
 // the run ends (replay/call_ledger.hpp), after the clock has stopped.
@@ -97,7 +100,7 @@ ModelLbCall model_lb_call(const ModelLbContext& ctx, ModelState& state, const Mo
   out.event.migrated_bytes = tally.bytes;
   out.event.elements_moved_max = tally.arrivals_max;
   out.event.owners_digest = state.owners_digest();
-  out.event.migration_s = model_migration_s(ctx, tally);
+  out.event.migration_s = model_migration_s(ctx.net, ctx.machine, ctx.code_scale, tally);
   out.duration_s = out.event.decision_s + out.event.migration_s + model_lb_overhead_s(ctx.net);
   return out;
 }

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "engines/model/lb_call.hpp"
+#include "engines/model/regrid.hpp"
 #include "engines/model/state.hpp"
 #include "engines/model/step_timing.hpp"
 #include "machine/network.hpp"
@@ -132,13 +133,25 @@ class ModelRun {
     balancer_->prepare(MPI_COMM_SELF);
     halo_ = halo_of(state_, s.workload);
     machine_.migration_code = measure_migration_code(state_.graph(), s.workload.element_bytes, s.seed);
+    if (mesh_regrids(s.mesh)) {
+      if (!o.lbdatafile_out.empty()) {
+        throw InputError(fmt::format(
+            "{}: --lbdatafile-out writes a fixed set of tasks, and this block mesh creates and destroys its blocks as "
+            "it regrids; leave --lbdatafile-out out",
+            s.source));
+      }
+      regridder_ = std::make_unique<ModelRegridder>(s, net_, machine_, o.charge_code ? o.code_time_scale : 0.0);
+    }
   }
 
   RunRecord run() {
     const std::string start_time = utc_timestamp();
     const double host_start = wall_seconds();
     const CommCensus initial = census_of(halo_, net_);
-    const auto n = static_cast<std::size_t>(state_.graph().num_local());
+    // The mesh as it starts: a block mesh's blocks change as it regrids.
+    const std::int64_t mesh_vertices = state_.graph().global_vertices;
+    const std::int64_t mesh_edges = state_.graph().global_edges;
+    auto n = static_cast<std::size_t>(state_.graph().num_local());  // changes where a block mesh regrids
     const auto dims = static_cast<std::size_t>(dims_);
     std::vector<std::vector<double>> weights;
     std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
@@ -162,7 +175,14 @@ class ModelRun {
     std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
     int points_to_skip = 0;     // LB points the balancer's last choice skips whole
     const double unit = s_.workload.unit_seconds;
+    std::vector<RegridEvent> regrids;
+    std::vector<std::int64_t> live_blocks;
+    std::vector<std::int64_t> live_edges;
     for (int step = 0; step < s_.steps; ++step) {
+      if (regridder_) {
+        live_blocks.push_back(state_.graph().global_vertices);
+        live_edges.push_back(state_.graph().global_edges);
+      }
       if (!weights_ready || !field_.is_static()) {
         field_.weights(state_.graph(), step, weights);
         for (std::size_t k = 0; k < dims; ++k) {
@@ -189,6 +209,13 @@ class ModelRun {
         wall_since_call[r] += times.end[r] - start[r];
       }
       start = times.end;
+      if (is_regrid_point(s_, step)) {
+        regrids.push_back(regrid_after(step, start, {&phase_time, &phase_time_summed}));
+        owner_before_call.clear();  // the blocks changed: the placement before the call is gone
+        n = static_cast<std::size_t>(state_.graph().num_local());
+        for (auto& w : work) w.assign(n, 0.0);
+        weights_ready = false;
+      }
       const bool point = is_lb_point(s_, step);
       const bool look_starts = looks && points_to_skip == 0 && is_look_start(s_, step);
       if (!point && !look_starts) continue;
@@ -261,14 +288,17 @@ class ModelRun {
                                     .ranks = p_,
                                     .nodes = net_.nodes(),
                                     .sites = net_.preset().sites,
-                                    .vertices = state_.graph().global_vertices,
-                                    .edges = state_.graph().global_edges,
+                                    .vertices = mesh_vertices,
+                                    .edges = mesh_edges,
                                     .components = field_.names(),
                                     .initial = initial,
                                     .final = census_of(halo_, net_),
                                     .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
                                     .provenance = provenance(start_time),
-                                    .choices = std::move(choices)},
+                                    .choices = std::move(choices),
+                                    .regrids = std::move(regrids),
+                                    .live_blocks = std::move(live_blocks),
+                                    .live_edges = std::move(live_edges)},
                         series.totals(total_time), std::move(events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
@@ -280,6 +310,33 @@ class ModelRun {
   }
 
  private:
+  // The block mesh regrids after `step`: every rank waits for the slowest, as the regrid's
+  // collectives make it; each per-vertex series in `measured` is handed on to the new blocks
+  // (the mean of what each inherits), and the halo follows them.
+  RegridEvent regrid_after(int step, std::vector<double>& start,
+                           std::initializer_list<std::vector<std::vector<double>>*> measured) {
+    const double at = *std::max_element(start.begin(), start.end());
+    ModelRegrid g = regridder_->regrid(state_, field_, step);
+    for (auto* series : measured) {
+      for (auto& per_vertex : *series) per_vertex = inherited(per_vertex, g);
+    }
+    halo_ = halo_of(state_, s_.workload);
+    g.event.after = census_of(halo_, net_);
+    std::fill(start.begin(), start.end(), at + g.duration_s);
+    return g.event;
+  }
+
+  static std::vector<double> inherited(const std::vector<double>& old, const ModelRegrid& g) {
+    std::vector<double> out(g.inherit_begin.size() - 1, 0.0);
+    for (std::size_t v = 0; v < out.size(); ++v) {
+      const auto count = g.inherit_begin[v + 1] - g.inherit_begin[v];
+      for (auto i = g.inherit_begin[v]; i < g.inherit_begin[v + 1]; ++i)
+        out[v] += old[static_cast<std::size_t>(g.inherit_from[static_cast<std::size_t>(i)])];
+      if (count > 0) out[v] /= static_cast<double>(count);
+    }
+    return out;
+  }
+
   // Every rank's compute of one step, per component (replay/rank_loads.hpp).
   [[nodiscard]] RankLoadRow rank_load_row(int step, const StepTimes& times) const {
     const auto d = static_cast<std::size_t>(dims_);
@@ -405,6 +462,7 @@ class ModelRun {
   int dims_;
   std::unique_ptr<Balancer> balancer_;
   Halo halo_;
+  std::unique_ptr<ModelRegridder> regridder_;  // a block mesh that regrids; null otherwise
 };
 
 }  // namespace

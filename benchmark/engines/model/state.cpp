@@ -2,11 +2,13 @@
 #include "engines/model/state.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "core/blocks.hpp"
 #include "core/hash.hpp"
 #include "meshes/build.hpp"
+#include "meshes/octree/geometry.hpp"
 #include "replay/distribution.hpp"
 #include "replay/migration.hpp"
 
@@ -29,29 +31,13 @@ ModelState::ModelState(const Scenario& s, int nranks) : nranks_(nranks), element
   g_ = std::move(mesh.graph);
   trace_ = std::move(mesh.trace);
   const auto n = static_cast<std::size_t>(g_.num_local());
-  identity_positions_ = positions_are_ids(g_);
-  if (!identity_positions_) {
-    position_of_id_.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i)
-      position_of_id_[static_cast<std::size_t>(g_.gid[i].value())] = static_cast<std::int64_t>(i);
-  }
-  // The builders' layout on P ranks: contiguous blocks of ids, each in id order.
-  owner_.resize(n);
-  rank_begin_.assign(static_cast<std::size_t>(nranks) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    owner_[i] = block_owner(g_.gid[i].value(), g_.global_vertices, nranks);
-    ++rank_begin_[static_cast<std::size_t>(owner_[i]) + 1];
-  }
-  for (std::size_t r = 0; r < static_cast<std::size_t>(nranks); ++r) rank_begin_[r + 1] += rank_begin_[r];
-  order_.resize(n);
-  std::vector<std::int64_t> fill(rank_begin_.begin(), rank_begin_.end() - 1);
-  for (std::int64_t id = 0; id < g_.global_vertices; ++id) {
-    const std::int64_t pos = position_of(VertexId{id});
-    order_[static_cast<std::size_t>(fill[static_cast<std::size_t>(owner_[static_cast<std::size_t>(pos)])]++)] = pos;
-  }
+  index_positions();
+  lay_out_as_builders(s);
   // Then the scenario's starting ranks, as a migration that counts nothing.
   std::vector<Rank> start(n);
-  if (s.distribution.kind == DistributionKind::file) {
+  if (places_in_key_order(s.distribution, g_)) {
+    start = cut_in_key_order_serial(placement_keys(s.distribution, s.mesh, g_), nranks);
+  } else if (s.distribution.kind == DistributionKind::file) {
     const std::vector<Rank> by_id = read_partition_file(s.distribution.file_resolved, g_.global_vertices, nranks);
     for (std::size_t i = 0; i < n; ++i) start[i] = by_id[static_cast<std::size_t>(g_.gid[i].value())];
     start = pin_recorded(g_, trace_.get(), std::move(start), nranks);
@@ -62,6 +48,74 @@ ModelState::ModelState(const Scenario& s, int nranks) : nranks_(nranks), element
     }
   }
   migrate(start);
+}
+
+void ModelState::index_positions() {
+  const auto n = static_cast<std::size_t>(g_.num_local());
+  identity_positions_ = !g_.sparse_ids && positions_are_ids(g_);
+  position_of_id_.clear();
+  sparse_position_.clear();
+  if (identity_positions_) return;
+  if (g_.sparse_ids) {
+    sparse_position_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) sparse_position_.emplace(g_.gid[i].value(), static_cast<std::int64_t>(i));
+    return;
+  }
+  position_of_id_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    position_of_id_[static_cast<std::size_t>(g_.gid[i].value())] = static_cast<std::int64_t>(i);
+}
+
+void ModelState::lay_out_as_builders(const Scenario& s) {
+  const auto n = static_cast<std::size_t>(g_.num_local());
+  const auto* tree = std::get_if<OctreeSpec>(&s.mesh);
+  std::optional<OctreeGeometry> geometry;
+  if (tree) geometry.emplace(tree->dim, tree->max_level);
+  // A block mesh's builder deals the coarsest level's blocks out in Morton order, and every
+  // block stays with the rank of its ancestor there (meshes/generators/octree.cpp).
+  const auto builder_rank = [&](std::size_t pos) {
+    if (!tree) return block_owner(g_.gid[pos].value(), g_.global_vertices, nranks_);
+    Block b = geometry->block_of(g_.gid[pos]);
+    const int up = b.level - tree->min_level;
+    std::array<std::uint64_t, 3> at{};
+    for (std::size_t a = 0; a < 3; ++a) at[a] = static_cast<std::uint64_t>(b.at[a]) >> up;
+    const std::int64_t coarse = std::int64_t{1} << (tree->dim * tree->min_level);
+    return block_owner(static_cast<std::int64_t>(morton_interleave(at, tree->dim)), coarse, nranks_);
+  };
+  owner_.resize(n);
+  rank_begin_.assign(static_cast<std::size_t>(nranks_) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    owner_[i] = builder_rank(i);
+    ++rank_begin_[static_cast<std::size_t>(owner_[i]) + 1];
+  }
+  for (std::size_t r = 0; r < static_cast<std::size_t>(nranks_); ++r) rank_begin_[r + 1] += rank_begin_[r];
+  order_.resize(n);
+  std::vector<std::int64_t> fill(rank_begin_.begin(), rank_begin_.end() - 1);
+  const auto place = [&](std::int64_t pos) {
+    order_[static_cast<std::size_t>(fill[static_cast<std::size_t>(owner_[static_cast<std::size_t>(pos)])]++)] = pos;
+  };
+  // Each rank's in id order; a block mesh's builder holds its blocks in Morton order, the
+  // order the one-process build gave the positions.
+  if (tree) {
+    for (std::size_t pos = 0; pos < n; ++pos) place(static_cast<std::int64_t>(pos));
+  } else {
+    for (std::int64_t id = 0; id < g_.global_vertices; ++id) place(position_of(VertexId{id}));
+  }
+}
+
+void ModelState::replace(LocalGraph graph, std::vector<std::int64_t> rank_begin) {
+  g_ = std::move(graph);
+  rank_begin_ = std::move(rank_begin);
+  const auto n = static_cast<std::size_t>(g_.num_local());
+  owner_.resize(n);
+  order_.resize(n);
+  for (std::size_t r = 0; r + 1 < rank_begin_.size(); ++r) {
+    for (auto pos = rank_begin_[r]; pos < rank_begin_[r + 1]; ++pos) {
+      owner_[static_cast<std::size_t>(pos)] = static_cast<int>(r);
+      order_[static_cast<std::size_t>(pos)] = pos;
+    }
+  }
+  index_positions();
 }
 
 std::uint64_t ModelState::owners_digest() const {

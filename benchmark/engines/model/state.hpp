@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/local_graph.hpp"
@@ -48,7 +49,9 @@ class ModelState {
     return {order_.data() + rank_begin_[r], static_cast<std::size_t>(rank_begin_[r + 1] - rank_begin_[r])};
   }
   [[nodiscard]] std::int64_t position_of(VertexId id) const {
-    return identity_positions_ ? id.value() : position_of_id_[static_cast<std::size_t>(id.value())];
+    if (identity_positions_) return id.value();
+    if (!g_.sparse_ids) return position_of_id_[static_cast<std::size_t>(id.value())];
+    return sparse_position_.at(id.value());
   }
   // Where every vertex is (the placement digest of core/hash.hpp).
   [[nodiscard]] std::uint64_t owners_digest() const;
@@ -65,8 +68,17 @@ class ModelState {
   };
   MigrationTally migrate(const std::vector<Rank>& target, const Placement* place = nullptr);
 
+  // After a block mesh's regrid: the whole new graph, whose positions run rank by rank
+  // (`rank_begin`, P+1 offsets), each rank's in its local order, with its owner table.
+  void replace(LocalGraph graph, std::vector<std::int64_t> rank_begin);
+
  private:
   void refresh_neighbor_owners();
+  // Where each id is among the positions (an id may not index an array where ids are sparse).
+  void index_positions();
+  // The builders' layout on P ranks before the scenario's distribution: contiguous blocks
+  // of ids, each in id order; a block mesh's stretches of the Morton order.
+  void lay_out_as_builders(const Scenario& s);
 
   LocalGraph g_;
   std::shared_ptr<const TraceLayout> trace_;
@@ -77,6 +89,7 @@ class ModelState {
   std::vector<std::int64_t> order_;       // positions, rank by rank
   bool identity_positions_ = true;        // position == id (grids, files)
   std::vector<std::int64_t> position_of_id_;
+  std::unordered_map<std::int64_t, std::int64_t> sparse_position_;  // a block mesh's
 };
 
 }  // namespace lbbench

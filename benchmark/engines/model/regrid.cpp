@@ -1,0 +1,194 @@
+// A block mesh's regrid in the model engine (see regrid.hpp).
+#include "engines/model/regrid.hpp"
+
+#include <algorithm>
+
+#include "comm/mpi.hpp"
+#include "core/clock.hpp"
+#include "engines/model/lb_call.hpp"
+#include "engines/model/round_pricer.hpp"
+#include "meshes/octree/regrid_decision.hpp"
+#include "meshes/octree/restructure.hpp"
+#include "replay/regrid.hpp"
+
+namespace lbbench {
+
+namespace {
+
+// Rank `rank`'s blocks as its process holds them: in its local order, with their edges and
+// owner table.
+LocalGraph rank_part(const ModelState& state, int rank) {
+  const LocalGraph& g = state.graph();
+  LocalGraph part = g.facts_only();
+  const auto local = state.vertices_of(rank);
+  std::int64_t edges = 0;
+  for (const std::int64_t pos : local) edges += g.degree(static_cast<LocalIndex>(pos));
+  part.reserve_more(static_cast<std::int64_t>(local.size()), edges);
+  for (const std::int64_t pos : local) {
+    const auto v = static_cast<LocalIndex>(pos);
+    part.add_vertex(g.gid[static_cast<std::size_t>(pos)], g.neighbors(v), g.neighbor_owners(v), {}, g.coords_of(v),
+                    g.vweights_of(v));
+  }
+  return part;
+}
+
+// One round of the decision: each rank's messages, priced and counted.
+struct RoundCost {
+  RoundPricer& pricer;
+  RegridEvent& event;
+  void add(const std::vector<RoundFlow>& flows, int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+      for (const RoundFlow& f : flows) pricer.sent(f.from, f.to, f.bytes);
+      pricer.round_done(0);
+      event.messages += static_cast<std::int64_t>(flows.size());
+      for (const RoundFlow& f : flows) event.bytes += static_cast<std::int64_t>(f.bytes);
+    }
+    event.rounds += rounds;
+  }
+};
+
+std::vector<Rank> owners_of(const ModelState& state) {
+  std::vector<Rank> out(static_cast<std::size_t>(state.graph().num_local()));
+  for (std::size_t pos = 0; pos < out.size(); ++pos) out[pos] = state.owner(static_cast<std::int64_t>(pos));
+  return out;
+}
+
+// The largest share of the blocks one rank holds.
+double busiest_share(const ModelState& state) {
+  std::size_t most = 0;
+  for (int r = 0; r < state.nranks(); ++r) most = std::max(most, state.vertices_of(r).size());
+  return static_cast<double>(most) / static_cast<double>(std::max<LocalIndex>(1, state.graph().num_local()));
+}
+
+}  // namespace
+
+ModelRegridder::ModelRegridder(const Scenario& s, const NetworkModel& net, const MachineInfo& machine,
+                               double code_scale)
+    : spec_(std::get<OctreeSpec>(s.mesh)),
+      geometry_(spec_.dim, spec_.max_level),
+      front_(spec_.front, spec_.dim),
+      net_(net),
+      machine_(machine),
+      code_scale_(code_scale),
+      exchange_(std::make_unique<SparseExchange>(MPI_COMM_SELF)) {}
+
+ModelRegridder::~ModelRegridder() = default;
+
+ModelRegrid ModelRegridder::regrid(ModelState& state, const WorkloadField& field, int step) {
+  const int next = step + 1;
+  ModelRegrid out;
+  out.event.step = step;
+  // The first collective, whether any block wishes to change (replay/regrid.cpp); the
+  // regrid's own time starts after it.
+  const RegridContext ctx{.spec = spec_, .geometry = geometry_, .front = front_, .step = next, .refine_only = false};
+  const double first_s = net_.allreduce_s(8);
+  if (wished_changes(ctx, state.graph()) == 0) {
+    keep_the_blocks(state, out);
+    out.duration_s = first_s;
+    return out;
+  }
+  const std::vector<Rank> before_gather = owners_of(state);
+  // The whole mesh's decision, of which the busiest rank does its share.
+  const double decide_cpu0 = code_cpu_seconds();
+  const RegridDecision d = decide_regrid(ctx, state.graph(), before_gather, *exchange_, MPI_COMM_SELF);
+  const double decide_cpu = code_cpu_seconds() - decide_cpu0;
+  RoundPricer pricer(net_, code_scale_);
+  price_decision(state, d, before_gather, pricer, out.event);
+  gather_families(state, d, pricer, out.event);
+  const double rebuild_s = rebuild_ranks(state, d, before_gather, field, out);
+  out.event.owners_digest = state.owners_digest();
+  // The decision's code and rounds, the gathering, the rebuilding, and the census's one
+  // allreduce.
+  out.event.time_s = decide_cpu * busiest_share(state) * code_scale_ + pricer.total_s() + out.event.migration_s +
+                     rebuild_s * code_scale_ + net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
+  out.duration_s = first_s + out.event.time_s;
+  return out;
+}
+
+void ModelRegridder::keep_the_blocks(const ModelState& state, ModelRegrid& out) {
+  out.event.vertices_before = out.event.vertices_after = state.graph().global_vertices;
+  out.event.owners_digest = state.owners_digest();
+  for (std::int64_t pos = 0; pos < state.graph().num_local(); ++pos) {
+    out.inherit_from.push_back(pos);
+    out.inherit_begin.push_back(pos + 1);
+  }
+}
+
+void ModelRegridder::price_decision(const ModelState& state, const RegridDecision& d, const std::vector<Rank>& owner,
+                                    RoundPricer& pricer, RegridEvent& e) const {
+  const LocalGraph& g = state.graph();
+  RoundCost rounds{pricer, e};
+  e.split_rounds = d.split_rounds;
+  rounds.add(round_flows(g, owner, kSplitEntryBytes, [](LocalIndex, std::int64_t) { return true; }), d.split_rounds);
+  std::vector<Block> block(static_cast<std::size_t>(g.num_local()));
+  for (std::size_t pos = 0; pos < block.size(); ++pos) block[pos] = geometry_.block_of(g.gid[pos]);
+  const auto sibling_edge = [&](LocalIndex v, std::int64_t edge) {
+    const auto far = static_cast<std::size_t>(state.position_of(g.adj[static_cast<std::size_t>(edge)]));
+    return OctreeGeometry::siblings(block[static_cast<std::size_t>(v)], block[far]);
+  };
+  rounds.add(round_flows(g, owner, family_entry_bytes(spec_.dim), sibling_edge), spec_.dim);
+}
+
+void ModelRegridder::gather_families(ModelState& state, const RegridDecision& d, RoundPricer& pricer,
+                                     RegridEvent& e) const {
+  // No position moves, only owners.
+  const ModelState::Placement place{[&](int r) { return net_.site_of(r); }};
+  const MigrationTally tally = state.migrate(d.gather_to, &place);
+  e.migrations = tally.vertices;
+  e.migrated_bytes = tally.bytes;
+  e.elements_moved_max = tally.arrivals_max;
+  e.migration_s = model_migration_s(net_, machine_, code_scale_, tally);
+  // Then the fates, told to the neighbours' ranks as they are after the gathering.
+  RoundCost{pricer, e}.add(
+      round_flows(state.graph(), owners_of(state), kFateEntryBytes, [](LocalIndex, std::int64_t) { return true; }), 1);
+}
+
+double ModelRegridder::rebuild_ranks(ModelState& state, const RegridDecision& d, const std::vector<Rank>& before_gather,
+                                     const WorkloadField& field, ModelRegrid& out) const {
+  const int next = out.event.step + 1;
+  const FateOf fate_of = [&](VertexId id) { return d.fate[static_cast<std::size_t>(state.position_of(id))]; };
+  LocalGraph whole = state.graph().facts_only();
+  std::vector<std::int64_t> rank_begin{0};
+  RegridCensus census;
+  census.refined = d.refined;
+  census.families = d.families;
+  double slowest = 0;
+  for (int r = 0; r < state.nranks(); ++r) {
+    const LocalGraph part = rank_part(state, r);
+    const double cpu0 = code_cpu_seconds();
+    const Restructured rebuilt = restructure(part, geometry_, next / spec_.period, Rank{r}, fate_of);
+    slowest = std::max(slowest, code_cpu_seconds() - cpu0);
+    std::vector<Fate> fate;
+    fate.reserve(static_cast<std::size_t>(part.num_local()));
+    for (const VertexId id : part.gid) fate.push_back(fate_of(id));
+    count_regrid_before(census, part, fate, field, next);
+    count_regrid_after(census, rebuilt, field, next);
+    const LocalGraph& made = rebuilt.graph;
+    for (LocalIndex v = 0; v < made.num_local(); ++v) {
+      const auto i = static_cast<std::size_t>(v);
+      whole.add_vertex(made.gid[i], made.neighbors(v), made.neighbor_owners(v), {}, made.coords_of(v),
+                       made.vweights_of(v));
+      // What the rank measured of the blocks it replaces: those it held before the gathering.
+      for (auto k = rebuilt.lineage_begin[i]; k < rebuilt.lineage_begin[i + 1]; ++k) {
+        const std::int64_t old = state.position_of(rebuilt.lineage[static_cast<std::size_t>(k)]);
+        if (before_gather[static_cast<std::size_t>(old)] == Rank{r}) out.inherit_from.push_back(old);
+      }
+      out.inherit_begin.push_back(static_cast<std::int64_t>(out.inherit_from.size()));
+    }
+    rank_begin.push_back(whole.num_local());
+  }
+  check_regrid_census(census, geometry_.children(), out.event.step);
+  whole.global_vertices = census.after;
+  whole.global_edges = census.edge_ends / 2;
+  state.replace(std::move(whole), std::move(rank_begin));
+  RegridEvent& e = out.event;
+  e.vertices_before = census.before;
+  e.vertices_after = census.after;
+  e.refined = census.refined;
+  e.merged = census.families;
+  e.created = census.created;
+  e.destroyed = census.destroyed;
+  return slowest;
+}
+
+}  // namespace lbbench
