@@ -61,18 +61,7 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
                                       const FittedCosts* fits) const {
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
-  double reach = l.reach;
-  if (std::getenv("LB_EXP_SHARED") && l.calls == 0) {
-    bool any = false;
-    double least = 0;
-    for (const Learned& o : learned_) {
-      if (o.calls == 0) continue;
-      least = any ? std::min(least, o.reach) : o.reach;
-      any = true;
-    }
-    reach = least;
-  }
-  const double removable = std::max(0.0, forecast_s(seen) - reach * seen.mean_load_s);
+  const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
   const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
   return {.gain_s = l.correction() * removable * horizon, .cost_s = l.cost_s.value_or(untried)};
