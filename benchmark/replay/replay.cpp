@@ -20,6 +20,7 @@
 #include "replay/distribution.hpp"
 #include "replay/engine.hpp"
 #include "replay/lb_call.hpp"
+#include "replay/lb_points.hpp"
 #include "replay/migration.hpp"
 #include "replay/placement.hpp"
 #include "replay/rank_loads.hpp"
@@ -83,9 +84,7 @@ class Replay {
     int measured_since = 0;  // the first step of the loads' window: after the last point
     double last_call_s = 0;  // this rank's share of the last call: its decision and migration
     LoadLook look(comm_);
-    const bool looks = balancer_->looks_before_calls();
-    std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
-    int points_to_skip = 0;     // LB points the balancer's last choice skips whole
+    LbPoints points(s_, *balancer_);
     for (int step = 0; step < s_.steps; ++step) {
       const bool point = is_lb_point(s_, step);
       const bool regrid = is_regrid_point(s_, step);
@@ -104,31 +103,18 @@ class Replay {
       // sees the new blocks, as a code that balances after it regrids.
       if (regrid) regrid_after(step);
       const LbPoint at{.step = step, .invocation = static_cast<int>(events.size()), .measured_since = measured_since};
-      if (looks && points_to_skip == 0 && is_look_start(s_, step)) {
-        look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
-      }
-      if (!point) continue;
-      if (points_to_skip > 0) {  // the loads' window carries on to the next point
-        --points_to_skip;
+      if (points.look_starts(step)) look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
+      if (!points.takes_point(step)) continue;
+      Balancer* calling = points.calling([&] {
+        if (!look.started()) look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
+        return look.finish(s_, machine_.info, step);
+      });
+      if (!calling) {
+        last_call_s = 0;  // the point kept the distribution (LbPoints::calling)
         continue;
       }
-      Balancer* calling = balancer_.get();
-      if (looks) {
-        if (!look.started()) look.start(lb_context(*balancer_), graph_, *loop_, at, last_call_s);
-        Acting acting = balancer_->acting_for(look.finish(s_, machine_.info, step));
-        choices.push_back(acting.why);
-        points_to_skip = acting.points_to_skip;
-        if (acting.balancer.promised_nothing_moves()) {
-          // The loads' window carries on to the next call: what a rank loses to imbalance
-          // between two calls is its load over the whole interval, where a spot that
-          // moves evens out.
-          last_call_s = 0;
-          continue;
-        }
-        calling = &acting.balancer;
-      }
       events.push_back(run_lb_call(lb_context(*calling), graph_, *loop_, at, last_call_s));
-      if (looks && me_ == 0) events.back().prediction = choices.back();
+      if (points.looks() && me_ == 0) events.back().prediction = points.last_choice();
       measured_since = step + 1;
     }
     const double elapsed = engine_.now() - t_start - exporting;
@@ -148,7 +134,7 @@ class Replay {
                                      .components = field_->names(),
                                      .steps = loop_->steps(),
                                      .events = std::move(events),
-                                     .choices = std::move(choices),
+                                     .choices = points.take_choices(),
                                      .initial = initial_census_,
                                      .final = final,
                                      .elapsed_s = elapsed,

@@ -155,10 +155,18 @@ TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
   EXPECT_EQ(*p.choices[0], 0U) << "the cheaper floor is tried first";
   EXPECT_EQ(loop.learned(0).calls, 1);
   EXPECT_NEAR(loop.learned(0).correction(), 0.3, 1e-9);
-  // Once it has seen the imbalance come back within a window, greedy at every point.
-  for (std::size_t k = 5; k < p.choices.size(); ++k) EXPECT_EQ(p.choices[k], std::optional<std::size_t>(1)) << k;
+  // Once it has tried both, greedy: every call is greedy's, and one comes at least every
+  // other point (the window right after a call shows the imbalance gone).
+  for (std::size_t k = 5; k < p.choices.size(); ++k) {
+    if (p.choices[k]) {
+      EXPECT_EQ(*p.choices[k], 1U) << k;
+    }
+    if (k + 1 < p.choices.size()) {
+      EXPECT_TRUE(p.choices[k] || p.choices[k + 1]) << k;
+    }
+  }
   EXPECT_GT(loop.learned(1).correction(), 0.9);
-  EXPECT_LT(p.auto_loss_s + p.spent_s, 0.3 * p.none_loss_s);
+  EXPECT_LT(p.auto_loss_s + p.spent_s, 0.6 * p.none_loss_s);
 }
 
 TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {

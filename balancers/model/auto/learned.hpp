@@ -9,12 +9,12 @@
 namespace lbbench {
 
 struct Learned {
-  double predicted_s = 0;  // Σ over its calls: the gain predicted per step × the steps to the next look
-  double delivered_s = 0;  // Σ over the same: (imbalance forecast − imbalance seen) × steps
+  double predicted_s = 0;  // Σ over its calls' windows: the gain predicted per step × the window's steps
+  double delivered_s = 0;  // Σ over the same: (slowest rank had the call moved nothing − slowest rank) × steps
   int calls = 0;
   std::optional<double> cost_s;  // its last call, decision and migration, as charged
-  // What its last call left: the imbalance over the mean load in the window after it. A
-  // call on loads no more imbalanced than that has nothing to gain.
+  // What its last call left: the imbalance over the mean load in the first window after it.
+  // A call on loads no more imbalanced than that has nothing to gain.
   double reach = 0;
 
   // The share of the predicted gain that was delivered; 1 before any call, as Pearce et al.

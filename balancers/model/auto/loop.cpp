@@ -8,31 +8,24 @@ namespace lbbench {
 ClosedLoop::ClosedLoop(std::vector<LoopCandidate> candidates, double budget)
     : candidates_(std::move(candidates)), learned_(candidates_.size()), budget_share_(budget) {}
 
-Json ClosedLoop::credit_open_call(const PointObservation& seen) {
+Json ClosedLoop::credit_last_call(const PointObservation& seen) {
   if (!open_) return nullptr;
   const std::size_t c = open_->candidate;
   Learned& l = learned_[c];
-  // What the call has delivered since it was made: the same loads on the ranks that held
-  // them before it, against where they are. A placement that is worse for the loads to
-  // come is charged for it at every later point, until the next call.
-  open_->steps += window_steps_;
-  const double so_far = seen.unmoved_max_load_s > 0
-                            ? (seen.unmoved_max_load_s - seen.max_rank_load_s) * open_->steps
-                            : 0.0;  // an engine that does not replay the loads unmoved credits nothing
-  const double delivered = so_far - open_->credited_s;
-  open_->credited_s = so_far;
+  // What the call delivered over the window after it: the same loads on the ranks that
+  // held them before it, against where they are.
+  const double delivered = seen.unmoved_max_load_s > 0
+                               ? (seen.unmoved_max_load_s - seen.max_rank_load_s) * window_steps_
+                               : 0.0;  // an engine that does not replay the loads unmoved credits nothing
   const double predicted = open_->predicted_s * window_steps_;
-  double cost = 0;
-  if (!open_->charged) {  // the first point after the call: what it cost, and what it left
-    cost = seen.last_call_cost_s.value_or(0);
-    l.cost_s = cost;
-    l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
-    ++l.calls;
-    open_->charged = true;
-  }
+  const double cost = seen.last_call_cost_s.value_or(0);
+  l.cost_s = cost;
+  l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+  ++l.calls;
   l.predicted_s += predicted;
   l.delivered_s += delivered;
   net_gain_s_ += delivered - cost;
+  open_.reset();
   Json out = {{"candidate", candidates_[c].name}, {"cost_s", cost}};
   out["predicted_gain_s"] = predicted;
   out["delivered_gain_s"] = delivered;
@@ -40,28 +33,15 @@ Json ClosedLoop::credit_open_call(const PointObservation& seen) {
   return out;
 }
 
-void ClosedLoop::observe_growth(const PointObservation& seen, bool called_before) {
-  if (imbalance_before_s_ && !called_before && window_steps_ > 0) {
-    growth_sum_ += std::max(0.0, seen.imbalance_s() - *imbalance_before_s_) / window_steps_;
-    ++growth_samples_;
-  }
-  imbalance_before_s_ = seen.imbalance_s();
-}
-
 double ClosedLoop::look_cost_s(const NetworkFacts& net) {
   return net.allreduce_s > 0 ? net.allreduce_s : net.message_latency_s();
-}
-
-double ClosedLoop::forecast_s(const PointObservation& seen) const {
-  const double growth = growth_samples_ > 0 ? growth_sum_ / growth_samples_ : 0;
-  return seen.imbalance_s() + growth * seen.steps_to_next;
 }
 
 ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
                                       const FittedCosts* fits) const {
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
-  const double removable = std::max(0.0, forecast_s(seen) - l.reach * seen.mean_load_s);
+  const double removable = std::max(0.0, seen.imbalance_s() - l.reach * seen.mean_load_s);
   const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
   return {.gain_s = l.correction() * removable * horizon, .cost_s = l.cost_s.value_or(untried)};
@@ -69,13 +49,11 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
 
 std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, const NetworkFacts& net,
                                               const FittedCosts* fits, Json& weighed) const {
-  // Only a call expected to pay for itself. A candidate never tried, whose gain and cost
-  // are guesses (its first call has cost hundreds of times its floor), only where no
-  // candidate tried pays, and while the bank still covers its cost.
+  // The call of largest value, where one is expected to pay for itself. A candidate never
+  // tried is valued at its price and the whole imbalance, and tried only while the bank
+  // covers its price: a first call may still cost more than it was priced at.
   std::optional<std::size_t> best;
-  std::optional<std::size_t> best_untried;
   double best_value = 0;
-  double best_untried_value = 0;
   for (std::size_t c = 0; c < candidates_.size(); ++c) {
     if (candidates_[c].name == "none") continue;
     const Weighed w = weigh(c, seen, net, fits);
@@ -83,15 +61,13 @@ std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, cons
                                     {"cost_s", w.cost_s},
                                     {"correction", learned_[c].correction()},
                                     {"reach", learned_[c].reach}};
-    if (learned_[c].calls > 0 && w.value_s() > best_value) {
+    const bool affordable = learned_[c].calls > 0 || w.cost_s <= bank_s();
+    if (affordable && w.value_s() > best_value) {
       best = c;
       best_value = w.value_s();
-    } else if (learned_[c].calls == 0 && w.value_s() > best_untried_value && w.cost_s <= bank_s()) {
-      best_untried = c;
-      best_untried_value = w.value_s();
     }
   }
-  return best ? best : best_untried;
+  return best;
 }
 
 int ClosedLoop::points_to_skip(const PointObservation& seen, const NetworkFacts& net) const {
@@ -110,11 +86,9 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   if (!budget_s_) budget_s_ = budget_share_ * seen.max_load_s * seen.steps_left;
   LoopChoice choice;
   choice.record = Json::object();
-  choice.record["credited"] = credit_open_call(seen);
-  observe_growth(seen, called_before_);
+  choice.record["credited"] = credit_last_call(seen);
   choice.record["bank_s"] = bank_s();
   choice.record["imbalance_s"] = seen.imbalance_s();
-  choice.record["forecast_s"] = forecast_s(seen);
   Json weighed = Json::object();
   const std::optional<std::size_t> best = choose(seen, net, fits, weighed);
   choice.record["weighed"] = std::move(weighed);
@@ -122,13 +96,11 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   points_without_call_ = best ? 0 : points_without_call_ + 1;
   if (!best) {
     choice.points_to_skip = points_to_skip(seen, net);
-    net_gain_s_ -= look_cost_s(net);
   }
   choice.record["points_to_skip"] = choice.points_to_skip;
   window_steps_ = std::min(seen.steps_left, seen.steps_to_next * (choice.points_to_skip + 1));
-  called_before_ = best.has_value();
   if (best) {
-    const double expected = forecast_s(seen);
+    const double expected = seen.imbalance_s();
     open_ =
         OpenCall{.candidate = *best, .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s)};
   }

@@ -7,26 +7,24 @@
 // the observed imbalance and the observed cost of a call. This loop does both, and
 // departs from each:
 //  - As MetaLB, the decision to call rests on measured figures: the imbalance the ranks
-//    report (the slowest rank's step over the mean load), its growth per step between
-//    points where nothing was called (MetaLB's linear model of growing imbalance), and the
-//    cost the engine charged the candidate's last call. MetaLB then sets the next LB
-//    period from the growth and the cost; here each point says whether to call, and every
-//    point in a row without a call doubles the points skipped before the next look.
+//    report (the slowest rank's step over the mean load) and the cost the engine charged
+//    the candidate's last call. MetaLB also forecasts the imbalance's linear growth and
+//    sets the next LB period from it; here the imbalance seen is the forecast (a growth
+//    term measured no gain), each point says whether to call, and every point in a row
+//    without a call doubles the points skipped before the next look.
 //  - As Algorithm 1, the candidates are weighed against each other. The gain each is
 //    credited with is not a model's but a measurement: the engines replay the loads since
 //    a call on the placement before it too, and what the call delivered is how much lower
-//    the slowest rank is where the vertices went than where they were. It is credited at
-//    every point until the next call, so a placement that is worse for the loads to come
-//    pays for it. The ratio of delivered to predicted gain corrects every later prediction
+//    the slowest rank is where the vertices went than where they were, over the window
+//    after it. The ratio of delivered to predicted gain corrects every later prediction
 //    for that candidate, and what its call left (its reach) is not counted as gain again.
 //
-// The bank: B plus everything delivered less everything spent (calls and looks), with
-// B = budget × none's predicted time from the first point to the end. A tried candidate
-// is called whenever its corrected gain covers its measured cost; one never tried only
-// where no tried one pays, and while its first call's price fits in the bank. So what
-// finding out costs is bounded by B plus the gains so far plus each first call's surprise
-// over its price, by the loop's own accounting; what the calls' synchronization costs the
-// ranks is outside it (balancers/model/README.md).
+// The bank: B plus everything delivered less everything the calls cost, with B = budget ×
+// none's predicted time from the first point to the end. The call of largest expected
+// value is made; a candidate never tried only while its first call's price fits in the
+// bank. So what finding out costs is bounded by B plus the gains so far plus each first
+// call's surprise over its price, by the loop's own accounting; what the looks and the
+// calls' synchronization cost the ranks is outside it (balancers/model/README.md).
 #pragma once
 
 #include <cstddef>
@@ -68,13 +66,10 @@ class ClosedLoop {
   [[nodiscard]] double budget_s() const { return budget_s_.value_or(0); }
 
  private:
-  // The last call, credited at every point until the next call.
+  // The last call, credited at the first point after it.
   struct OpenCall {
     std::size_t candidate = 0;
     double predicted_s = 0;  // the gain per step predicted, before the correction
-    int steps = 0;           // steps since the call, up to the last point looked at
-    double credited_s = 0;   // what it delivered up to there
-    bool charged = false;    // its cost taken from the bank
   };
   struct Weighed {
     double gain_s = 0;
@@ -82,11 +77,7 @@ class ClosedLoop {
     [[nodiscard]] double value_s() const { return gain_s - cost_s; }
   };
 
-  Json credit_open_call(const PointObservation& seen);
-  void observe_growth(const PointObservation& seen, bool called_before);
-  // The imbalance per step the next window will have without a call: what is seen, grown
-  // as it grew between points where nothing was called (MetaLB's linear growth).
-  [[nodiscard]] double forecast_s(const PointObservation& seen) const;
+  Json credit_last_call(const PointObservation& seen);
   // What looking at the next point's totals costs at least: one reduction over every rank.
   [[nodiscard]] static double look_cost_s(const NetworkFacts& net);
   // The candidate to call, or none; what each was weighed at goes into `weighed`.
@@ -103,11 +94,7 @@ class ClosedLoop {
   std::optional<double> budget_s_;
   double net_gain_s_ = 0;
   std::optional<OpenCall> open_;
-  int window_steps_ = 0;  // steps of the window that ends at the next point
-  bool called_before_ = false;
-  std::optional<double> imbalance_before_s_;  // seen at the point before
-  double growth_sum_ = 0;                     // imbalance growth per step, summed over the samples
-  int growth_samples_ = 0;
+  int window_steps_ = 0;         // steps of the window that ends at the next point
   int points_without_call_ = 0;  // in a row, up to this one
 };
 

@@ -40,11 +40,6 @@ double least_moved(const PointObservation& seen) {
   return seen.max_load_s > 0 ? elements_moved_global(objects_per_rank(seen), seen.mean_load_s, seen.max_load_s) : 0;
 }
 
-// Every object but those that land where they were, on the busiest rank.
-double all_moved(const PointObservation& seen) {
-  return objects_per_rank(seen) * (1.0 - 1.0 / std::max(1, seen.nranks));
-}
-
 double migration_s(const PointObservation& seen, const NetworkFacts& net, double elements) {
   const double per_rank = objects_per_rank(seen);
   const Platform platform{.alpha_s = net.message_latency_s(), .beta_s_per_byte = net.seconds_per_byte()};
@@ -64,12 +59,11 @@ double fitted_cost_s(std::string_view candidate, const PointObservation& seen, c
 
 double floor_cost_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net) {
   const double collectives = net.call_collectives * allreduce_s(net);
-  if (shape.centralized) {
-    const double solve = shape.solve_s_per_object * static_cast<double>(seen.objects) * seen.code_time_scale;
-    return gather_and_scatter_s(seen, net) + solve + collectives + migration_s(seen, net, all_moved(seen));
-  }
-  return protocol_s(shape, net) + kProtocolAllreduces * allreduce_s(net) + collectives +
-         migration_s(seen, net, least_moved(seen));
+  const double deciding = shape.centralized
+                              ? gather_and_scatter_s(seen, net) +
+                                    shape.solve_s_per_object * static_cast<double>(seen.objects) * seen.code_time_scale
+                              : protocol_s(shape, net) + kProtocolAllreduces * allreduce_s(net);
+  return deciding + collectives + migration_s(seen, net, least_moved(seen));
 }
 
 }  // namespace lbbench

@@ -20,12 +20,11 @@ struct CandidateShape {
   double solve_s_per_object = 0;  // a centralized one's solve on this host (sampling.hpp)
 };
 
-// A centralized call gathers every object's id, load and owner to rank 0 and scatters the
-// owners back, and it assigns every object afresh: it may move all of them, so that is
-// what a first call is priced at. A distributed one runs its protocol's rounds and the
-// allreduces around them, and moves at least the least migration that balances (Pearce et
-// al.'s equations 6 and 7). Both pay the migration engine's collectives and its code per
-// object.
+// A centralized call gathers every object's id, load and owner to rank 0, solves there
+// (timed on a sample at the first point), and scatters the owners back; a distributed one
+// runs its protocol's rounds and the allreduces around them. Both move at least the least
+// migration that balances (Pearce et al.'s equations 6 and 7) and pay the migration
+// engine's collectives and its code per object.
 [[nodiscard]] double floor_cost_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net);
 
 // A call of `candidate` as the platform's fitted costs price it (its decision fit, where

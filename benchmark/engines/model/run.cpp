@@ -18,6 +18,7 @@
 #include "engines/model/state.hpp"
 #include "engines/model/step_timing.hpp"
 #include "machine/network.hpp"
+#include "replay/lb_points.hpp"
 #include "replay/migration.hpp"
 #include "replay/placement.hpp"
 #include "replay/rank_loads.hpp"
@@ -171,9 +172,7 @@ class ModelRun {
     double last_call_s = 0;
     std::vector<int> owner_before_call;  // by position; empty before the first call
     std::optional<Look> look;            // started on the way to the next LB point (Balancer::looks_before_calls)
-    const bool looks = balancer_->looks_before_calls();
-    std::vector<Json> choices;  // where the balancer looks: what it chose at each point, and why
-    int points_to_skip = 0;     // LB points the balancer's last choice skips whole
+    LbPoints points(s_, *balancer_);
     const double unit = s_.workload.unit_seconds;
     std::vector<RegridEvent> regrids;
     std::vector<std::int64_t> live_blocks;
@@ -216,13 +215,9 @@ class ModelRun {
         for (auto& w : work) w.assign(n, 0.0);
         weights_ready = false;
       }
-      const bool point = is_lb_point(s_, step);
-      const bool look_starts = looks && points_to_skip == 0 && is_look_start(s_, step);
+      const bool look_starts = points.look_starts(step);
+      const bool point = points.takes_point(step);
       if (!point && !look_starts) continue;
-      if (point && points_to_skip > 0) {  // the loads' window carries on to the next point
-        --points_to_skip;
-        continue;
-      }
       const auto invocation = static_cast<int>(events.size());
       std::vector<double> measured(since_call);
       for (double& m : measured) m /= steps_since_call;
@@ -241,26 +236,24 @@ class ModelRun {
                              .owner_before_call = owner_before_call};
       if (look_starts) look = start_look(in, start);
       if (!point) continue;
-      Balancer* calling = balancer_.get();
-      std::string name(s_.balancer.name());  // whose decision fit prices the call
-      if (looks) {
+      Balancer* calling = points.calling([&] {
         if (!look) look = start_look(in, start);
-        Acting acting = balancer_->acting_for(finish_look(*look, step, start));
+        const CallOutlook seen = finish_look(*look, step, start);
         look.reset();
-        choices.push_back(acting.why);
-        points_to_skip = acting.points_to_skip;
-        if (acting.balancer.promised_nothing_moves()) {
-          last_call_s = 0;  // the loads' window carries on to the next call (replay/replay.cpp)
-          continue;
-        }
-        calling = &acting.balancer;
-        name = acting.why.value("chosen", name);
+        return seen;
+      });
+      if (!calling) {
+        last_call_s = 0;  // the point kept the distribution (LbPoints::calling)
+        continue;
       }
+      // Whose decision fit prices the call: the balancer's, or the candidate it chose.
+      const std::string name = points.looks() ? points.last_choice().value("chosen", std::string(s_.balancer.name()))
+                                              : std::string(s_.balancer.name());
       const double call_start = *std::max_element(start.begin(), start.end());
       owner_before_call.resize(n);
       for (std::size_t v = 0; v < n; ++v) owner_before_call[v] = state_.owner(static_cast<std::int64_t>(v)).value();
       ModelLbCall call = balance(in, *calling, name);
-      if (looks) call.event.prediction = choices.back();
+      if (points.looks()) call.event.prediction = points.last_choice();
       last_call_s = call.event.decision_s + call.event.migration_s;
       events.push_back(std::move(call.event));
       std::fill(start.begin(), start.end(), call_start + call.duration_s);
@@ -295,7 +288,7 @@ class ModelRun {
                                     .final = census_of(halo_, net_),
                                     .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
                                     .provenance = provenance(start_time),
-                                    .choices = std::move(choices),
+                                    .choices = points.take_choices(),
                                     .regrids = std::move(regrids),
                                     .live_blocks = std::move(live_blocks),
                                     .live_edges = std::move(live_edges)},
