@@ -70,7 +70,7 @@ except ImportError:
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
-from runs import axes_of, case_key  # noqa: E402
+from runs import after_first_lb, axes_of, case_key, time_per_step_ms  # noqa: E402
 
 LATENCY_KEY = "machine.wan_latency"
 
@@ -117,22 +117,6 @@ def case_title(key):
     scenario, engine, machine, ranks, other = key
     extra = " ".join(f"{k}={json.loads(v)}" for k, v in other)
     return f"{scenario}, {ranks} ranks on {machine} ({engine})" + (f", {extra}" if extra else "")
-
-
-def after_first_lb(r, per_step):
-    """Mean of a per-step series over the steps after the first LB call."""
-    lbs = r.get("lb", [])
-    first = lbs[0]["step"] + 1 if lbs and lbs[0]["step"] + 1 < len(per_step) else 0
-    return statistics.mean(per_step[first:])
-
-
-def time_per_step_ms(r):
-    """Mean wall time of the steps after the first LB call (of all steps without one), as
-    the papers report it: the balanced application's step, without the LB cost itself."""
-    wall = r.get("per_step", {}).get("wall_max_s")
-    if not wall:
-        return 1e3 * r["total_time_s"] / max(1, r.get("steps", 1))
-    return 1e3 * after_first_lb(r, wall)
 
 
 def cases(records):

@@ -4,6 +4,7 @@ are runs of one case."""
 import json
 import os
 import signal
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -56,3 +57,19 @@ def case_key(r):
     sweep's other axes (the balancer and the repetition aside)."""
     other = tuple(sorted((k, json.dumps(v)) for k, v in axes_of(r).items() if k not in COLUMN_AXES))
     return (r.get("scenario", ""), r.get("engine", ""), r.get("machine", ""), r.get("ranks", 0), other)
+
+
+def after_first_lb(r, per_step):
+    """Mean of a per-step series over the steps after the first LB call."""
+    lbs = r.get("lb", [])
+    first = lbs[0]["step"] + 1 if lbs and lbs[0]["step"] + 1 < len(per_step) else 0
+    return statistics.mean(per_step[first:])
+
+
+def time_per_step_ms(r):
+    """Mean wall time of the steps after the first LB call (of all steps without one), as
+    the papers report it: the balanced application's step, without the LB cost itself."""
+    wall = r.get("per_step", {}).get("wall_max_s")
+    if not wall:
+        return 1e3 * r["total_time_s"] / max(1, r.get("steps", 1))
+    return 1e3 * after_first_lb(r, wall)

@@ -5,14 +5,17 @@
 //   2. total: the total goes down; now every rank knows floor(avg) and the remainder.
 //   3. heavy: the count of ranks above floor(avg) goes up, per subtree.
 //   4. plan: from the root down, each node splits its subtree's extra units between
-//      itself and its children, so it knows its own excess and each child subtree's.
+//      itself and its children and passes each child its share at once (the poster's
+//      "call Prepare for Downward Pass on children" comes before the wait below), so it
+//      knows its own excess and each child subtree's.
 //   5. match: once the node has the plan and outside entries adding up to its subtree's
 //      net flow, it matches its suppliers (itself, child subtrees, or outside entries)
 //      with its receivers in order and dispatches every pair:
 //        rank -> rank        the supplier is told to send (INSTRUCT, or kept if itself)
 //        rank <-> subtree    the subtree gets the rank as an outside entry
-//        subtree <-> subtree a coin decides which of the two gets the other
-//      Entries for a child travel in its plan; entries for other subtrees as ENTRY.
+//        subtree <-> subtree the one that moves more gets the other; between equals a
+//                            coin decides
+//      Entries go to the subtree's root as ENTRY, a child's as any other subtree's.
 // A rank is finished once it matched and holds instructions for all of its excess.
 #include "balancers/tree/tree.hpp"
 
@@ -49,6 +52,7 @@ struct Entry {
   std::int64_t id = 0;
   bool subtree = false;
   std::int64_t amount = 0;
+  std::int64_t net = 0;  // what the whole party moves (its excess, or its subtree's net flow)
 
   friend auto operator<=>(const Entry&, const Entry&) = default;
 };
@@ -57,6 +61,7 @@ void put_entry(ByteWriter& w, const Entry& e) {
   w.put(e.id);
   w.put(static_cast<std::uint8_t>(e.subtree));
   w.put(e.amount);
+  w.put(e.net);
 }
 
 Entry get_entry(ByteReader& r) {
@@ -64,6 +69,7 @@ Entry get_entry(ByteReader& r) {
   e.id = r.get<std::int64_t>();
   e.subtree = r.get<std::uint8_t>() != 0;
   e.amount = r.get<std::int64_t>();
+  e.net = r.get<std::int64_t>();
   return e;
 }
 
@@ -126,8 +132,6 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
         case Record::down_plan: {
           const auto heavy_extras = r.get<std::int64_t>();
           const auto light_extras = r.get<std::int64_t>();
-          const auto n = r.get<std::int64_t>();
-          for (std::int64_t i = 0; i < n; ++i) add_outside(get_entry(r));
           set_plan(heavy_extras, light_extras);
           break;
         }
@@ -176,6 +180,15 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
       }
       sent_heavy_ = true;
     }
+    if (has_plan_ && !sent_plan_) {
+      for (std::size_t i = 0; i < children_.size(); ++i) {
+        auto w = letters.to(children_[i]);
+        w.put(Record::down_plan);
+        w.put(child_extras_[i].first);
+        w.put(child_extras_[i].second);
+      }
+      sent_plan_ = true;
+    }
     if (has_plan_ && !matched_) {
       const std::int64_t net = std::abs(subtree_load_ - subtree_target_);
       if (outside_total_ > net) throw std::logic_error("tree: more outside entries than the subtree's net flow");
@@ -201,7 +214,7 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
   }
 
   void instruct(std::int64_t to, std::int64_t amount) {
-    instructions_.push_back({to, false, amount});
+    instructions_.push_back({to, false, amount, amount});
     instructed_ += amount;
     if (instructed_ > std::max<std::int64_t>(excess_, 0) && matched_) {
       throw std::logic_error("tree: instructed to send more than the excess");
@@ -242,26 +255,25 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
   void match(Letters& letters) {
     std::vector<Entry> suppliers;
     std::vector<Entry> receivers;
-    if (excess_ > 0) suppliers.push_back({me_, false, excess_});
-    if (excess_ < 0) receivers.push_back({me_, false, -excess_});
+    if (excess_ > 0) suppliers.push_back({me_, false, excess_, excess_});
+    if (excess_ < 0) receivers.push_back({me_, false, -excess_, -excess_});
     for (std::size_t i = 0; i < children_.size(); ++i) {
       const std::int64_t s = child_sum_[i] - child_target_[i];
-      if (s > 0) suppliers.push_back({children_[i], true, s});
-      if (s < 0) receivers.push_back({children_[i], true, -s});
+      if (s > 0) suppliers.push_back({children_[i], true, s, s});
+      if (s < 0) receivers.push_back({children_[i], true, -s, -s});
     }
     std::sort(outside_.begin(), outside_.end());  // arrival order must not matter
     auto& outside_side = subtree_load_ > subtree_target_ ? receivers : suppliers;
     outside_side.insert(outside_side.end(), outside_.begin(), outside_.end());
     largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(suppliers.size() + receivers.size()));
 
-    std::vector<std::vector<Entry>> for_child(children_.size());
     std::size_t si = 0;
     std::size_t ri = 0;
     std::int64_t pair = 0;
     while (si < suppliers.size() && ri < receivers.size()) {
       const std::int64_t k = std::min(suppliers[si].amount, receivers[ri].amount);
-      dispatch({suppliers[si].id, suppliers[si].subtree, k}, {receivers[ri].id, receivers[ri].subtree, k}, pair++,
-               for_child, letters);
+      dispatch({suppliers[si].id, suppliers[si].subtree, k, suppliers[si].net},
+               {receivers[ri].id, receivers[ri].subtree, k, receivers[ri].net}, pair++, letters);
       suppliers[si].amount -= k;
       receivers[ri].amount -= k;
       if (suppliers[si].amount == 0) ++si;
@@ -269,31 +281,33 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
     }
     if (si != suppliers.size() || ri != receivers.size())
       throw std::logic_error("tree: suppliers and receivers differ");
-
-    for (std::size_t i = 0; i < children_.size(); ++i) {
-      auto w = letters.to(children_[i]);
-      w.put(Record::down_plan);
-      w.put(child_extras_[i].first);
-      w.put(child_extras_[i].second);
-      w.put(static_cast<std::int64_t>(for_child[i].size()));
-      for (const auto& e : for_child[i]) put_entry(w, e);
-      largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(for_child[i].size()));
-    }
     matched_ = true;
     if (instructed_ > std::max<std::int64_t>(excess_, 0)) throw std::logic_error("tree: instructed beyond the excess");
   }
 
-  void dispatch(const Entry& s, const Entry& r, std::int64_t pair, std::vector<std::vector<Entry>>& for_child,
-                Letters& letters) {
-    const auto give = [&](std::int64_t subtree_root, const Entry& e) {
-      if (const auto it = std::find(children_.begin(), children_.end(), subtree_root); it != children_.end()) {
-        for_child[static_cast<std::size_t>(it - children_.begin())].push_back(e);
-        return;
-      }
-      auto w = letters.to(static_cast<int>(subtree_root));
-      w.put(Record::entry);
-      put_entry(w, e);
-    };
+  // The subtree rooted at `subtree_root` learns of `e`, as an outside entry at its root.
+  static void give(Letters& letters, std::int64_t subtree_root, const Entry& e) {
+    auto w = letters.to(static_cast<int>(subtree_root));
+    w.put(Record::entry);
+    put_entry(w, e);
+  }
+
+  // Which of two matched subtrees learns of the other. The poster sends either the
+  // receivers list to the suppliers or the suppliers list to the receivers, at random.
+  // Departure: the one that moves more learns of the other, and the coin decides only
+  // between equals. The one that learns splits itself against the other, and a piece of
+  // it that is still larger than the other learns of it again, so a small party meets a
+  // few pieces a level; the other way round a large party would meet every small piece
+  // it covers, at every level of the other tree, and each would be one more entry in its
+  // list: lists that grow with the ranks under the small party, not with the levels.
+  [[nodiscard]] bool supplier_learns(const Entry& s, const Entry& r, std::int64_t pair) const {
+    if (s.net != r.net) return s.net > r.net;
+    return (hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
+                     static_cast<std::uint64_t>(me_), static_cast<std::uint64_t>(pair)}) &
+            1U) != 0;
+  }
+
+  void dispatch(const Entry& s, const Entry& r, std::int64_t pair, Letters& letters) {
     if (!s.subtree && !r.subtree) {
       if (s.id == me_) {
         instruct(r.id, s.amount);
@@ -304,15 +318,13 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
         w.put(s.amount);
       }
     } else if (!s.subtree) {
-      give(r.id, s);
+      give(letters, r.id, s);
     } else if (!r.subtree) {
-      give(s.id, r);
-    } else if ((hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
-                         static_cast<std::uint64_t>(me_), static_cast<std::uint64_t>(pair)}) &
-                1U) != 0) {
-      give(s.id, r);  // the supplier subtree learns where to send
+      give(letters, s.id, r);
+    } else if (supplier_learns(s, r, pair)) {
+      give(letters, s.id, r);  // the supplier subtree learns where to send
     } else {
-      give(r.id, s);  // the receiver subtree learns who supplies it
+      give(letters, r.id, s);  // the receiver subtree learns who supplies it
     }
   }
 
@@ -357,6 +369,7 @@ class TreeProtocol final : public CopyableProtocol<TreeProtocol> {
   bool sent_sum_ = false, has_total_ = false, sent_total_ = false, sent_heavy_ = false;
 
   bool has_plan_ = false;
+  bool sent_plan_ = false;
   std::int64_t excess_ = 0;  // own load minus own target
   std::int64_t subtree_target_ = 0;
   std::vector<std::int64_t> child_target_;
@@ -388,17 +401,11 @@ int TreeBalancer::sweep_rounds(int nranks) const { return 4 * depth(nranks) + 1;
 
 int TreeBalancer::expected_rounds(int nranks) const {
   const int d = depth(nranks);
-  // Two sweeps up and down take 4 rounds a level; the matches then reach the ranks one
-  // level a round, and a subtree matches only once every ancestor's entries reached it, so
-  // the matches' rounds grow faster than the depth. Measured on `scale.yaml`'s hot spot
-  // (branching 4, model engine): 27, 42, 82, 139, 168 and 233 rounds at depths 3 to 8 (64
-  // to 32,768 ranks), where 4 a level said 13 to 33; 17 and 21 at depth 3 on the first
-  // accuracy sweep; 120 to 185 at depth 7 on `scale-drift.yaml` (8,192 ranks). The sweeps,
-  // then (depth - 1)^3 / 2 for the matches (fitted; the square said 65 at depth 7, and
-  // `auto` ran tree there in a budget its 18 ms passed): 17 at depth 3, 137 at depth 7,
-  // 204 at depth 8, under what the static hot spot takes at each depth (the drifting one
-  // took 120 at one call) and within half of it.
-  return sweep_rounds(nranks) + (d - 1) * (d - 1) * (d - 1) / 2;
+  // The two sweeps take 4 rounds a level. The matches overlap the last sweep and then take
+  // about one exchange a level (the learner's entry, its pieces back); a subtree matches
+  // only once the levels above it matched, so the rounds after the sweeps grow as the
+  // depths summed.
+  return sweep_rounds(nranks) + d * (d + 1) / 2;
 }
 
 std::unique_ptr<RankProtocol> TreeBalancer::make_protocol(RankWork work, const ProtocolContext& ctx) const {

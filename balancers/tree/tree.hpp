@@ -2,19 +2,22 @@
 //
 // Ranks form a spanning tree with a branching factor (rank r's children are
 // b*r+1 .. b*r+b). An upward pass sums subtree loads; the downward pass gives every
-// subtree its target, tags each subtree (and each rank itself) as a supplier or a
-// receiver, matches suppliers to receivers at every node, and passes the matches down.
-// A match between two subtrees is resolved by a coin: either the supplier subtree is
-// told about the receiver, or the receiver subtree about the supplier, which keeps every
-// list short (the randomization of the paper). Suppliers then send exactly their excess.
-// Only suppliers send and only their excess, so for homogeneous units the result is
-// perfect balance (max - min <= 1 unit) with the minimum possible number of migrations.
+// subtree its target at once, and each node, once it knows what the other subtrees send
+// it or take from it, tags itself and its child subtrees as suppliers or receivers,
+// matches suppliers to receivers, and tells each matched subtree of its counterpart.
+// Suppliers then send exactly their excess. Only suppliers send and only their excess, so
+// for homogeneous units the result is perfect balance (max - min <= 1 unit) with the
+// minimum possible number of migrations.
 //
-// Departures from the poster, which leaves them open:
+// Departures from the poster:
 //   - Targets. The remainder of total / ranks goes one unit each to ranks that hold more
 //     than the floor of the average, before any other rank: that is what makes the
 //     number of migrations the minimum. Knowing which ranks those are takes a second
-//     up-and-down sweep (the total first, then the count of such ranks per subtree).
+//     up-and-down sweep (the total first, then the count of such ranks per subtree). The
+//     poster leaves it open.
+//   - Who learns of whom. Of two matched subtrees the poster tells one of the other at
+//     random; here the one that moves more learns of the other, and the coin decides only
+//     between equals (tree.cpp says why: random choices let lists grow with the ranks).
 //   - Weighted units (`units: load`, the default). Amounts are integer load quanta (see
 //     Quantum: equal loads still count one unit each, continuous loads round within 0.1%). A
 //     supplier carries its instructions in order with its heaviest units, taking a unit
@@ -32,7 +35,7 @@ class TreeBalancer final : public DistributedBalancer {
   explicit TreeBalancer(TreeParams params) : params_(params) {}
   [[nodiscard]] std::unique_ptr<RankProtocol> make_protocol(RankWork work, const ProtocolContext& ctx) const override;
   // Two sweeps up and down the tree (the total, then the ranks above the average), one
-  // level a round, then the matches passed down (see tree.cpp).
+  // level a round, then the matches passed down (see tree.cpp): O(log^2 P), as the poster.
   [[nodiscard]] int expected_rounds(int nranks) const override;
   // The two sweeps alone, 4 rounds a level: the fewest rounds the protocol takes.
   [[nodiscard]] int sweep_rounds(int nranks) const;
