@@ -27,8 +27,8 @@ namespace {
 constexpr int kLeafSize = 32;
 constexpr int kWideLeafSize = 64;
 constexpr std::size_t kWideLeavesFrom = 8192;
-// Up to this many ranks one batch over all of them is quicker than the tree (measured with
-// the vector benchmark; see balancers/README.md).
+// Up to this many ranks one batch over all of them is quicker than the tree (the vector
+// benchmark, lbbench_micro --benchmark_filter=BM_Vector, measures both).
 constexpr int kScanUpTo = 128;
 // From this many ranks on, p = 2 also bounds by the expanded square (see
 // norm_search.hpp): at 1,000 ranks keeping its minima up to date cost 8-10% more time
@@ -353,8 +353,8 @@ void NormSearchTree::build(int id) {
   // query sits far out along it, so a rank's cost is its distance along the diagonal,
   // squared, plus a much smaller part across it: ranks cut into slabs of that distance
   // are pruned whole. Splitting instead on the axis of widest spread, weighted by how far
-  // out the points sit, cost 10-30% more time at 10^3-10^4 ranks (d = 2 and 4; see
-  // balancers/README.md). Without rotation: the component of widest spread.
+  // out the points sit, cost 10-30% more time at 10^3-10^4 ranks (d = 2 and 4). Without
+  // rotation: the component of widest spread.
   int split = 0;
   double widest = -1;
   for (int k = 0; k < (rotated_ ? 0 : dims_); ++k) {

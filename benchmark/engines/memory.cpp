@@ -1,12 +1,12 @@
 // Refusing a run that cannot fit (see memory.hpp).
 //
-// The per-item sizes below come from peak resident sizes measured on this project's runs
-// (results/scale): a 3-D grid's vertex with its 6 edge ends costs about 170 bytes on the
-// model engine; SimGrid SMPI holds 0.45 GB of its own plus about 120 kB per simulated rank;
-// a protocol's serial states on the model engine cost 1.5 kB per rank for tree, 300 bytes
-// per vertex for diffusion, and 16 bytes per known rank for gossip. The estimate aims to be
-// within a third of the peak (a test holds it to that on every run of results/scale), enough
-// to refuse what cannot fit rather than plan capacity.
+// The per-item sizes below come from the peak resident sizes of the scale runs
+// (tests/fixtures/scale-peaks.csv): a 3-D grid's vertex with its 6 edge ends costs about
+// 170 bytes on the model engine; SimGrid SMPI holds 0.45 GB of its own plus about 120 kB per
+// simulated rank; a protocol's serial states on the model engine cost 1.5 kB per rank for
+// tree, 300 bytes per vertex for diffusion, and 16 bytes per known rank for gossip. The
+// estimate aims to be within a third of the peak (a test holds it to that on every run in
+// that fixture), enough to refuse what cannot fit rather than plan capacity.
 #include "engines/memory.hpp"
 
 #include <fmt/format.h>

@@ -90,10 +90,14 @@ LoadVectorRecord load_vector_of(const Totals& t, const std::vector<std::string>&
 // `auto`'s choices over the run: the candidate at each point (its `chosen`), and what its
 // loop credited the calls with (`credited`, balancers/model/auto/loop.hpp).
 std::optional<RunPrediction> run_prediction(const std::vector<Json>& choices) {
-  std::map<std::string, int> calls;
+  // A point without a call runs none, so none is among the choices whether or not the
+  // loop weighed it: the report's fastest candidate must be able to be none.
+  std::map<std::string, int> calls{{"none", 0}};
   RunPrediction p;
+  bool any_choice = false;
   for (const Json& d : choices) {
     if (d.is_null() || !d.contains("chosen")) continue;
+    any_choice = true;
     const Json weighed = d.value("weighed", Json::object());
     for (const auto& [name, w] : weighed.items()) calls.try_emplace(name, 0);
     ++calls[d["chosen"].get<std::string>()];
@@ -103,7 +107,7 @@ std::optional<RunPrediction> run_prediction(const std::vector<Json>& choices) {
     p.delivered_gain_s += credited.value("delivered_gain_s", 0.0);
     p.spent_s += credited.value("cost_s", 0.0);
   }
-  if (calls.empty()) return std::nullopt;
+  if (!any_choice) return std::nullopt;
   p.chosen = "none";
   int most = 0;
   for (const auto& [name, n] : calls) {
