@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,8 @@
 #include "app/reporters.hpp"
 #include "core/error.hpp"
 #include "record/run_record.hpp"
+#include "replay/record_builder.hpp"
+#include "scenario/scenario.hpp"
 
 namespace lbbench {
 namespace {
@@ -176,5 +179,44 @@ TEST(RunRecord, FailureRecordsRoundTrip) {
   EXPECT_EQ(unordered(to_json(failure_record_from_json(j))), unordered(j));
 }
 
+// `auto`'s loop weighs only the candidates that call, yet a point without a call runs
+// none: the record counts none among the choices even where no point chose it, so that
+// the report can find none the fastest.
+TEST(RunRecord, AutosChoicesCountNoneWhereNoPointChoseIt) {
+  const std::string quickstart = std::string(LBBENCH_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  const std::vector<std::string> overrides{"balancer.name=auto"};
+  const Scenario s = load_scenario(quickstart, overrides);
+  const auto steps = static_cast<std::size_t>(s.steps);
+  StepTotals totals;
+  totals.compute_max.assign(steps, 1.0);
+  totals.compute_sum.assign(steps, 1.0);
+  totals.wall_max.assign(steps, 1.0);
+  totals.wait_sum.assign(steps, 0.0);
+  totals.total_time = totals.compute_mean = totals.compute_max_rank = static_cast<double>(steps);
+  const Json greedy = {{"chosen", "greedy"}, {"weighed", {{"greedy", Json::object()}, {"tree", Json::object()}}}};
+  const RunRecord r = assemble_record(RecordFacts{.scenario = s,
+                                                  .engine = "model",
+                                                  .ranks = 1,
+                                                  .nodes = 1,
+                                                  .sites = 1,
+                                                  .vertices = 0,
+                                                  .edges = 0,
+                                                  .components = {},
+                                                  .initial = {},
+                                                  .final = {},
+                                                  .simulation = std::nullopt,
+                                                  .provenance = {},
+                                                  .choices = {greedy, greedy},
+                                                  .regrids = {},
+                                                  .live_blocks = {},
+                                                  .live_edges = {}},
+                                      totals, {});
+  ASSERT_TRUE(r.prediction.has_value());
+  EXPECT_EQ(r.prediction->chosen, "greedy");
+  const auto& calls = r.prediction->calls;
+  const auto none = std::find_if(calls.begin(), calls.end(), [](const auto& c) { return c.first == "none"; });
+  ASSERT_NE(none, calls.end()) << "none is missing from the choices";
+  EXPECT_EQ(none->second, 0);
+}
 }  // namespace
 }  // namespace lbbench
