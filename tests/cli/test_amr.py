@@ -5,23 +5,15 @@ every engine and rank count; the simulated and the modeled machine decide and mo
 Environment: LBBENCH, LBBENCH_SOURCE_DIR, LBBENCH_MPIEXEC.
 """
 import json
-import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
-from test_cli import LBBENCH, SCENARIOS, mpirun
+from test_cli import SCENARIOS, mpirun
+from test_model import SMPI_BUILT, run
 
-SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
 AMR3D = str(SCENARIOS / "amr3d.yaml")
 SMALL = ["--set", "steps=12", "--set", "balancer.period=4"]
-
-
-def run(engine, *args, check=True):
-    result = subprocess.run([LBBENCH, "run", "--engine", engine, *args], capture_output=True, text=True, timeout=600)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{engine} {args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
-    return result
 
 
 class BlockMesh(unittest.TestCase):
