@@ -195,29 +195,6 @@ struct Decided {
   std::optional<ProtocolStats> protocol;
 };
 
-// One rank's part of the graph as its LocalGraph holds it: its vertices in local order,
-// each neighbor with its current owner. No protocol reads coordinates or vertex weights,
-// so they are left out.
-LocalGraph rank_graph(const ModelState& state, int rank) {
-  const LocalGraph& g = state.graph();
-  LocalGraph part = g.facts_only();
-  part.dim = 0;
-  part.ncon = 0;
-  const auto local = state.vertices_of(rank);
-  std::int64_t edges = 0;
-  for (const std::int64_t pos : local) edges += g.degree(static_cast<LocalIndex>(pos));
-  part.reserve_more(static_cast<std::int64_t>(local.size()), edges);
-  for (const std::int64_t pos : local) {
-    const auto v = static_cast<LocalIndex>(pos);
-    const std::span<const std::int32_t> weights =
-        g.has_edge_weights ? std::span<const std::int32_t>(g.adj_weight)
-                                 .subspan(static_cast<std::size_t>(g.xadj[v]), static_cast<std::size_t>(g.degree(v)))
-                           : std::span<const std::int32_t>{};
-    part.add_vertex(g.gid[static_cast<std::size_t>(pos)], g.neighbors(v), g.neighbor_owners(v), weights, {}, {});
-  }
-  return part;
-}
-
 // A distributed decision run rank by rank as plan() runs on each rank: the rank's load
 // extremes, the quantum's shift, its protocol built from its own part of the graph, and
 // its moves, each timed on its own as SMPI charges it (the shorter of two runs), each
@@ -279,7 +256,7 @@ Decided decide_rank_by_rank(const ModelLbContext& ctx, const DistributedBalancer
   std::vector<std::unique_ptr<RankProtocol>> ranks;
   ranks.reserve(static_cast<std::size_t>(p));
   for (int r = 0; r < p; ++r) {
-    const LocalGraph graph = rank_graph(state, r);
+    const LocalGraph graph = state.part_of(r, ModelState::PartCarries::edge_weights);
     double seconds = 0;
     ranks.push_back(time_pure([&] { return balancer.rank_protocol(view_of(r, graph), quantum, pctx); }, seconds));
     slowest_setup = std::max(slowest_setup, seconds);

@@ -15,23 +15,6 @@ namespace lbbench {
 
 namespace {
 
-// Rank `rank`'s blocks as its process holds them: in its local order, with their edges and
-// owner table.
-LocalGraph rank_part(const ModelState& state, int rank) {
-  const LocalGraph& g = state.graph();
-  LocalGraph part = g.facts_only();
-  const auto local = state.vertices_of(rank);
-  std::int64_t edges = 0;
-  for (const std::int64_t pos : local) edges += g.degree(static_cast<LocalIndex>(pos));
-  part.reserve_more(static_cast<std::int64_t>(local.size()), edges);
-  for (const std::int64_t pos : local) {
-    const auto v = static_cast<LocalIndex>(pos);
-    part.add_vertex(g.gid[static_cast<std::size_t>(pos)], g.neighbors(v), g.neighbor_owners(v), {}, g.coords_of(v),
-                    g.vweights_of(v));
-  }
-  return part;
-}
-
 // One round of the decision: each rank's messages, priced and counted.
 struct RoundCost {
   RoundPricer& pricer;
@@ -154,7 +137,7 @@ double ModelRegridder::rebuild_ranks(ModelState& state, const RegridDecision& d,
   census.families = d.families;
   double slowest = 0;
   for (int r = 0; r < state.nranks(); ++r) {
-    const LocalGraph part = rank_part(state, r);
+    const LocalGraph part = state.part_of(r, ModelState::PartCarries::geometry);
     const double cpu0 = code_cpu_seconds();
     const Restructured rebuilt = restructure(part, geometry_, next / spec_.period, Rank{r}, fate_of);
     slowest = std::max(slowest, code_cpu_seconds() - cpu0);

@@ -50,6 +50,31 @@ ModelState::ModelState(const Scenario& s, int nranks) : nranks_(nranks), element
   migrate(start);
 }
 
+LocalGraph ModelState::part_of(int rank, PartCarries carries) const {
+  const bool geometry = carries == PartCarries::geometry;
+  LocalGraph part = g_.facts_only();
+  if (!geometry) {
+    part.dim = 0;
+    part.ncon = 0;
+  }
+  const auto local = vertices_of(rank);
+  std::int64_t edges = 0;
+  for (const std::int64_t pos : local) edges += g_.degree(static_cast<LocalIndex>(pos));
+  part.reserve_more(static_cast<std::int64_t>(local.size()), edges);
+  for (const std::int64_t pos : local) {
+    const auto v = static_cast<LocalIndex>(pos);
+    const std::span<const std::int32_t> weights =
+        !geometry && g_.has_edge_weights
+            ? std::span<const std::int32_t>(g_.adj_weight)
+                  .subspan(static_cast<std::size_t>(g_.xadj[v]), static_cast<std::size_t>(g_.degree(v)))
+            : std::span<const std::int32_t>{};
+    part.add_vertex(g_.gid[static_cast<std::size_t>(pos)], g_.neighbors(v), g_.neighbor_owners(v), weights,
+                    geometry ? g_.coords_of(v) : std::span<const double>{},
+                    geometry ? g_.vweights_of(v) : std::span<const double>{});
+  }
+  return part;
+}
+
 void ModelState::index_positions() {
   const auto n = static_cast<std::size_t>(g_.num_local());
   identity_positions_ = !g_.sparse_ids && positions_are_ids(g_);

@@ -48,6 +48,12 @@ class ModelState {
     const auto r = static_cast<std::size_t>(rank);
     return {order_.data() + rank_begin_[r], static_cast<std::size_t>(rank_begin_[r + 1] - rank_begin_[r])};
   }
+  // What a rank's part of the graph carries beside its vertices and their neighbors' owners:
+  // a protocol reads the edge weights only, a regrid the coordinates and vertex weights.
+  enum class PartCarries { edge_weights, geometry };
+  // Rank `rank`'s part of the graph as its process holds it: its vertices in local order,
+  // each neighbor with its current owner.
+  [[nodiscard]] LocalGraph part_of(int rank, PartCarries carries) const;
   [[nodiscard]] std::int64_t position_of(VertexId id) const {
     if (identity_positions_) return id.value();
     if (!g_.sparse_ids) return position_of_id_[static_cast<std::size_t>(id.value())];
