@@ -152,119 +152,16 @@ class ModelRun {
     // The mesh as it starts: a block mesh's blocks change as it regrids.
     const std::int64_t mesh_vertices = state_.graph().global_vertices;
     const std::int64_t mesh_edges = state_.graph().global_edges;
-    auto n = static_cast<std::size_t>(state_.graph().num_local());  // changes where a block mesh regrids
-    const auto dims = static_cast<std::size_t>(dims_);
-    std::vector<std::vector<double>> weights;
-    std::vector<std::vector<double>> work(dims, std::vector<double>(n, 0.0));
-    std::vector<std::vector<double>> phase_time(dims, std::vector<double>(n, 0.0));
-    // Kept where a line is fitted through each vertex's steps (replay/load_model.hpp).
-    const bool sums = s_.forecast == LoadForecast::trend || balancer_->needs_trends();
-    std::vector<std::vector<double>> phase_time_summed(sums ? dims : 0, std::vector<double>(n, 0.0));
-    std::vector<double> since_call(static_cast<std::size_t>(p_), 0.0);  // per rank, compute since the last call
-    std::vector<double> wall_since_call(since_call.size(), 0.0);        // ... and whole steps
-    std::vector<double> start(static_cast<std::size_t>(p_), 0.0);
-    Series series(s_.steps, p_, dims_);
-    std::vector<LbEvent> events;
+    Progress at = starting_progress();
     std::vector<LbDatafileWriter> exported = open_export();
-    std::vector<RankLoadRow> rank_loads;
-    bool weights_ready = false;
-    int steps_since_call = 0;
-    double last_call_s = 0;
-    std::vector<int> owner_before_call;  // by position; empty before the first call
-    std::optional<Look> look;            // started on the way to the next LB point (Balancer::looks_before_calls)
     LbPoints points(s_, *balancer_);
-    const double unit = s_.workload.unit_seconds;
-    std::vector<RegridEvent> regrids;
-    std::vector<std::int64_t> live_blocks;
-    std::vector<std::int64_t> live_edges;
     for (int step = 0; step < s_.steps; ++step) {
-      if (regridder_) {
-        live_blocks.push_back(state_.graph().global_vertices);
-        live_edges.push_back(state_.graph().global_edges);
-      }
-      if (!weights_ready || !field_.is_static()) {
-        field_.weights(state_.graph(), step, weights);
-        for (std::size_t k = 0; k < dims; ++k) {
-          for (std::size_t v = 0; v < n; ++v) work[k][v] = weights[k][v] * unit;
-        }
-        weights_ready = true;
-      }
-      const StepTimes times = time_step(state_, halo_, net_, s_.workload, work, start);
-      if (!o_.rank_loads_out.empty() && RankLoadSteps{o_.rank_loads_stride}.may_record(s_, step)) {
-        rank_loads.push_back(rank_load_row(step, times));
-      }
-      // What a perfect per-vertex timer measures: each vertex's share of the work.
-      for (std::size_t k = 0; k < dims; ++k) {
-        for (std::size_t v = 0; v < n; ++v) phase_time[k][v] += work[k][v];
-      }
-      for (std::size_t k = 0; k < phase_time_summed.size(); ++k) {
-        for (std::size_t v = 0; v < n; ++v) phase_time_summed[k][v] += phase_time[k][v];
-      }
-      ++steps_since_call;
-      export_step(exported, step, work);
-      series.add(step, times, start);
-      for (std::size_t r = 0; r < since_call.size(); ++r) {
-        since_call[r] += times.compute[r];
-        wall_since_call[r] += times.end[r] - start[r];
-      }
-      start = times.end;
-      if (is_regrid_point(s_, step)) {
-        regrids.push_back(regrid_after(step, start, {&phase_time, &phase_time_summed}));
-        owner_before_call.clear();  // the blocks changed: the placement before the call is gone
-        n = static_cast<std::size_t>(state_.graph().num_local());
-        for (auto& w : work) w.assign(n, 0.0);
-        weights_ready = false;
-      }
-      const bool look_starts = points.look_starts(step);
-      const bool point = points.takes_point(step);
-      if (!point && !look_starts) continue;
-      const auto invocation = static_cast<int>(events.size());
-      std::vector<double> measured(since_call);
-      for (double& m : measured) m /= steps_since_call;
-      std::vector<double> measured_wall(wall_since_call);
-      for (double& w : measured_wall) w /= steps_since_call;
-      const ModelLbInputs in{.step = step,
-                             .invocation = invocation,
-                             .weights = weights,
-                             .phase_time = phase_time,
-                             .steps_since_last_call = steps_since_call,
-                             .phase_time_summed = phase_time_summed,
-                             .measured_rank_load = measured,
-                             .measured_rank_wall = measured_wall,
-                             .before = {},
-                             .last_call_s = last_call_s,
-                             .owner_before_call = owner_before_call};
-      if (look_starts) look = start_look(in, start);
-      if (!point) continue;
-      Balancer* calling = points.calling([&] {
-        if (!look) look = start_look(in, start);
-        const CallOutlook seen = finish_look(*look, step, start);
-        look.reset();
-        return seen;
-      });
-      if (!calling) {
-        last_call_s = 0;  // the point kept the distribution (LbPoints::calling)
-        continue;
-      }
-      // Whose decision fit prices the call: the balancer's, or the candidate it chose.
-      const std::string name = points.looks() ? points.last_choice().value("chosen", std::string(s_.balancer.name()))
-                                              : std::string(s_.balancer.name());
-      const double call_start = *std::max_element(start.begin(), start.end());
-      owner_before_call.resize(n);
-      for (std::size_t v = 0; v < n; ++v) owner_before_call[v] = state_.owner(static_cast<std::int64_t>(v)).value();
-      ModelLbCall call = balance(in, *calling, name);
-      if (points.looks()) call.event.prediction = points.last_choice();
-      last_call_s = call.event.decision_s + call.event.migration_s;
-      events.push_back(std::move(call.event));
-      std::fill(start.begin(), start.end(), call_start + call.duration_s);
-      for (auto& t : phase_time) std::fill(t.begin(), t.end(), 0.0);
-      for (auto& t : phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
-      std::fill(since_call.begin(), since_call.end(), 0.0);
-      std::fill(wall_since_call.begin(), wall_since_call.end(), 0.0);
-      steps_since_call = 0;
-      weights_ready = false;
+      play_step(step, at);
+      export_step(exported, step, at.work);
+      if (is_regrid_point(s_, step)) regrid_after(step, at);
+      at_point(step, points, at);
     }
-    const double total_time = *std::max_element(start.begin(), start.end());
+    const double total_time = *std::max_element(at.start.begin(), at.start.end());
     for (auto& w : exported) w.close();
     if (!o_.rank_loads_out.empty()) {
       write_rank_loads(o_.rank_loads_out,
@@ -273,7 +170,7 @@ class ModelRun {
                                      .machine = machine_,
                                      .nranks = p_,
                                      .components = field_.names(),
-                                     .rows = label_rows(std::move(rank_loads), events, o_.rank_loads_stride)});
+                                     .rows = label_rows(std::move(at.rank_loads), at.events, o_.rank_loads_stride)});
     }
     RunRecord r =
         assemble_record(RecordFacts{.scenario = s_,
@@ -289,10 +186,10 @@ class ModelRun {
                                     .simulation = SimulationInfo{wall_seconds() - host_start, peak_rss_mb(), 0.0},
                                     .provenance = provenance(start_time),
                                     .choices = points.take_choices(),
-                                    .regrids = std::move(regrids),
-                                    .live_blocks = std::move(live_blocks),
-                                    .live_edges = std::move(live_edges)},
-                        series.totals(total_time), std::move(events));
+                                    .regrids = std::move(at.regrids),
+                                    .live_blocks = std::move(at.live_blocks),
+                                    .live_edges = std::move(at.live_edges)},
+                        at.series.totals(total_time), std::move(at.events));
     r.modeling = ModelingInfo{.code_time_scale = o_.code_time_scale,
                               .decision_costs = decision_costs_,
                               .network =
@@ -303,20 +200,168 @@ class ModelRun {
   }
 
  private:
+  // A look at the loads' totals under way: what it saw, and when it is in on every rank.
+  struct Look {
+    CallOutlook seen;
+    double in_at_s = 0;
+  };
+
+  // What the run carries from step to step. Per-vertex series are by position, and are
+  // handed on to the new blocks where a block mesh regrids.
+  struct Progress {
+    Progress(std::size_t n, int dims, int ranks, bool sums, Series s)
+        : work(static_cast<std::size_t>(dims), std::vector<double>(n, 0.0)),
+          phase_time(work),
+          phase_time_summed(sums ? work.size() : 0, std::vector<double>(n, 0.0)),
+          start(static_cast<std::size_t>(ranks), 0.0),
+          since_call(start),
+          wall_since_call(start),
+          series(std::move(s)) {}
+
+    std::vector<std::vector<double>> weights;
+    std::vector<std::vector<double>> work;        // per component: each vertex's work this step
+    std::vector<std::vector<double>> phase_time;  // ... summed since the last call, as a perfect timer measures it
+    // Kept where a line is fitted through each vertex's steps (replay/load_model.hpp).
+    std::vector<std::vector<double>> phase_time_summed;
+    bool weights_ready = false;
+    std::vector<double> start;            // per rank, when its next step starts
+    std::vector<double> since_call;       // per rank, compute since the last call
+    std::vector<double> wall_since_call;  // ... and whole steps
+    int steps_since_call = 0;
+    std::vector<double> measured;       // at a point: since_call per step
+    std::vector<double> measured_wall;  // ... and wall_since_call
+    double last_call_s = 0;
+    std::vector<int> owner_before_call;  // by position; empty before the first call
+    std::optional<Look> look;            // started on the way to the next LB point (Balancer::looks_before_calls)
+    Series series;
+    std::vector<LbEvent> events;
+    std::vector<RankLoadRow> rank_loads;
+    std::vector<RegridEvent> regrids;
+    std::vector<std::int64_t> live_blocks;
+    std::vector<std::int64_t> live_edges;
+  };
+
+  [[nodiscard]] Progress starting_progress() const {
+    const bool sums = s_.forecast == LoadForecast::trend || balancer_->needs_trends();
+    return Progress(static_cast<std::size_t>(state_.graph().num_local()), dims_, p_, sums, Series(s_.steps, p_, dims_));
+  }
+
+  // One step on every rank: its work from the workload, timed by the machine's model, and
+  // added to what the balancers and the record are told.
+  void play_step(int step, Progress& at) {
+    const std::size_t n = at.work.front().size();
+    if (regridder_) {
+      at.live_blocks.push_back(state_.graph().global_vertices);
+      at.live_edges.push_back(state_.graph().global_edges);
+    }
+    if (!at.weights_ready || !field_.is_static()) {
+      field_.weights(state_.graph(), step, at.weights);
+      for (std::size_t k = 0; k < at.work.size(); ++k) {
+        for (std::size_t v = 0; v < n; ++v) at.work[k][v] = at.weights[k][v] * s_.workload.unit_seconds;
+      }
+      at.weights_ready = true;
+    }
+    const StepTimes times = time_step(state_, halo_, net_, s_.workload, at.work, at.start);
+    if (!o_.rank_loads_out.empty() && RankLoadSteps{o_.rank_loads_stride}.may_record(s_, step)) {
+      at.rank_loads.push_back(rank_load_row(step, times));
+    }
+    // What a perfect per-vertex timer measures: each vertex's share of the work.
+    for (std::size_t k = 0; k < at.work.size(); ++k) {
+      for (std::size_t v = 0; v < n; ++v) at.phase_time[k][v] += at.work[k][v];
+    }
+    for (std::size_t k = 0; k < at.phase_time_summed.size(); ++k) {
+      for (std::size_t v = 0; v < n; ++v) at.phase_time_summed[k][v] += at.phase_time[k][v];
+    }
+    ++at.steps_since_call;
+    at.series.add(step, times, at.start);
+    for (std::size_t r = 0; r < at.since_call.size(); ++r) {
+      at.since_call[r] += times.compute[r];
+      at.wall_since_call[r] += times.end[r] - at.start[r];
+    }
+    at.start = times.end;
+  }
+
+  // The LB point of `step`, or the start of a look on the way to it: asks the balancer
+  // (through LbPoints) whether to call, and makes the call.
+  void at_point(int step, LbPoints& points, Progress& at) {
+    const bool look_starts = points.look_starts(step);
+    const bool point = points.takes_point(step);
+    if (!point && !look_starts) return;
+    const ModelLbInputs in = inputs_at(step, at);
+    if (look_starts) at.look = start_look(in, at.start);
+    if (!point) return;
+    Balancer* calling = points.calling([&] {
+      if (!at.look) at.look = start_look(in, at.start);
+      const CallOutlook seen = finish_look(*at.look, step, at.start);
+      at.look.reset();
+      return seen;
+    });
+    if (!calling) {
+      at.last_call_s = 0;  // the point kept the distribution (LbPoints::calling)
+      return;
+    }
+    // Whose decision fit prices the call: the balancer's, or the candidate it chose.
+    const std::string name = points.looks() ? points.last_choice().value("chosen", std::string(s_.balancer.name()))
+                                            : std::string(s_.balancer.name());
+    const double call_start = *std::max_element(at.start.begin(), at.start.end());
+    at.owner_before_call.resize(at.work.front().size());
+    for (std::size_t v = 0; v < at.owner_before_call.size(); ++v)
+      at.owner_before_call[v] = state_.owner(static_cast<std::int64_t>(v)).value();
+    ModelLbCall call = balance(in, *calling, name);
+    if (points.looks()) call.event.prediction = points.last_choice();
+    at.last_call_s = call.event.decision_s + call.event.migration_s;
+    at.events.push_back(std::move(call.event));
+    std::fill(at.start.begin(), at.start.end(), call_start + call.duration_s);
+    start_measuring_afresh(at);
+  }
+
+  // What the balancer is told at the point of `step`: the measured series per step since
+  // the last call.
+  [[nodiscard]] static ModelLbInputs inputs_at(int step, Progress& at) {
+    at.measured = at.since_call;
+    for (double& m : at.measured) m /= at.steps_since_call;
+    at.measured_wall = at.wall_since_call;
+    for (double& w : at.measured_wall) w /= at.steps_since_call;
+    return ModelLbInputs{.step = step,
+                         .invocation = static_cast<int>(at.events.size()),
+                         .weights = at.weights,
+                         .phase_time = at.phase_time,
+                         .steps_since_last_call = at.steps_since_call,
+                         .phase_time_summed = at.phase_time_summed,
+                         .measured_rank_load = at.measured,
+                         .measured_rank_wall = at.measured_wall,
+                         .before = {},
+                         .last_call_s = at.last_call_s,
+                         .owner_before_call = at.owner_before_call};
+  }
+
+  // After a call every per-vertex and per-rank series starts again.
+  static void start_measuring_afresh(Progress& at) {
+    for (auto& t : at.phase_time) std::fill(t.begin(), t.end(), 0.0);
+    for (auto& t : at.phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
+    std::fill(at.since_call.begin(), at.since_call.end(), 0.0);
+    std::fill(at.wall_since_call.begin(), at.wall_since_call.end(), 0.0);
+    at.steps_since_call = 0;
+    at.weights_ready = false;
+  }
+
   // The block mesh regrids after `step`: every rank waits for the slowest, as the regrid's
-  // collectives make it; each per-vertex series in `measured` is handed on to the new blocks
-  // (the mean of what each inherits), and the halo follows them.
-  RegridEvent regrid_after(int step, std::vector<double>& start,
-                           std::initializer_list<std::vector<std::vector<double>>*> measured) {
-    const double at = *std::max_element(start.begin(), start.end());
+  // collectives make it; each per-vertex series measured since the last call is handed on
+  // to the new blocks (the mean of what each inherits), and the halo follows them.
+  void regrid_after(int step, Progress& at) {
+    const double start = *std::max_element(at.start.begin(), at.start.end());
     ModelRegrid g = regridder_->regrid(state_, field_, step);
-    for (auto* series : measured) {
+    for (auto* series : {&at.phase_time, &at.phase_time_summed}) {
       for (auto& per_vertex : *series) per_vertex = inherited(per_vertex, g);
     }
     halo_ = halo_of(state_, s_.workload);
     g.event.after = census_of(halo_, net_);
-    std::fill(start.begin(), start.end(), at + g.duration_s);
-    return g.event;
+    std::fill(at.start.begin(), at.start.end(), start + g.duration_s);
+    at.regrids.push_back(g.event);
+    at.owner_before_call.clear();  // the blocks changed: the placement before the call is gone
+    const auto n = static_cast<std::size_t>(state_.graph().num_local());
+    for (auto& w : at.work) w.assign(n, 0.0);
+    at.weights_ready = false;
   }
 
   static std::vector<double> inherited(const std::vector<double>& old, const ModelRegrid& g) {
@@ -373,12 +418,6 @@ class ModelRun {
                                                                        .edge_bytes = s_.workload.edge_bytes}));
     }
   }
-
-  // A look at the loads' totals under way: what it saw, and when it is in on every rank.
-  struct Look {
-    CallOutlook seen;
-    double in_at_s = 0;
-  };
 
   // Each rank starts the look's reduction when its step ends and goes on; the reduction is
   // in once the last rank has started it.
