@@ -228,8 +228,6 @@ class ModelRun {
     std::vector<double> since_call;       // per rank, compute since the last call
     std::vector<double> wall_since_call;  // ... and whole steps
     int steps_since_call = 0;
-    std::vector<double> measured;       // at a point: since_call per step
-    std::vector<double> measured_wall;  // ... and wall_since_call
     double last_call_s = 0;
     std::vector<int> owner_before_call;  // by position; empty before the first call
     std::optional<Look> look;            // started on the way to the next LB point (Balancer::looks_before_calls)
@@ -287,7 +285,8 @@ class ModelRun {
     const bool look_starts = points.look_starts(step);
     const bool point = points.takes_point(step);
     if (!point && !look_starts) return;
-    const ModelLbInputs in = inputs_at(step, at);
+    const PerStep per_step = per_step_since_call(at);
+    const ModelLbInputs in = inputs_at(step, at, per_step);
     if (look_starts) at.look = start_look(in, at.start);
     if (!point) return;
     Balancer* calling = points.calling([&] {
@@ -315,21 +314,28 @@ class ModelRun {
     start_measuring_afresh(at);
   }
 
-  // What the balancer is told at the point of `step`: the measured series per step since
-  // the last call.
-  [[nodiscard]] static ModelLbInputs inputs_at(int step, Progress& at) {
-    at.measured = at.since_call;
-    for (double& m : at.measured) m /= at.steps_since_call;
-    at.measured_wall = at.wall_since_call;
-    for (double& w : at.measured_wall) w /= at.steps_since_call;
+  // Each rank's compute and whole step, per step since the last call.
+  struct PerStep {
+    std::vector<double> load;
+    std::vector<double> wall;
+  };
+  [[nodiscard]] static PerStep per_step_since_call(const Progress& at) {
+    PerStep out{at.since_call, at.wall_since_call};
+    for (double& m : out.load) m /= at.steps_since_call;
+    for (double& w : out.wall) w /= at.steps_since_call;
+    return out;
+  }
+
+  // What the balancer is told at the point of `step`.
+  [[nodiscard]] static ModelLbInputs inputs_at(int step, const Progress& at, const PerStep& per_step) {
     return ModelLbInputs{.step = step,
                          .invocation = static_cast<int>(at.events.size()),
                          .weights = at.weights,
                          .phase_time = at.phase_time,
                          .steps_since_last_call = at.steps_since_call,
                          .phase_time_summed = at.phase_time_summed,
-                         .measured_rank_load = at.measured,
-                         .measured_rank_wall = at.measured_wall,
+                         .measured_rank_load = per_step.load,
+                         .measured_rank_wall = per_step.wall,
                          .before = {},
                          .last_call_s = at.last_call_s,
                          .owner_before_call = at.owner_before_call};
