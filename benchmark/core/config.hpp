@@ -40,6 +40,8 @@ class ConfigNode {
   [[nodiscard]] const YAML::Node& yaml() const { return node_; }
   // "file:line:col" of this node, or "--set" for values given on the command line.
   [[nodiscard]] std::string where() const;
+  // A value given on the command line (--set, --set-file), not read from the file.
+  [[nodiscard]] bool given_on_command_line() const { return node_.Mark().is_null(); }
   // Throws InputError "where: path: message".
   [[noreturn]] void fail(std::string_view message) const;
 

@@ -473,11 +473,13 @@ BalancerSpec parse_balancer(ConfigNode b, int dims) {
   return out;
 }
 
-// Reads the preset's file so that its errors surface at validation, not at run time.
+// Reads the preset's file so that its errors surface at validation, not at run time. A
+// preset file named in the scenario is found next to it; one given with --set, from the
+// working folder, as a user typing the path expects.
 void resolve_preset(MachineSpec& out, const ConfigNode& where) {
   if (out.preset == "local") return;
   try {
-    out.definition = load_machine_preset(out.preset, where.file());
+    out.definition = load_machine_preset(out.preset, where.given_on_command_line() ? std::string() : where.file());
   } catch (const InputError& e) {
     where.fail(e.what());
   }
@@ -491,7 +493,7 @@ void parse_network(ConfigNode& m, MachineSpec& out) {
   if (auto bandwidth = m.find("bandwidth")) out.bandwidth = bandwidth->as_number(1.0, 1e15);
   if (auto costs = m.find("costs")) {
     out.costs_file = costs->as_string();
-    out.costs_file_resolved = costs->yaml().Mark().is_null() ? out.costs_file : resolve_path(m.file(), out.costs_file);
+    out.costs_file_resolved = costs->given_on_command_line() ? out.costs_file : resolve_path(m.file(), out.costs_file);
     try {
       out.costs = read_costs_file(out.costs_file_resolved);
     } catch (const InputError& e) {

@@ -79,6 +79,22 @@ class APresetOfThisMachine(unittest.TestCase):
         record = json.loads(out.read_text().splitlines()[-1])
         self.assertEqual((record["engine"], record["machine"]), ("smpi", "box"))
 
+    def test_a_sweep_given_it_with_set_finds_it_from_the_working_folder(self):
+        # As harness/sim_vs_real.sh gives it: a path from where the user stands, not from
+        # the scenario's folder.
+        sweep = self.dir / "sweep.yaml"
+        sweep.write_text(f"name: preset-sweep\nscenario: [{SCENARIOS / 'hotspot.yaml'}]\nset:\n  ranks: 2\n  steps: 2\n"
+                         "axes:\n  balancer: [none]\n")
+        results = self.dir / "sweep-results"
+        run([LBBENCH, "sweep", str(sweep), "--results", str(results), "--set", "engine=model", "--set",
+             "machine=box.yaml"], cwd=self.dir)
+        record = json.loads((results / "runs.jsonl").read_text().splitlines()[-1])
+        self.assertEqual((record["engine"], record["machine"]), ("model", "box"))
+        elsewhere = run([LBBENCH, "validate", str(SCENARIOS / "hotspot.yaml"), "--set", "machine=box.yaml"],
+                        check=False, cwd=SCENARIOS)
+        self.assertEqual(elsewhere.returncode, 2)
+        self.assertIn("no machine preset file at box.yaml", elsewhere.stderr)
+
     def test_machine_local_on_a_simulated_engine_says_how_to_make_a_preset(self):
         refused = run([LBBENCH, "run", str(SCENARIOS / "hotspot.yaml"), "--engine", "model", "--ranks", "2"],
                       check=False)
