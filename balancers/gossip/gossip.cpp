@@ -7,10 +7,16 @@
 #include "balancers/gossip/gossip.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
+#include <vector>
 
+#include "balancers/gossip/known_ranks.hpp"
 #include "core/hash.hpp"
 
 namespace lbbench {
@@ -25,66 +31,16 @@ enum class Unit : std::uint8_t { home, offered, moved };
 // being refused.
 constexpr int kMaxTransferRounds = 256;
 
-// What a rank knows of one underloaded rank.
-struct Known {
-  std::int32_t rank;
-  std::int64_t load;
-};
-
-// The underloaded ranks a rank knows of, sorted by rank: a flat list, because at scale
-// every rank comes to know most underloaded ranks (O(P) entries on each rank), and a node
-// per entry would cost several times the entry. Gossip merges sorted lists in linear time.
-class KnownRanks {
- public:
-  [[nodiscard]] std::size_t size() const { return list_.size(); }
-  [[nodiscard]] bool empty() const { return list_.empty(); }
-  [[nodiscard]] const std::vector<Known>& entries() const { return list_; }
-  void clear() { list_.clear(); }
-
-  // The load known for `rank`, inserting it (at 0) if unknown.
-  std::int64_t& operator[](int rank) {
-    const auto it =
-        std::lower_bound(list_.begin(), list_.end(), rank, [](const Known& k, int r) { return k.rank < r; });
-    if (it != list_.end() && it->rank == rank) return it->load;
-    return list_.insert(it, Known{static_cast<std::int32_t>(rank), 0})->load;
-  }
-
-  // Adds the entries of a list sorted by rank; what is already known stays (during gossip
-  // every entry of one rank carries that rank's own load, so either copy would do).
-  void merge(const std::vector<Known>& incoming) {
-    // The merge is built in one scratch list per thread, not per rank: the serial driver
-    // holds every rank's list at once, and a scratch list per rank, as long as the list
-    // itself, doubled gossip's memory at 131,072 ranks.
-    thread_local std::vector<Known> merged;
-    merged.clear();
-    merged.reserve(list_.size() + incoming.size());
-    auto a = list_.begin();
-    auto b = incoming.begin();
-    while (a != list_.end() || b != incoming.end()) {
-      if (b == incoming.end() || (a != list_.end() && a->rank <= b->rank)) {
-        if (b != incoming.end() && a->rank == b->rank) ++b;
-        merged.push_back(*a++);
-      } else {
-        merged.push_back(*b++);
-      }
-    }
-    list_.assign(merged.begin(), merged.end());
-  }
-
- private:
-  std::vector<Known> list_;
-};
-
 class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  public:
   GossipProtocol(RankWork work, GossipParams params, ProtocolContext ctx)
-      : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {
-    status_.assign(w_.units(), Unit::home);
-    owners_.assign(w_.units(), Rank{w_.rank});
+      : w_(std::make_shared<const RankWork>(std::move(work))), p_(params), ctx_(ctx), load_(w_->load()) {
+    status_.assign(w_->units(), Unit::home);
+    owners_.assign(w_->units(), Rank{w_->rank});
     gossip_rounds_ =
         p_.rounds > 0 ? p_.rounds
                       : std::max(1, static_cast<int>(std::ceil(
-                                        std::log(std::max(2, w_.nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
+                                        std::log(std::max(2, w_->nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
   }
 
   Outbox step(const Inbox& inbox) override {
@@ -110,15 +66,17 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  private:
   enum class Stage { start, check, gossip, transfer, done };
 
-  [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const {
+  // The hash of a draw's leading parts, the same for all of a round's draws of one kind.
+  [[nodiscard]] std::uint64_t draws_of(std::uint64_t what) const {
     return hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
                     static_cast<std::uint64_t>(phase_), static_cast<std::uint64_t>(round_), what,
-                    static_cast<std::uint64_t>(w_.rank), k});
+                    static_cast<std::uint64_t>(w_->rank)});
   }
+  [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const { return hash_more(draws_of(what), k); }
 
   void check(const Inbox& inbox, Outbox& out) {
     if (phase_ == 0) {
-      average_ = static_cast<double>(inbox.sum.at(0)) / w_.nranks;
+      average_ = static_cast<double>(inbox.sum.at(0)) / w_->nranks;
       limit_ = p_.target_ratio * average_;
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
@@ -128,7 +86,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       return;
     }
     known_.clear();
-    if (static_cast<double>(load_) < average_) known_[w_.rank] = load_;
+    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{w_->rank, load_}});
     round_ = 0;
     stage_ = Stage::gossip;
     Letters letters;
@@ -140,10 +98,10 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   void spread(Letters& letters) const {
     if (known_.empty()) return;
     std::set<int> targets;
-    const int others = w_.nranks - 1;
+    const int others = w_->nranks - 1;
     for (std::uint64_t attempt = 0; static_cast<int>(targets.size()) < std::min(p_.fanout, others); ++attempt) {
-      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_.nranks));
-      if (r != w_.rank) targets.insert(r);
+      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_->nranks));
+      if (r != w_->rank) targets.insert(r);
     }
     const std::vector<Known> told = what_to_tell();
     for (const int t : targets) {
@@ -163,35 +121,40 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // send them all the transfers.
   [[nodiscard]] std::vector<Known> what_to_tell() const {
     const auto limit = static_cast<std::size_t>(p_.info_limit);
-    if (limit == 0 || known_.size() <= limit) return known_.entries();
-    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
-    keyed.reserve(known_.size());
-    for (std::size_t i = 0; i < known_.size(); ++i) {
-      keyed.emplace_back(draw(3, static_cast<std::uint64_t>(known_.entries()[i].rank)), i);
-    }
-    std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(limit), keyed.end());
-    keyed.resize(limit);
-    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     std::vector<Known> told;
+    if (limit == 0 || known_.size() <= limit) {
+      unpack(told);
+      return told;
+    }
+    // The `limit` entries first by (draw, rank), the rank breaking ties: a heap of the
+    // `limit` first so far, its last in front.
+    thread_local std::vector<std::pair<std::uint64_t, Known>> first;
+    first.clear();
+    const auto before = [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second.rank < b.second.rank;
+    };
+    const std::uint64_t draws = draws_of(3);
+    known_.visit_until([&](const Known& k) {
+      const std::pair<std::uint64_t, Known> keyed{hash_more(draws, static_cast<std::uint64_t>(k.rank)), k};
+      if (first.size() < limit) {
+        first.push_back(keyed);
+        std::push_heap(first.begin(), first.end(), before);
+      } else if (before(keyed, first.front())) {
+        std::pop_heap(first.begin(), first.end(), before);
+        first.back() = keyed;
+        std::push_heap(first.begin(), first.end(), before);
+      }
+      return false;
+    });
+    std::sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.second.rank < b.second.rank; });
     told.reserve(limit);
-    for (const auto& [key, i] : keyed) told.push_back(known_.entries()[i]);
+    for (const auto& [key, k] : first) told.push_back(k);
     return told;
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {
-    for (const auto& m : inbox.messages) {
-      ByteReader r(m.data);
-      while (!r.done()) {
-        if (r.get<Record>() != Record::knowledge) throw std::logic_error("gossip: unexpected record while gossiping");
-        const auto n = r.get<std::int64_t>();
-        heard_.clear();
-        for (std::int64_t i = 0; i < n; ++i) {
-          const auto rank = r.get<std::int32_t>();
-          heard_.push_back(Known{rank, r.get<std::int64_t>()});
-        }
-        known_.merge(heard_);
-      }
-    }
+    const std::span<const Known> heard = heard_this_round(inbox);
+    if (!heard.empty()) known_.merge(heard);
     largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(known_.size()));
     ++round_;
     if (round_ < gossip_rounds_) {
@@ -204,6 +167,54 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     round_ = 0;
     moved_this_phase_ = 0;
     offer_and_count(Inbox{}, out);
+  }
+
+  // A round's lists, as one list sorted by rank with each rank once, the first copy heard
+  // kept: merged at once, as if one by one in the order heard.
+  static std::span<const Known> heard_this_round(const Inbox& inbox) {
+    thread_local std::vector<Known> heard;
+    thread_local std::vector<std::size_t> runs;  // where each list starts, and the end
+    heard.clear();
+    runs.assign(1, 0);
+    for (const auto& m : inbox.messages) {
+      ByteReader r(m.data);
+      while (!r.done()) {
+        if (r.get<Record>() != Record::knowledge) throw std::logic_error("gossip: unexpected record while gossiping");
+        const auto n = r.get<std::int64_t>();
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto rank = r.get<std::int32_t>();
+          heard.push_back(Known{rank, r.get<std::int64_t>()});
+        }
+        runs.push_back(heard.size());
+      }
+    }
+    merge_sorted_runs(heard, runs);
+    const auto same_rank = [](const Known& a, const Known& b) { return a.rank == b.rank; };
+    heard.erase(std::unique(heard.begin(), heard.end(), same_rank), heard.end());
+    return heard;
+  }
+
+  // Merges neighbouring runs, each sorted by rank, until one is left; stable, so of equal
+  // ranks the one from the earlier run comes first.
+  static void merge_sorted_runs(std::vector<Known>& list, std::vector<std::size_t>& runs) {
+    thread_local std::vector<Known> merged;
+    thread_local std::vector<std::size_t> merged_runs;
+    const auto by_rank = [](const Known& a, const Known& b) { return a.rank < b.rank; };
+    const auto at = [&](std::size_t i) { return list.begin() + static_cast<std::ptrdiff_t>(runs[i]); };
+    while (runs.size() > 2) {
+      merged.clear();
+      merged_runs.assign(1, 0);
+      for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+        if (i + 2 < runs.size()) {
+          std::merge(at(i), at(i + 1), at(i + 1), at(i + 2), std::back_inserter(merged), by_rank);
+        } else {
+          merged.insert(merged.end(), at(i), at(i + 1));
+        }
+        merged_runs.push_back(merged.size());
+      }
+      list.swap(merged);
+      runs.swap(merged_runs);
+    }
   }
 
   void transfer(const Inbox& inbox, Outbox& out) {
@@ -248,16 +259,16 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         const bool accepted = r.get<std::uint8_t>() != 0;
         const auto their_load = r.get<std::int64_t>();
         const auto u = static_cast<std::size_t>(unit);
-        committed_ -= w_.quanta[u];
+        committed_ -= w_->quanta[u];
         if (accepted) {
           status_[u] = Unit::moved;
           owners_[u] = Rank{m.peer};
-          load_ -= w_.quanta[u];
+          load_ -= w_->quanta[u];
           ++moved_this_phase_;
         } else {
           status_[u] = Unit::home;
         }
-        known_[m.peer] = their_load;
+        known_.update(m.peer, their_load);  // offered to, so known
       } else {
         throw std::logic_error("gossip: unexpected record while transferring");
       }
@@ -269,55 +280,74 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   [[nodiscard]] std::optional<std::size_t> pick_unit(double over) const {
     std::optional<std::size_t> heaviest_fit;
     std::optional<std::size_t> lightest;
-    for (std::size_t u = 0; u < w_.units(); ++u) {
-      if (status_[u] != Unit::home || w_.quanta[u] == 0) continue;
-      const auto q = static_cast<double>(w_.quanta[u]);
-      if (q <= over && (!heaviest_fit || w_.quanta[u] > w_.quanta[*heaviest_fit])) heaviest_fit = u;
-      if (!lightest || w_.quanta[u] < w_.quanta[*lightest]) lightest = u;
+    for (std::size_t u = 0; u < w_->units(); ++u) {
+      if (status_[u] != Unit::home || w_->quanta[u] == 0) continue;
+      const auto q = static_cast<double>(w_->quanta[u]);
+      if (q <= over && (!heaviest_fit || w_->quanta[u] > w_->quanta[*heaviest_fit])) heaviest_fit = u;
+      if (!lightest || w_->quanta[u] < w_->quanta[*lightest]) lightest = u;
     }
     if (heaviest_fit) return heaviest_fit;
-    if (lightest && static_cast<double>(w_.quanta[*lightest]) < 2 * over) return lightest;
+    if (lightest && static_cast<double>(w_->quanta[*lightest]) < 2 * over) return lightest;
     return std::nullopt;
   }
 
   // A target drawn with probability proportional to how far below the average it is,
-  // among the known ranks that can take the unit without passing the limit.
-  [[nodiscard]] std::optional<int> pick_target(std::int64_t quanta, std::uint64_t k) const {
-    std::vector<std::pair<int, double>> cdf;
+  // among the known ranks that can take the unit without passing the limit: its index in
+  // `known`, the list unpacked.
+  [[nodiscard]] std::optional<std::size_t> pick_target(std::span<const Known> known, std::int64_t quanta,
+                                                       std::uint64_t k) const {
+    thread_local std::vector<std::pair<std::size_t, double>> cdf;
+    cdf.clear();
     double total = 0;
-    for (const auto& [rank, load] : known_.entries()) {
-      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
+    for (std::size_t i = 0; i < known.size(); ++i) {
+      const auto& [rank, load] = known[i];
+      if (rank == w_->rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
         continue;
       total += average_ - static_cast<double>(load);
-      cdf.emplace_back(rank, total);
+      cdf.emplace_back(i, total);
     }
     if (cdf.empty()) return std::nullopt;
     const double x = to_unit(draw(2, k)) * total;
-    for (const auto& [rank, upto] : cdf) {
-      if (x < upto) return rank;
+    for (const auto& [i, upto] : cdf) {
+      if (x < upto) return i;
     }
     return cdf.back().first;
   }
 
   void make_offers(Letters& letters) {
+    // Unpacked once for all of this round's offers, which each read the whole list.
+    thread_local std::vector<Known> known;
+    known.clear();
     std::uint64_t k = 0;
     while (static_cast<double>(load_ - committed_) > limit_) {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
-      const std::int64_t q = w_.quanta[*unit];
-      const auto target = pick_target(q, k++);
+      if (k == 0) unpack(known);
+      const std::int64_t q = w_->quanta[*unit];
+      const auto target = pick_target(known, q, k++);
       if (!target) return;
       status_[*unit] = Unit::offered;
       committed_ += q;
-      known_[*target] += q;  // what it will carry if it accepts
-      auto w = letters.to(*target);
+      Known& t = known[*target];
+      t.load += q;  // what it will carry if it accepts
+      known_.update(t.rank, t.load);
+      auto w = letters.to(t.rank);
       w.put(Record::offer);
       w.put(static_cast<std::int64_t>(*unit));
       w.put(q);
     }
   }
 
-  RankWork w_;
+  void unpack(std::vector<Known>& into) const {
+    into.reserve(known_.size());
+    known_.visit_until([&](const Known& e) {
+      into.push_back(e);
+      return false;
+    });
+  }
+
+  // Shared, never changed: the engines time every round on a copy of the state first.
+  std::shared_ptr<const RankWork> w_;
   GossipParams p_;
   ProtocolContext ctx_;
   std::int64_t load_;           // current load, with accepted units in and acknowledged units out
@@ -329,8 +359,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   int phase_ = 0;
   int round_ = 0;
   std::int64_t moved_this_phase_ = 0;
-  KnownRanks known_;          // underloaded ranks and their loads, as far as this rank knows
-  std::vector<Known> heard_;  // one received list, reused
+  KnownRanks known_;  // underloaded ranks and their loads, as far as this rank knows
   std::vector<Unit> status_;
   std::vector<Rank> owners_;
   std::int64_t largest_list_ = 0;

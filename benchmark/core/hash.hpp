@@ -17,10 +17,15 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// hash_of a sequence one part longer than the one whose hash is `h`: hash_of({a, b, c})
+// equals hash_more(hash_of({a, b}), c), so many draws that share their leading parts can
+// hash those once.
+constexpr std::uint64_t hash_more(std::uint64_t h, std::uint64_t part) { return mix64(h ^ mix64(part)); }
+
 // Hash of a sequence of integers, order-sensitive.
 constexpr std::uint64_t hash_of(std::initializer_list<std::uint64_t> parts) {
   std::uint64_t h = 0x6a09e667f3bcc909ULL;
-  for (auto p : parts) h = mix64(h ^ mix64(p));
+  for (auto p : parts) h = hash_more(h, p);
   return h;
 }
 

@@ -34,8 +34,14 @@ constexpr double kGatheredVertex = 64;  // a centralized call's gathered graph a
 constexpr double kGatheredEdgeEnd = 32;
 constexpr double kDiffusionVertex = 300;  // a rank's locality rows, per vertex
 constexpr double kTreeRank = 1.5e3;
-constexpr double kKnownRankBytes = 16;  // one entry of gossip's list of known ranks (padded)
-constexpr double kToldRankBytes = 12;   // one entry as a gossip message carries it
+// One entry of gossip's list of known ranks, packed (balancers/gossip/known_ranks.hpp):
+// the gap to the previous rank, in the bits of the largest gap (taken as 4 x the mean), and
+// the load, in the bits of the largest (taken as 2^31 quanta).
+constexpr double kKnownLoadBits = 32;
+double known_rank_bytes(double ranks, double known) {
+  return (std::ceil(std::log2(4 * ranks / known + 1)) + kKnownLoadBits) / 8;
+}
+constexpr double kToldRankBytes = 12;  // one entry as a gossip message carries it
 constexpr double kSmpiBase = 0.45e9;
 constexpr double kSmpiPerRank = 120e3;
 constexpr double kModelBase = 0.1e9;
@@ -211,7 +217,7 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
       const double known = limit > 0 ? std::min(p, 1 + limit * fanout * rounds) : p / 2;
       // Without a limit every message carries the sender's whole list, and the copies of
       // a call's messages add up (fitted: gossip at 4,096 SMPI ranks, 3.05 GB at its peak).
-      need.balancer = here * known * (kKnownRankBytes + (limit > 0 ? 0 : kToldRankBytes * fanout * rounds));
+      need.balancer = here * known * (known_rank_bytes(p, known) + (limit > 0 ? 0 : kToldRankBytes * fanout * rounds));
       if (limit == 0) {
         need.balancer_lighter =
             "limit the entries of a gossip message (balancer.params.info_limit=64, as Charm++'s "

@@ -1,0 +1,90 @@
+// Gossip's packed list of known ranks: it must read back exactly what was merged into it,
+// whatever the gaps and loads, and copies must stay apart once one changes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "balancers/gossip/known_ranks.hpp"
+
+namespace lbbench {
+namespace {
+
+std::vector<Known> entries(const KnownRanks& known) {
+  std::vector<Known> out;
+  known.visit_until([&](const Known& k) {
+    out.push_back(k);
+    return false;
+  });
+  return out;
+}
+
+TEST(KnownRanks, ReadsBackWhatWasMergedWhateverTheGapsAndLoads) {
+  const std::int32_t top = std::numeric_limits<std::int32_t>::max();
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  const std::vector<Known> list = {{0, 0}, {1, -1}, {127, 128}, {128, big}, {70'000, -big - 1}, {top, 42}};
+  KnownRanks known;
+  known.merge(list);
+  EXPECT_EQ(entries(known), list);
+  EXPECT_EQ(known.size(), list.size());
+}
+
+TEST(KnownRanks, AListAsGossipMakesAtScaleTakesUnderFiveBytesAnEntry) {
+  // 3,000 ranks of 262,144 (the largest list gossip keeps there), loads below 2^17 quanta.
+  std::vector<Known> list;
+  for (std::int32_t i = 0; i < 3000; ++i) list.push_back({i * 87 + (i * 31) % 50, (i * 7919) % (1 << 17)});
+  KnownRanks known;
+  known.merge(list);
+  EXPECT_EQ(entries(known), list);
+  EXPECT_LT(static_cast<double>(known.packed_bytes()) / 3000, 5.0);
+}
+
+TEST(KnownRanks, AMergeKeepsWhatIsKnownAndAddsTheRestInRankOrder) {
+  KnownRanks known;
+  known.merge(std::vector<Known>{{3, 30}, {9, 90}});
+  known.merge(std::vector<Known>{{1, 10}, {3, 31}, {12, 120}});
+  EXPECT_EQ(entries(known), (std::vector<Known>{{1, 10}, {3, 30}, {9, 90}, {12, 120}}));
+  EXPECT_EQ(known.size(), 4U);
+  known.clear();
+  EXPECT_TRUE(known.empty());
+  EXPECT_TRUE(entries(known).empty());
+}
+
+TEST(KnownRanks, UpdatesOverrideThePackedLoadsAndSurviveTheNextMerge) {
+  KnownRanks known;
+  known.merge(std::vector<Known>{{2, 20}, {5, 50}, {8, 80}});
+  known.update(5, 55);
+  known.update(2, 21);
+  EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {8, 80}}));
+  EXPECT_EQ(known.size(), 3U) << "an update adds no entry";
+  known.merge(std::vector<Known>{{5, 0}, {6, 60}});
+  EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {6, 60}, {8, 80}}));
+}
+
+TEST(KnownRanks, ACopyIsApartFromTheOriginal) {
+  KnownRanks original;
+  original.merge(std::vector<Known>{{4, 40}, {7, 70}});
+  KnownRanks copy = original;
+  copy.update(4, 41);
+  copy.merge(std::vector<Known>{{9, 90}});
+  EXPECT_EQ(entries(original), (std::vector<Known>{{4, 40}, {7, 70}}));
+  EXPECT_EQ(entries(copy), (std::vector<Known>{{4, 41}, {7, 70}, {9, 90}}));
+}
+
+TEST(KnownRanks, AVisitStopsWhereAskedTo) {
+  KnownRanks known;
+  known.merge(std::vector<Known>{{1, 1}, {2, 2}, {3, 3}});
+  known.update(2, 5);
+  int seen = 0;
+  EXPECT_TRUE(known.visit_until([&](const Known& k) {
+    ++seen;
+    return k.load == 5;
+  }));
+  EXPECT_EQ(seen, 2);
+  EXPECT_FALSE(known.visit_until([](const Known&) { return false; }));
+}
+
+}  // namespace
+}  // namespace lbbench
