@@ -2,12 +2,11 @@
 // rank, as compact as a list that every rank holds can be.
 //
 // The model engine and SMPI hold every rank's list in one process, and with a message limit
-// a list grows to fanout x info_limit x rounds entries (about 2,500 at a million ranks). As
-// 16-byte structs the lists of a million ranks would take 43 GB. Packed, each entry is the
-// gap to the previous rank and the load (zigzagged, so negative loads survive), each in as
-// many bits as the list's largest needs: 3 to 4 bytes an entry at these scales. Fixed
-// widths, not varints, so that reading an entry takes no branch: every gossip round reads
-// every rank's whole list twice.
+// a list grows to about fanout x info_limit x rounds entries, so at a million ranks 16-byte
+// structs would not fit in a large node's memory. Packed, each entry is the gap to the
+// previous rank and the load (zigzagged, so negative loads survive), each in as many bits
+// as the list's largest needs. Fixed widths, not varints, so that reading an entry takes
+// no branch: every gossip round reads every rank's whole list.
 //
 // The packed entries are never changed while another copy reads them: a merge packs anew,
 // and the few loads a rank learns or guesses while transferring (an answer's real load, an
