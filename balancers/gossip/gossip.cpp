@@ -10,7 +10,6 @@
 #include <array>
 #include <cmath>
 #include <iterator>
-#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -34,13 +33,13 @@ constexpr int kMaxTransferRounds = 256;
 class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  public:
   GossipProtocol(RankWork work, GossipParams params, ProtocolContext ctx)
-      : w_(std::make_shared<const RankWork>(std::move(work))), p_(params), ctx_(ctx), load_(w_->load()) {
-    status_.assign(w_->units(), Unit::home);
-    owners_.assign(w_->units(), Rank{w_->rank});
+      : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {
+    status_.assign(w_.units(), Unit::home);
+    owners_.assign(w_.units(), Rank{w_.rank});
     gossip_rounds_ =
         p_.rounds > 0 ? p_.rounds
                       : std::max(1, static_cast<int>(std::ceil(
-                                        std::log(std::max(2, w_->nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
+                                        std::log(std::max(2, w_.nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
   }
 
   Outbox step(const Inbox& inbox) override {
@@ -70,13 +69,13 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   [[nodiscard]] std::uint64_t draws_of(std::uint64_t what) const {
     return hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
                     static_cast<std::uint64_t>(phase_), static_cast<std::uint64_t>(round_), what,
-                    static_cast<std::uint64_t>(w_->rank)});
+                    static_cast<std::uint64_t>(w_.rank)});
   }
   [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const { return hash_more(draws_of(what), k); }
 
   void check(const Inbox& inbox, Outbox& out) {
     if (phase_ == 0) {
-      average_ = static_cast<double>(inbox.sum.at(0)) / w_->nranks;
+      average_ = static_cast<double>(inbox.sum.at(0)) / w_.nranks;
       limit_ = p_.target_ratio * average_;
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
@@ -86,7 +85,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       return;
     }
     known_.clear();
-    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{w_->rank, load_}});
+    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{w_.rank, load_}});
     round_ = 0;
     stage_ = Stage::gossip;
     Letters letters;
@@ -98,10 +97,10 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   void spread(Letters& letters) const {
     if (known_.empty()) return;
     std::set<int> targets;
-    const int others = w_->nranks - 1;
+    const int others = w_.nranks - 1;
     for (std::uint64_t attempt = 0; static_cast<int>(targets.size()) < std::min(p_.fanout, others); ++attempt) {
-      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_->nranks));
-      if (r != w_->rank) targets.insert(r);
+      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_.nranks));
+      if (r != w_.rank) targets.insert(r);
     }
     const std::vector<Known> told = what_to_tell();
     for (const int t : targets) {
@@ -259,11 +258,11 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         const bool accepted = r.get<std::uint8_t>() != 0;
         const auto their_load = r.get<std::int64_t>();
         const auto u = static_cast<std::size_t>(unit);
-        committed_ -= w_->quanta[u];
+        committed_ -= w_.quanta[u];
         if (accepted) {
           status_[u] = Unit::moved;
           owners_[u] = Rank{m.peer};
-          load_ -= w_->quanta[u];
+          load_ -= w_.quanta[u];
           ++moved_this_phase_;
         } else {
           status_[u] = Unit::home;
@@ -280,14 +279,14 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   [[nodiscard]] std::optional<std::size_t> pick_unit(double over) const {
     std::optional<std::size_t> heaviest_fit;
     std::optional<std::size_t> lightest;
-    for (std::size_t u = 0; u < w_->units(); ++u) {
-      if (status_[u] != Unit::home || w_->quanta[u] == 0) continue;
-      const auto q = static_cast<double>(w_->quanta[u]);
-      if (q <= over && (!heaviest_fit || w_->quanta[u] > w_->quanta[*heaviest_fit])) heaviest_fit = u;
-      if (!lightest || w_->quanta[u] < w_->quanta[*lightest]) lightest = u;
+    for (std::size_t u = 0; u < w_.units(); ++u) {
+      if (status_[u] != Unit::home || w_.quanta[u] == 0) continue;
+      const auto q = static_cast<double>(w_.quanta[u]);
+      if (q <= over && (!heaviest_fit || w_.quanta[u] > w_.quanta[*heaviest_fit])) heaviest_fit = u;
+      if (!lightest || w_.quanta[u] < w_.quanta[*lightest]) lightest = u;
     }
     if (heaviest_fit) return heaviest_fit;
-    if (lightest && static_cast<double>(w_->quanta[*lightest]) < 2 * over) return lightest;
+    if (lightest && static_cast<double>(w_.quanta[*lightest]) < 2 * over) return lightest;
     return std::nullopt;
   }
 
@@ -301,7 +300,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     double total = 0;
     for (std::size_t i = 0; i < known.size(); ++i) {
       const auto& [rank, load] = known[i];
-      if (rank == w_->rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
+      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
         continue;
       total += average_ - static_cast<double>(load);
       cdf.emplace_back(i, total);
@@ -323,7 +322,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
       if (k == 0) unpack(known);
-      const std::int64_t q = w_->quanta[*unit];
+      const std::int64_t q = w_.quanta[*unit];
       const auto target = pick_target(known, q, k++);
       if (!target) return;
       status_[*unit] = Unit::offered;
@@ -346,8 +345,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     });
   }
 
-  // Shared, never changed: the engines time every round on a copy of the state first.
-  std::shared_ptr<const RankWork> w_;
+  RankWork w_;
   GossipParams p_;
   ProtocolContext ctx_;
   std::int64_t load_;           // current load, with accepted units in and acknowledged units out
