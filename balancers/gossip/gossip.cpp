@@ -115,9 +115,9 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   }
 
   // Everything known, or with `info_limit`, that many entries drawn at random afresh each
-  // round, sorted by rank. Charm++'s kPartialInfoCount sends the first entries by PE
-  // number instead, which would tell every rank of the same few low-numbered ranks and
-  // send them all the transfers.
+  // round (every subset of that size equally likely), sorted by rank. Charm++'s
+  // kPartialInfoCount sends the first entries by PE number instead, which would tell every
+  // rank of the same few low-numbered ranks and send them all the transfers.
   [[nodiscard]] std::vector<Known> what_to_tell() const {
     const auto limit = static_cast<std::size_t>(p_.info_limit);
     std::vector<Known> told;
@@ -125,30 +125,37 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       unpack(told);
       return told;
     }
-    // The `limit` entries first by (draw, rank), the rank breaking ties: a heap of the
-    // `limit` first so far, its last in front.
-    thread_local std::vector<std::pair<std::uint64_t, Known>> first;
-    first.clear();
-    const auto before = [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first < b.first : a.second.rank < b.second.rank;
-    };
-    const std::uint64_t draws = draws_of(3);
-    known_.visit_until([&](const Known& k) {
-      const std::pair<std::uint64_t, Known> keyed{hash_more(draws, static_cast<std::uint64_t>(k.rank)), k};
-      if (first.size() < limit) {
-        first.push_back(keyed);
-        std::push_heap(first.begin(), first.end(), before);
-      } else if (before(keyed, first.front())) {
-        std::pop_heap(first.begin(), first.end(), before);
-        first.back() = keyed;
-        std::push_heap(first.begin(), first.end(), before);
-      }
-      return false;
-    });
-    std::sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.second.rank < b.second.rank; });
+    const std::vector<std::size_t>& picked = positions_to_tell(known_.size(), limit);
     told.reserve(limit);
-    for (const auto& [key, k] : first) told.push_back(k);
+    std::size_t i = 0;
+    auto next = picked.begin();
+    known_.visit_until([&](const Known& k) {
+      if (i++ == *next) {
+        told.push_back(k);
+        ++next;
+      }
+      return next == picked.end();
+    });
     return told;
+  }
+
+  // `limit` distinct positions of a list of `n`, uniformly at random and sorted: Floyd's
+  // algorithm, one draw per position, so a round costs a draw per entry told, not per
+  // entry known.
+  [[nodiscard]] const std::vector<std::size_t>& positions_to_tell(std::size_t n, std::size_t limit) const {
+    thread_local std::vector<std::size_t> picked;
+    thread_local std::vector<bool> taken;
+    picked.clear();
+    taken.assign(n, false);
+    const std::uint64_t draws = draws_of(3);
+    for (std::size_t j = n - limit; j < n; ++j) {
+      const auto t = static_cast<std::size_t>(hash_more(draws, j) % (j + 1));
+      const std::size_t pick = taken[t] ? j : t;
+      taken[pick] = true;
+      picked.push_back(pick);
+    }
+    std::sort(picked.begin(), picked.end());
+    return picked;
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {
