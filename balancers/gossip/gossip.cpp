@@ -120,42 +120,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // rank of the same few low-numbered ranks and send them all the transfers.
   [[nodiscard]] std::vector<Known> what_to_tell() const {
     const auto limit = static_cast<std::size_t>(p_.info_limit);
-    std::vector<Known> told;
-    if (limit == 0 || known_.size() <= limit) {
-      unpack(told);
-      return told;
-    }
-    const std::vector<std::size_t>& picked = positions_to_tell(known_.size(), limit);
-    told.reserve(limit);
-    std::size_t i = 0;
-    auto next = picked.begin();
-    known_.visit_until([&](const Known& k) {
-      if (i++ == *next) {
-        told.push_back(k);
-        ++next;
-      }
-      return next == picked.end();
-    });
-    return told;
-  }
-
-  // `limit` distinct positions of a list of `n`, uniformly at random and sorted: Floyd's
-  // algorithm, one draw per position, so a round costs a draw per entry told, not per
-  // entry known.
-  [[nodiscard]] const std::vector<std::size_t>& positions_to_tell(std::size_t n, std::size_t limit) const {
-    thread_local std::vector<std::size_t> picked;
-    thread_local std::vector<bool> taken;
-    picked.clear();
-    taken.assign(n, false);
-    const std::uint64_t draws = draws_of(3);
-    for (std::size_t j = n - limit; j < n; ++j) {
-      const auto t = static_cast<std::size_t>(hash_more(draws, j) % (j + 1));
-      const std::size_t pick = taken[t] ? j : t;
-      taken[pick] = true;
-      picked.push_back(pick);
-    }
-    std::sort(picked.begin(), picked.end());
-    return picked;
+    return known_.sample(limit == 0 ? known_.size() : limit, draws_of(3));
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstring>
 
+#include "core/hash.hpp"
+
 namespace lbbench {
 
 namespace {
@@ -110,6 +112,41 @@ void KnownRanks::pack(std::span<const Known> entries) {
   out.flush();
   overrides_.clear();
   size_ = entries.size();
+}
+
+std::vector<Known> KnownRanks::sample(std::size_t count, std::uint64_t draws) const {
+  std::vector<Known> out;
+  if (count >= size_) {
+    out.reserve(size_);
+    visit_until([&](const Known& k) {
+      out.push_back(k);
+      return false;
+    });
+    return out;
+  }
+  if (count == 0) return out;
+  thread_local std::vector<std::size_t> picked;
+  thread_local std::vector<bool> taken;
+  picked.clear();
+  taken.assign(size_, false);
+  for (std::size_t j = size_ - count; j < size_; ++j) {
+    const auto t = static_cast<std::size_t>(hash_more(draws, j) % (j + 1));
+    const std::size_t pick = taken[t] ? j : t;
+    taken[pick] = true;
+    picked.push_back(pick);
+  }
+  std::sort(picked.begin(), picked.end());
+  out.reserve(count);
+  std::size_t at = 0;
+  auto next = picked.begin();
+  visit_until([&](const Known& k) {
+    if (at++ == *next) {
+      out.push_back(k);
+      ++next;
+    }
+    return next == picked.end();
+  });
+  return out;
 }
 
 }  // namespace lbbench

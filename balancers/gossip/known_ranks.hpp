@@ -45,6 +45,11 @@ class KnownRanks {
   // copy would do).
   void merge(std::span<const Known> incoming);
 
+  // `count` entries (at most all), drawn so that every subset of that size is equally
+  // likely, in rank order: Floyd's algorithm over the positions, the draw for position j
+  // being hash_more(draws, j). A draw per entry drawn, not per entry known.
+  [[nodiscard]] std::vector<Known> sample(std::size_t count, std::uint64_t draws) const;
+
   // Calls visit(entry) for every entry in rank order, until it returns true; says whether
   // it did.
   template <class Visit>
