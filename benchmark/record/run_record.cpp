@@ -270,6 +270,7 @@ std::vector<std::vector<double>> per_component(const Fields& f, const char* key,
                                                const std::vector<std::string>& names) {
   const Fields series = f.at(key);
   std::vector<std::vector<double>> out;
+  out.reserve(names.size());
   for (const auto& n : names) out.push_back(series.need<std::vector<double>>(n.c_str()));
   return out;
 }
@@ -297,11 +298,13 @@ LoadVectorRecord load_vector_from(const Fields& f) {
 Json to_json(const RunPrediction& p) {
   Json calls = Json::object();
   for (const auto& [name, n] : p.calls) calls[name] = n;
-  return Json{{"chosen", p.chosen},
-              {"calls", calls},
-              {"predicted_gain_s", p.predicted_gain_s},
-              {"delivered_gain_s", p.delivered_gain_s},
-              {"spent_s", p.spent_s}};
+  Json j{{"chosen", p.chosen},
+         {"calls", calls},
+         {"predicted_gain_s", p.predicted_gain_s},
+         {"delivered_gain_s", p.delivered_gain_s},
+         {"spent_s", p.spent_s}};
+  if (!p.points.empty()) j["points"] = p.points;  // records made before the points were kept have none
+  return j;
 }
 
 RunPrediction prediction_from(const Fields& f) {
@@ -315,6 +318,8 @@ RunPrediction prediction_from(const Fields& f) {
   p.predicted_gain_s = f.get<double>("predicted_gain_s", 0.0);
   p.delivered_gain_s = f.get<double>("delivered_gain_s", 0.0);
   p.spent_s = f.get<double>("spent_s", 0.0);
+  const Json points = f.has("points") ? f.raw("points") : Json::array();
+  if (points.is_array()) p.points.assign(points.begin(), points.end());
   return p;
 }
 

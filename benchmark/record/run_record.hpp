@@ -157,6 +157,9 @@ struct RunPrediction {
   double predicted_gain_s = 0;
   double delivered_gain_s = 0;
   double spent_s = 0;
+  // Every point it looked at, a call or not: the step, and what it weighed and chose there
+  // (balancers/model/auto/loop.cpp's record), so a point that called nothing says why.
+  std::vector<Json> points;
 };
 
 // The imbalance vt recorded of one phase (its LBStatsfile), for the step that replays it.
@@ -301,7 +304,7 @@ struct FailureRecord {
 };
 
 Json to_json(const RunRecord& r);
-Json to_json(const FailureRecord& f);
+Json to_json(const FailureRecord& r);
 Json to_json(const SweepInfo& s);
 Json to_json(const CommCensus& c);
 Json to_json(const RegridRecord& r);

@@ -11,7 +11,10 @@ bool LbPoints::look_starts(int step) const { return looks_ && points_to_skip_ ==
 
 bool LbPoints::takes_point(int step) {
   if (!is_lb_point(s_, step)) return false;
-  if (points_to_skip_ == 0) return true;
+  if (points_to_skip_ == 0) {
+    point_step_ = step;
+    return true;
+  }
   --points_to_skip_;  // the loads' window carries on to the next point
   return false;
 }
@@ -19,6 +22,7 @@ bool LbPoints::takes_point(int step) {
 Balancer* LbPoints::calling(const std::function<CallOutlook()>& look) {
   if (!looks_) return &balancer_;
   Acting acting = balancer_.acting_for(look());
+  if (acting.why.is_object()) acting.why["step"] = point_step_;
   choices_.push_back(std::move(acting.why));
   points_to_skip_ = acting.points_to_skip;
   // A point without a call: the loads' window carries on to the next call, so what a rank

@@ -33,8 +33,9 @@ class LbPoints {
   const Scenario& s_;
   Balancer& balancer_;
   bool looks_;
-  std::vector<Json> choices_;  // at each point looked at
+  std::vector<Json> choices_;  // at each point looked at, with its step
   int points_to_skip_ = 0;     // the last choice's
+  int point_step_ = 0;         // the step after which the last point taken comes
 };
 
 }  // namespace lbbench

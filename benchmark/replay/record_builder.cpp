@@ -98,6 +98,7 @@ std::optional<RunPrediction> run_prediction(const std::vector<Json>& choices) {
   for (const Json& d : choices) {
     if (d.is_null() || !d.contains("chosen")) continue;
     any_choice = true;
+    p.points.push_back(d);
     const Json weighed = d.value("weighed", Json::object());
     for (const auto& [name, w] : weighed.items()) calls.try_emplace(name, 0);
     ++calls[d["chosen"].get<std::string>()];
