@@ -138,6 +138,7 @@ const BalancerInfo* find_builtin_balancer(std::string_view name) {
 const BalancerInfo& find_balancer(const std::string& name, const ConfigNode& where) {
   if (const BalancerInfo* builtin = find_builtin_balancer(name)) return *builtin;
   std::vector<std::string> names;
+  names.reserve(kTable.size());
   for (const auto& info : kTable) names.emplace_back(info.name);
   for (const BalancerInfo* row : plugin_rows()) {
     if (row->name == name) return *row;

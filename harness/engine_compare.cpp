@@ -55,6 +55,7 @@ std::vector<std::string> order_by_total(const EngineCase& c, const std::string& 
   }
   std::sort(totals.begin(), totals.end());
   std::vector<std::string> out;
+  out.reserve(totals.size());
   for (const auto& t : totals) out.push_back(t.second);
   return out;
 }

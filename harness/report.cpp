@@ -250,6 +250,7 @@ std::vector<ModelGain> model_gains(const std::vector<ReportCase>& cases) {
     }
   }
   std::vector<ModelGain> out;
+  out.reserve(sums.size());
   for (const auto& [b, ns] : sums) out.push_back({b, ns.first, ns.second / ns.first});
   return out;
 }
@@ -328,6 +329,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
     }
   }
   std::vector<Entry> entries;
+  entries.reserve(runs.size() + failures.size());
   for (const auto& r : runs) entries.push_back(entry_of(r));
   for (const auto& f : failures) entries.push_back(entry_of(f));
   report.records = static_cast<int>(entries.size());
@@ -348,6 +350,7 @@ Report build_report(const std::vector<Json>& records, const ReportOptions& optio
   report.gains = model_gains(report.cases);
   report.selection = selection_classes(report.cases, options);
   std::vector<const RunRecord*> run_pointers;
+  run_pointers.reserve(runs.size());
   for (const auto& r : runs) run_pointers.push_back(&r);
   report.decision_costs = fit_decision_costs(run_pointers);
   report.migration_costs = fit_migration_costs(run_pointers);

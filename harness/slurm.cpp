@@ -147,7 +147,7 @@ std::string submit_slurm(const SlurmPlan& plan, const fs::path& results) {
     if (!ids || !script) throw RunError(fmt::format("{}: cannot write the batch files", (results / "slurm").string()));
   }
   std::string out = capture_output({"sbatch", "--parsable", plan.script_file.string()});
-  const std::string job = out.substr(0, out.find_first_of(";\n"));
+  std::string job = out.substr(0, out.find_first_of(";\n"));
   const RecordStore jobs(jobs_file(results));
   jobs.append(Json{{"job", job},
                    {"ids_file", plan.ids_file.string()},

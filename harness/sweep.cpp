@@ -65,7 +65,7 @@ Json yaml_to_json(const YAML::Node& node) {
     }
     case YAML::NodeType::Scalar: {
       // Numbers stay numbers in the record, so plots can put them on an axis.
-      const std::string text = node.Scalar();
+      const std::string& text = node.Scalar();
       if (node.Tag() != "!") {
         try {
           std::size_t used = 0;
@@ -137,7 +137,10 @@ std::vector<Axis> read_axes(ConfigNode node, const std::string& file) {
       values.fail("expected a non-empty list of values, e.g. [greedy, refine]");
     }
     Axis axis{key, {}};
-    for (const auto& v : values.yaml()) axis.values.push_back({key, v, yaml_location(file, v)});
+    for (const auto& v : values.yaml()) {
+      const auto& node = static_cast<const YAML::Node&>(v);
+      axis.values.push_back({key, node, yaml_location(file, node)});
+    }
     out.push_back(std::move(axis));
   }
   return out;
@@ -288,7 +291,7 @@ std::vector<fs::path> read_scenarios(const ConfigNode& node, const fs::path& swe
 }
 
 std::string checked_name(ConfigNode& root, const fs::path& file) {
-  const std::string name = root.string("name", file.stem().string());
+  std::string name = root.string("name", file.stem().string());
   static const std::regex safe("[A-Za-z0-9._-]+");
   if (!std::regex_match(name, safe) || name == "." || name == "..") {
     root.at("name", "").fail("expected a folder name: letters, digits, '.', '_' and '-'");
@@ -367,6 +370,7 @@ namespace {
 std::vector<std::string> load_sweep_plugins(ConfigNode& root, const fs::path& file,
                                             const std::vector<std::string>& given) {
   std::vector<std::string> out;
+  out.reserve(given.size());
   for (const auto& path : given) out.push_back(load_plugin(path).path);
   auto list = root.find("plugins");
   if (!list) return out;

@@ -14,7 +14,7 @@ build_dir="${LBBENCH_BUILD_DIR:-$here/build}"
 mode="${1:-all}"
 
 packages=(
-  build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev llvm
+  build-essential cmake pkg-config git clang-format clang-tidy clang libclang-rt-14-dev llvm
   libopenmpi-dev openmpi-bin
   libtrilinos-zoltan-dev libscotch-dev libptscotch-dev
   libmetis-dev libyaml-cpp-dev libbenchmark-dev libgtest-dev libgmock-dev

@@ -45,6 +45,7 @@ std::vector<int> speed_multipliers(const GlobalProblem& problem, const std::vect
   double slowest = HUGE_VAL;
   for (int r : ranks) slowest = std::min(slowest, problem.speed(r));
   std::vector<int> out;
+  out.reserve(ranks.size());
   for (int r : ranks) out.push_back(std::max(1, static_cast<int>(std::lround(problem.speed(r) / slowest))));
   return out;
 }

@@ -80,7 +80,7 @@ namespace {
 
 // A YAML scalar as the JSON value it reads as: a boolean, an integer, a number or a text.
 Json scalar_json(const YAML::Node& node) {
-  const std::string text = node.Scalar();
+  const std::string& text = node.Scalar();
   if (node.Tag() != "!") {  // not quoted
     if (text == "true" || text == "false") return text == "true";
     try {

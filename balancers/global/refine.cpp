@@ -30,13 +30,13 @@ class DonorObjects {
     std::iota(next_.begin(), next_.end(), std::size_t{0});
   }
 
-  // Position of the heaviest remaining object with load <= room, or npos.
+  // Position of the heaviest remaining object with load <= room, or kNpos.
   std::size_t largest_fitting(double room, const GlobalProblem& problem) {
     // Loads are sorted descending: skip those larger than room.
     const auto first = std::partition_point(objects_.begin(), objects_.end(),
                                             [&](std::size_t o) { return problem.load[o].seconds() > room; });
     const std::size_t at = find(static_cast<std::size_t>(first - objects_.begin()));
-    return at < objects_.size() ? at : npos;
+    return at < objects_.size() ? at : kNpos;
   }
 
   [[nodiscard]] double load_at(std::size_t at, const GlobalProblem& problem) const {
@@ -48,7 +48,7 @@ class DonorObjects {
     return objects_[at];
   }
 
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kNpos = static_cast<std::size_t>(-1);
 
  private:
   // The first position >= i not taken yet (union-find with path halving).
@@ -109,7 +109,7 @@ Assignment RefineBalancer::solve(const GlobalProblem& problem) const {
     if (!objects) objects = std::make_unique<DonorObjects>(std::move(objects_of[d]), problem);
     const std::size_t at = objects->largest_fitting(room, problem);
     // Nothing of d fits anywhere, or only weightless objects do: leave d as it is.
-    if (at == DonorObjects::npos || objects->load_at(at, problem) <= 0.0) continue;
+    if (at == DonorObjects::kNpos || objects->load_at(at, problem) <= 0.0) continue;
     const std::size_t object = objects->take(at);
     const double w = problem.load[object].seconds();
     out[object] = Rank{rcv};

@@ -29,8 +29,8 @@ bool zoltan_available() { return true; }
 namespace {
 
 struct CallbackData {
-  const LoadView* view;
-  std::int64_t element_bytes;
+  const LoadView* view = nullptr;
+  std::int64_t element_bytes = 0;
   // Zoltan's ids are 32-bit here: a mesh with sparse ids (one that regrids, whose block ids
   // grow past 2^32) names each vertex by two entries, its id's low and high halves.
   int gid_entries = 1;
@@ -112,7 +112,8 @@ void obj_size(void* data, int /*num_gid*/, int /*num_lid*/, int num, ZOLTAN_ID_P
   for (int i = 0; i < num; ++i) {
     const auto v = static_cast<LocalIndex>(lids[i]);
     const std::int64_t per_edge = 8 + 4 + (g.has_edge_weights ? 4 : 0);
-    const std::int64_t size = 8 + 4 + g.degree(v) * per_edge + 8 * (g.dim + g.ncon) + 8 + d.element_bytes;
+    const std::int64_t size = 8 + 4 + static_cast<std::int64_t>(g.degree(v)) * per_edge +
+                              std::int64_t{8} * (g.dim + g.ncon) + 8 + d.element_bytes;
     bytes[i] = static_cast<int>(std::min<std::int64_t>(size, INT_MAX));
   }
   *ierr = ZOLTAN_OK;

@@ -49,7 +49,7 @@ long long dist_round_target(std::span<const int> capacity, int rounds) {
 DistRole dist_role(bool assigned, std::span<const int> bits, int level) {
   if (assigned) return DistRole::waiting;
   if (level >= 0 && bits[static_cast<std::size_t>(level)]) return DistRole::sure;
-  const auto below = static_cast<std::size_t>(level + 1);
+  const auto below = static_cast<std::size_t>(level) + 1;
   if (below < bits.size() && bits[below]) return DistRole::contestor;
   return DistRole::waiting;
 }

@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+/* NOLINTBEGIN(readability-identifier-naming): the names follow MPI's, as in the paper */
+
 typedef enum {
   LB_REORDER_IDENTITY = 0, /* keep the ranks (a baseline) */
   LB_REORDER_PAPER = 1,    /* the paper's sorted round-robin */
@@ -50,6 +52,8 @@ long long LB_Core_key(void);
 
 /* The message of the last failed call on this thread ("" if none). */
 const char* LB_Reorder_error(void);
+
+/* NOLINTEND(readability-identifier-naming) */
 
 #ifdef __cplusplus
 }

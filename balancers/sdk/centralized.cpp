@@ -65,7 +65,7 @@ void gather_graph(const LoadView& view, const std::vector<int>& vertex_counts, M
   std::vector<std::int64_t> all_degree(problem.size());
   std::vector<VertexId> neighbor;
   if (me == 0) {
-    neighbor.resize(static_cast<std::size_t>(edge_displs.back() + edge_counts.back()));
+    neighbor.resize(static_cast<std::size_t>(edge_displs.back()) + static_cast<std::size_t>(edge_counts.back()));
     problem.adj_bytes.resize(neighbor.size());
   }
   MPI_Gatherv(degree.data(), g.num_local(), MPI_INT64_T, all_degree.data(), vertex_counts.data(), vertex_displs.data(),

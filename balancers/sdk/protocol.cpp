@@ -389,6 +389,7 @@ Assignment DistributedBalancer::reference(const GlobalProblem& problem, const Pr
   Assignment out;
   out.reserve(problem.size());
   std::vector<std::vector<Rank>> owners;
+  owners.reserve(ranks.size());
   for (const auto& p : ranks) owners.push_back(p->owners());
   std::vector<std::size_t> next(ranks.size(), 0);
   for (std::size_t i = 0; i < problem.size(); ++i) {

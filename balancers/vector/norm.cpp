@@ -17,9 +17,9 @@ std::vector<std::size_t> by_decreasing_norm(const GlobalProblem& problem, const 
   // (Boost's spreadsort). At 10^6 objects NormLB took 5-10% less time with it than with
   // std::sort on the doubles. Equal sizes go by id, through the comparison.
   struct Key {
-    std::uint64_t order;  // ~bits(size)
+    std::uint64_t order = 0;  // ~bits(size)
     VertexId id;
-    std::size_t object;
+    std::size_t object = 0;
   };
   const std::vector<double> zero(static_cast<std::size_t>(objects.dims()), 0.0);
   std::vector<Key> keys(objects.size());

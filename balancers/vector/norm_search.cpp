@@ -202,8 +202,8 @@ std::vector<double> helmert_basis(int d) {
   for (int j = 0; j < d; ++j) b[static_cast<std::size_t>(j)] = 1.0 / std::sqrt(static_cast<double>(d));
   for (int i = 1; i < d; ++i) {
     const double norm = std::sqrt(static_cast<double>(i) * (i + 1));
-    for (int j = 0; j < i; ++j) b[static_cast<std::size_t>(i * d + j)] = 1.0 / norm;
-    b[static_cast<std::size_t>(i * d + i)] = -static_cast<double>(i) / norm;
+    for (int j = 0; j < i; ++j) b[static_cast<std::size_t>(i) * d + j] = 1.0 / norm;
+    b[static_cast<std::size_t>(i) * d + i] = -static_cast<double>(i) / norm;
   }
   return b;
 }
@@ -236,7 +236,7 @@ void NormSearchTree::rotate(const double* v, double sign, double* out) const {
   for (int i = 0; i < dims_; ++i) {
     double acc = 0;
     for (int j = 0; j < dims_; ++j) {
-      acc += basis_[static_cast<std::size_t>(i * dims_ + j)] * v[j] * cost_.scale(static_cast<std::size_t>(j));
+      acc += basis_[static_cast<std::size_t>(i) * dims_ + j] * v[j] * cost_.scale(static_cast<std::size_t>(j));
     }
     out[i] = sign * acc;
   }
@@ -621,7 +621,7 @@ int NormSearchTree::search(std::span<const double> x) {
     int node;
     double bound;
   };
-  std::array<Entry, 64> stack;
+  std::array<Entry, 64> stack{};
   int top = 0;
   // Warm start: the last winner's leaf holds ranks much like it, so it usually sets a bar
   // close to the best at once and the walk prunes more.

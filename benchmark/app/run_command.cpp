@@ -195,6 +195,7 @@ std::vector<std::string> read_set_file(const std::string& path) {
 
 std::vector<std::string> absolute_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
+  out.reserve(paths.size());
   for (const auto& p : paths) out.push_back(std::filesystem::absolute(p).string());
   return out;
 }

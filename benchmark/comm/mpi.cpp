@@ -88,7 +88,7 @@ namespace {
 
 enum class ErrorKind : int { none = 0, input = 1, run = 2, other = 3 };
 
-std::pair<ErrorKind, std::string> classify(std::exception_ptr error) {
+std::pair<ErrorKind, std::string> classify(const std::exception_ptr& error) {
   if (!error) return {ErrorKind::none, {}};
   try {
     std::rethrow_exception(error);
@@ -105,7 +105,7 @@ std::pair<ErrorKind, std::string> classify(std::exception_ptr error) {
 
 }  // namespace
 
-void agree_on_errors(std::exception_ptr local, MPI_Comm comm) {
+void agree_on_errors(const std::exception_ptr& local, MPI_Comm comm) {
   const auto [kind, message] = classify(local);
   const int me = comm_rank(comm);
   const int size = comm_size(comm);

@@ -60,6 +60,8 @@ std::vector<long long> exclusive_sum(const std::vector<long long>& mine, MPI_Com
 // "Open MPI v4.1.4, ..." first line of MPI_Get_library_version.
 std::string mpi_library_version();
 
+// The branches name distinct types, some with the same datatype.
+// NOLINTBEGIN(bugprone-branch-clone)
 template <class T>
 MPI_Datatype mpi_type() {
   using U = std::remove_cv_t<T>;
@@ -84,6 +86,7 @@ MPI_Datatype mpi_type() {
   else
     static_assert(sizeof(U) == 0, "no MPI datatype for this type");
 }
+// NOLINTEND(bugprone-branch-clone)
 
 template <class T>
 T allreduce(T value, MPI_Op op, MPI_Comm comm) {
@@ -118,7 +121,7 @@ T allreduce_combined(T value, MPI_Comm comm) {
 // Every rank passes the error it hit (or none). If any rank failed, every rank throws the
 // error of the lowest failing rank, as AgreedInputError, AgreedRunError or AgreedError.
 // This turns an error found on one rank into a clean collective stop instead of a hang.
-void agree_on_errors(std::exception_ptr local, MPI_Comm comm);
+void agree_on_errors(const std::exception_ptr& local, MPI_Comm comm);
 
 // Runs fn on every rank, then agrees on errors as above. fn must not communicate in a way
 // that could hang if another rank throws before reaching the same call.

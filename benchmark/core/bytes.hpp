@@ -48,7 +48,7 @@ class ByteReader {
   template <class T>
   T get() {
     static_assert(std::is_trivially_copyable_v<T>);
-    T value;
+    T value{};
     std::memcpy(&value, take(sizeof(T)).data(), sizeof(T));
     return value;
   }

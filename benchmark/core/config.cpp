@@ -109,12 +109,12 @@ YAML::Node load_yaml_string(const std::string& text, const std::string& name) {
   }
 }
 
-ConfigNode::ConfigNode(YAML::Node node, std::string file, SchemaRecorder* recorder)
-    : ConfigNode(std::move(node), std::make_shared<const std::string>(std::move(file)), "", recorder, "") {}
+ConfigNode::ConfigNode(const YAML::Node& node, std::string file, SchemaRecorder* recorder)
+    : ConfigNode(node, std::make_shared<const std::string>(std::move(file)), "", recorder, "") {}
 
-ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
+ConfigNode::ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path,
                        SchemaRecorder* recorder, std::string schema_path)
-    : node_(std::move(node)),
+    : node_(node),
       file_(std::move(file)),
       path_(std::move(path)),
       schema_path_(std::move(schema_path)),
@@ -302,7 +302,7 @@ std::string ConfigNode::as_string() const {
 }
 
 std::string ConfigNode::as_choice(std::span<const std::string> allowed) const {
-  const std::string value = as_string();
+  std::string value = as_string();
   if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
   fail(fmt::format("unknown value '{}'.{} Expected one of: {}", value, did_you_mean(value, allowed),
                    fmt::join(allowed, ", ")));
@@ -313,7 +313,8 @@ std::vector<ConfigNode> ConfigNode::elements(std::string_view expected) const {
   std::vector<ConfigNode> out;
   std::size_t i = 0;
   for (const auto& element : node_) {
-    out.push_back(ConfigNode(element, file_, fmt::format("{}[{}]", path_, i++), recorder_, schema_path_ + "[]"));
+    out.push_back(ConfigNode(static_cast<const YAML::Node&>(element), file_, fmt::format("{}[{}]", path_, i++),
+                             recorder_, schema_path_ + "[]"));
   }
   return out;
 }

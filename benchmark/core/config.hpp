@@ -33,7 +33,7 @@ YAML::Node load_yaml_string(const std::string& text, const std::string& name);
 
 class ConfigNode {
  public:
-  ConfigNode(YAML::Node node, std::string file, SchemaRecorder* recorder = nullptr);
+  ConfigNode(const YAML::Node& node, std::string file, SchemaRecorder* recorder = nullptr);
 
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] const std::string& file() const { return *file_; }
@@ -85,8 +85,8 @@ class ConfigNode {
   [[nodiscard]] ConfigNode unrecorded() const;
 
  private:
-  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path, SchemaRecorder* recorder,
-             std::string schema_path);
+  ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path,
+             SchemaRecorder* recorder, std::string schema_path);
   [[nodiscard]] std::string child_path(std::string_view key) const;
   void note_key(std::string_view key);
   void check_duplicate_keys() const;

@@ -34,6 +34,7 @@ void on_stop_signal(int sig) { g_stop_signal.store(sig); }
 
 std::vector<char*> c_argv(const std::vector<std::string>& args) {
   std::vector<char*> out;
+  out.reserve(args.size() + 1);
   for (const auto& a : args) out.push_back(const_cast<char*>(a.c_str()));
   out.push_back(nullptr);
   return out;
@@ -211,7 +212,7 @@ std::string capture_output(const std::vector<std::string>& argv) {
     fs::remove(err_file);
     throw;
   }
-  const std::string out = slurp(out_file);
+  std::string out = slurp(out_file);
   const std::string err = slurp(err_file);
   fs::remove(out_file);
   fs::remove(err_file);

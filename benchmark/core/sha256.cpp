@@ -14,12 +14,12 @@ std::string sha256_hex(std::string_view data) {
   if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
     throw std::runtime_error("sha256: EVP_Digest failed");
   }
-  static constexpr char hex[] = "0123456789abcdef";
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * length);
+  out.reserve(2 * static_cast<std::size_t>(length));
   for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xF];
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xF];
   }
   return out;
 }

@@ -17,6 +17,7 @@ class Strong {
   constexpr Strong() = default;
   constexpr explicit Strong(T value) : value_(value) {}
   [[nodiscard]] constexpr T value() const { return value_; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the 0 a defaulted <=> compares with
   friend constexpr auto operator<=>(Strong, Strong) = default;
 
  private:
@@ -53,6 +54,7 @@ class Load {
   friend constexpr Load operator*(double k, Load a) { return Load(a.s_ * k); }
   friend constexpr Load operator/(Load a, double k) { return Load(a.s_ / k); }
   friend constexpr double operator/(Load a, Load b) { return a.s_ / b.s_; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the 0 a defaulted <=> compares with
   friend constexpr auto operator<=>(Load, Load) = default;
 
  private:

@@ -181,8 +181,8 @@ std::string MemoryNeed::parts() const {
 }
 
 MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ranks_here, double process_bytes,
-                         std::optional<MeshSize> known) {
-  const MeshSize mesh = known ? *known : expected_mesh_size(s.mesh, s.steps);
+                         std::optional<MeshSize> mesh_measured) {
+  const MeshSize mesh = mesh_measured ? *mesh_measured : expected_mesh_size(s.mesh, s.steps);
   const double p = std::max(1, ranks);
   const double share = engine == EngineKind::mpi ? std::min(1.0, ranks_here / p) : 1.0;
   const double here = engine == EngineKind::mpi ? ranks_here : p;

@@ -37,11 +37,11 @@ struct MemoryNeed {
 
 // The need of the process that runs `ranks_here` of the run's `ranks` ranks (all of them
 // for smpi and model). `process_bytes`: what each MPI process holds besides its share of
-// the mesh (do_work's array, the MPI library), for the mpi engine.
-// `mesh`, when given, is the mesh's size as measured elsewhere (rank 0 reads a recorded
-// run, the others are told).
+// the mesh (do_work's array, the MPI library), for the mpi engine. `mesh_measured`, when
+// given, is the mesh's size as measured elsewhere (rank 0 reads a recorded run, the others
+// are told).
 MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ranks_here = 1, double process_bytes = 0,
-                         std::optional<MeshSize> mesh = std::nullopt);
+                         std::optional<MeshSize> mesh_measured = std::nullopt);
 
 // The memory a run may use here: --max-memory when given, else the smallest of what
 // /proc/meminfo calls available and what this process's cgroup has left.

@@ -87,7 +87,8 @@ GlobalProblem grid_problem(int ranks, int side) {
   GlobalProblem p = random_problem(ranks, static_cast<std::int64_t>(side) * side);
   p.xadj.push_back(0);
   for (int v = 0; v < side * side; ++v) {
-    p.owner[static_cast<std::size_t>(v)] = Rank{static_cast<int>(static_cast<std::int64_t>(v) * ranks / (side * side))};
+    p.owner[static_cast<std::size_t>(v)] =
+        Rank{static_cast<int>(static_cast<std::int64_t>(v) * ranks / (static_cast<std::int64_t>(side) * side))};
     const int x = v % side, y = v / side;
     if (y > 0) p.adjncy.push_back(v - side);
     if (x > 0) p.adjncy.push_back(v - 1);

@@ -87,12 +87,12 @@ class HaloExchange {
   WaitMode wait_mode_ = WaitMode::poll;
 
   struct RemoteEdge {
-    LocalIndex vertex;  // the local end
+    LocalIndex vertex = 0;  // the local end
     VertexId local;
     VertexId remote;
-    int peer;
-    std::int64_t bytes;
-    std::int64_t offset;  // into both buffers
+    int peer = 0;
+    std::int64_t bytes = 0;
+    std::int64_t offset = 0;  // into both buffers
   };
   struct Slot {  // one message
     int peer;

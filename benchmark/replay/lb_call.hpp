@@ -31,11 +31,11 @@ struct LbContext {
   const WorkloadField& field;
   Balancer& balancer;
   Migrator& migrator;
-  MPI_Comm comm;            // the run's, for reductions
-  MPI_Comm balancer_comm;   // the balancer's own
-  bool verify = false;      // check every owner table after the migration
-  CallLedger& ledger;       // where the call leaves what only the record needs
-  PlacementBefore& before;  // where the vertices were before the last call
+  MPI_Comm comm = MPI_COMM_NULL;           // the run's, for reductions
+  MPI_Comm balancer_comm = MPI_COMM_NULL;  // the balancer's own
+  bool verify = false;                     // check every owner table after the migration
+  CallLedger& ledger;                      // where the call leaves what only the record needs
+  PlacementBefore& before;                 // where the vertices were before the last call
 };
 
 // The placement digest (core/hash.hpp) of the ranks' vertices. Collective.

@@ -223,7 +223,8 @@ void unpack_vertex(ByteReader& in, std::int64_t element_bytes, int me, int from,
 std::int64_t packed_vertex_bytes(std::int64_t degree, const LocalGraph& g, std::int64_t element_bytes) {
   // As pack_vertex writes it: id, degree, neighbors and their owners, edge weights,
   // coordinates, file weights, the payload's checksum and the payload.
-  std::int64_t bytes = 8 + 4 + degree * (8 + 4) + 8 * g.dim + 8 * g.ncon + 8 + element_bytes;
+  std::int64_t bytes =
+      8 + 4 + degree * (8 + 4) + std::int64_t{8} * g.dim + std::int64_t{8} * g.ncon + 8 + element_bytes;
   if (g.has_edge_weights) bytes += 4 * degree;
   return bytes;
 }

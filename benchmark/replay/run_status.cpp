@@ -39,7 +39,7 @@ class Line {
   void write_out() const { (void)!::write(STDERR_FILENO, buffer_, size_); }
 
  private:
-  char buffer_[512];
+  char buffer_[512] = {};
   std::size_t size_ = 0;
 };
 

@@ -64,6 +64,7 @@ std::vector<int> processes_per_core(const CoresSpec& spec, int processes, const 
                                  describe(spec), processes, processes));
   }
   std::vector<int> counts;
+  counts.reserve(static_cast<std::size_t>(spec.count));
   for (int c = 0; c < spec.count; ++c) counts.push_back(processes / spec.count + (c < processes % spec.count ? 1 : 0));
   return counts;
 }

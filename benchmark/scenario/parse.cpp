@@ -324,7 +324,7 @@ Evolution parse_evolution(ConfigNode e, int dim, const std::optional<WeightModel
   return out;
 }
 
-std::vector<LoadComponent> parse_components(ConfigNode list, int dim) {
+std::vector<LoadComponent> parse_components(const ConfigNode& list, int dim) {
   const std::string expected = "a list of load components ({name, weights, evolution})";
   std::vector<LoadComponent> out;
   for (auto& c : list.elements(expected)) {
@@ -567,7 +567,7 @@ MachineSpec parse_machine(ConfigNode m) {
   return out;
 }
 
-CoresSpec parse_cores(ConfigNode c) {
+CoresSpec parse_cores(const ConfigNode& c) {
   CoresSpec out;
   if (c.is_scalar()) {
     out.count = static_cast<int>(c.as_integer(1, 1 << 16));
@@ -606,7 +606,7 @@ ModelError parse_model_error(ConfigNode e) {
 
 // A trace weight model replays a recorded run's phases: it needs the recorded run
 // (mesh.format lbdatafile), the trace evolution, and a unit to turn seconds into weights.
-void check_trace_model(ConfigNode where, const WeightModel& w, const Evolution& e, const Scenario& s) {
+void check_trace_model(const ConfigNode& where, const WeightModel& w, const Evolution& e, const Scenario& s) {
   const bool trace_weights = std::holds_alternative<TraceWeights>(w);
   const bool trace_evolution = std::holds_alternative<TraceEvolution>(e);
   if (trace_weights && !is_trace_mesh(s.mesh))

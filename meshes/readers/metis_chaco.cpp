@@ -198,8 +198,10 @@ ReadGraph read_metis_or_chaco(const std::string& path, bool chaco, MPI_Comm comm
   if (read.graph.has_edge_weights && read.graph.adj_weight.size() != read.graph.adj.size()) {
     read.graph.adj_weight.assign(read.graph.adj.size(), 1);  // a rank whose block had no lines
   }
-  if (read.graph.vweights.size() != static_cast<std::size_t>(read.graph.num_local() * read.graph.ncon)) {
-    read.graph.vweights.assign(static_cast<std::size_t>(read.graph.num_local() * read.graph.ncon), 0.0);
+  if (read.graph.vweights.size() !=
+      static_cast<std::size_t>(read.graph.num_local()) * static_cast<std::size_t>(read.graph.ncon)) {
+    read.graph.vweights.assign(
+        static_cast<std::size_t>(read.graph.num_local()) * static_cast<std::size_t>(read.graph.ncon), 0.0);
   }
   collectively(comm, [&] {
     for (LocalIndex v = 0; v < read.graph.num_local(); ++v) {

@@ -60,9 +60,9 @@ std::optional<double> imbalance_of(const JsonAt& pre, std::string_view statistic
 
 // "1, 2, 3, 4, 5, ... (12 in all)": the first few ids of a list.
 std::string id_list(const std::vector<std::int64_t>& ids) {
-  constexpr std::size_t shown = 5;
-  if (ids.size() <= shown) return fmt::format("{}", fmt::join(ids, ", "));
-  return fmt::format("{}, ... ({} in all)", fmt::join(ids.begin(), ids.begin() + shown, ", "), ids.size());
+  constexpr std::size_t kShown = 5;
+  if (ids.size() <= kShown) return fmt::format("{}", fmt::join(ids, ", "));
+  return fmt::format("{}, ... ({} in all)", fmt::join(ids.begin(), ids.begin() + kShown, ", "), ids.size());
 }
 
 }  // namespace

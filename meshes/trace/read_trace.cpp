@@ -106,6 +106,7 @@ bool is_json_name(const std::string& name) { return name.ends_with(".json") || n
 
 std::string only_stats_message(const std::string& where, const std::vector<std::string>& stats) {
   std::vector<std::string> names;
+  names.reserve(stats.size());
   for (const auto& f : stats) names.push_back(fs::path(f).filename().string());
   return fmt::format(
       "{}: holds only vt's load statistics (LBStatsfile: {}) and no LBDatafile; a replay needs the data files "
@@ -169,6 +170,7 @@ enum class KeyKind : std::uint8_t { id, seq_id, node };
 struct Key {
   KeyKind kind = KeyKind::id;
   std::int64_t value = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the 0 a defaulted <=> compares with
   friend auto operator<=>(const Key&, const Key&) = default;
 };
 
