@@ -293,7 +293,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     while (static_cast<double>(load_ - committed_) > limit_) {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
-      if (k == 0) unpack(known);
+      if (k == 0) known_.append_to(known);
       const std::int64_t q = w_.quanta[*unit];
       const auto target = pick_target(known, q, k++);
       if (!target) return;
@@ -307,14 +307,6 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       w.put(static_cast<std::int64_t>(*unit));
       w.put(q);
     }
-  }
-
-  void unpack(std::vector<Known>& into) const {
-    into.reserve(known_.size());
-    known_.visit_until([&](const Known& e) {
-      into.push_back(e);
-      return false;
-    });
   }
 
   RankWork w_;

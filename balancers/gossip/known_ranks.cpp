@@ -114,14 +114,18 @@ void KnownRanks::pack(std::span<const Known> entries) {
   size_ = entries.size();
 }
 
+void KnownRanks::append_to(std::vector<Known>& into) const {
+  into.reserve(into.size() + size_);
+  visit_until([&](const Known& k) {
+    into.push_back(k);
+    return false;
+  });
+}
+
 std::vector<Known> KnownRanks::sample(std::size_t count, std::uint64_t draws) const {
   std::vector<Known> out;
   if (count >= size_) {
-    out.reserve(size_);
-    visit_until([&](const Known& k) {
-      out.push_back(k);
-      return false;
-    });
+    append_to(out);
     return out;
   }
   if (count == 0) return out;

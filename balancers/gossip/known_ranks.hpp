@@ -50,6 +50,9 @@ class KnownRanks {
   // being hash_more(draws, j). A draw per entry drawn, not per entry known.
   [[nodiscard]] std::vector<Known> sample(std::size_t count, std::uint64_t draws) const;
 
+  // Appends every entry, in rank order.
+  void append_to(std::vector<Known>& into) const;
+
   // Calls visit(entry) for every entry in rank order, until it returns true; says whether
   // it did.
   template <class Visit>
