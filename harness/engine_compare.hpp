@@ -1,6 +1,6 @@
 // `lbbench report RESULTS --engines REF`: the same cases run on several engines, side by
 // side. A case here is a scenario, a rank count and the sweep axes other than the balancer,
-// the engine and the machine (a real run's machine is `local`, its simulated twin's a
+// the engine and the machine (a real run's machine may be `local`, its simulated twin's a
 // preset). Each balancer's row gives, per engine, the median total, compute, wait and LB
 // cost (decision plus migration) over its runs, with the reference engine's range, and
 // every other engine's median over the reference's; each case says whether the engines

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The simulated engines checked against real runs on this machine (results/sim-vs-real/):
 #   1. measure this machine into a preset (lbbench calibrate --preset-out, 2 real ranks);
-#   2. run scenarios/sweeps/sim-vs-real.yaml on 2 real ranks, 5 repetitions;
+#   2. run scenarios/sweeps/sim-vs-real.yaml on 2 real ranks, 5 repetitions, on that preset:
+#      a real run under `local` knows no network, and a balancer that prices its calls
+#      (`auto`) would price them at an assumed alpha and beta the simulators do not use;
 #   3. run the same sweep on the measured preset under SMPI and on the model engine, once
 #      each (both repeat themselves exactly);
 #   4. report the three side by side (lbbench report --engines mpi).
@@ -27,7 +29,7 @@ preset="$(realpath -m --relative-base="$here" "$out/host.yaml")"
 "${mpirun[@]}" -np 2 "$lbbench" calibrate --preset-out "$preset"
 # Record files over 2 MiB are committed gzipped; the sweep resumes from the plain file.
 if [[ -f "$out/runs.jsonl.gz" && ! -f "$out/runs.jsonl" ]]; then gunzip -k "$out/runs.jsonl.gz"; fi
-"$lbbench" sweep "$sweep" --results "$out" --set engine=mpi
+"$lbbench" sweep "$sweep" --results "$out" --set engine=mpi --set "machine=$preset"
 for engine in smpi model; do
   "$lbbench" sweep "$sweep" --results "$out" --set engine=$engine --set "machine=$preset" --repetitions 1
 done
