@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The simulated engines checked against real runs on this machine (results/sim-vs-real/):
-#   1. measure this machine into a preset (lbbench calibrate --preset-out, 2 real ranks);
+#   1. measure this machine into a preset (lbbench calibrate --preset-out, 2 real ranks),
+#      which also caches the do_work rate the real runs read;
 #   2. run scenarios/sweeps/sim-vs-real.yaml on 2 real ranks, 5 repetitions, on that preset:
 #      a real run under `local` knows no network, and a balancer that prices its calls
 #      (`auto`) would price them at an assumed alpha and beta the simulators do not use;

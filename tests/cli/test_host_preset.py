@@ -18,8 +18,8 @@ from test_cli import LBBENCH, MPIEXEC, SCENARIOS
 SMPI_BUILT = (Path(LBBENCH).parent / "lbbench-smpi").exists()
 
 
-def run(args, check=True, cwd=None):
-    result = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=cwd)
+def run(args, check=True, cwd=None, env=None):
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"{args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
@@ -32,7 +32,10 @@ class APresetOfThisMachine(unittest.TestCase):
         cls.dir = Path(cls.tmp.name)
         cls.preset = cls.dir / "box.yaml"
         cmd = [MPIEXEC, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
-        cls.written = run(cmd + ["-np", "2", LBBENCH, "calibrate", "--preset-out", str(cls.preset), "--quick"])
+        # The preset's do_work rate is cached as `calibrate` caches it: here, not in the user's cache.
+        cls.cache = cls.dir / "cache"
+        cls.written = run(cmd + ["-np", "2", LBBENCH, "calibrate", "--preset-out", str(cls.preset), "--quick"],
+                          env=dict(os.environ, LBBENCH_CACHE_DIR=str(cls.cache)))
 
     @classmethod
     def tearDownClass(cls):
@@ -48,6 +51,13 @@ class APresetOfThisMachine(unittest.TestCase):
         self.assertRegex(text, r"core_ghz: [0-9.]+  # a chain of dependent adds")
         self.assertIn("link_bandwidth:", text)
         self.assertIn("not measured (one node): the figure within it", text)
+
+    def test_the_real_runs_read_the_rate_the_preset_says(self):
+        rate = float(re.search(r"# do_work read ([0-9.e+-]+) random words per second", self.preset.read_text())[1])
+        cached = [json.loads(f.read_text()) for f in self.cache.glob("calibration-*.json")]
+        self.assertEqual(len(cached), 1, f"expected one cached calibration in {self.cache}")
+        self.assertEqual(cached[0]["ranks_per_node"], 2)
+        self.assertAlmostEqual(cached[0]["accesses_per_second"] / rate, 1, delta=1e-3)  # the preset prints 4 digits
 
     def test_a_scenario_names_it_and_validation_reads_it(self):
         scenario = self.dir / "s.yaml"

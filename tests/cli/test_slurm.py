@@ -130,6 +130,7 @@ class SlurmLocalhost(unittest.TestCase):
         script = self.root / "calibrate.sh"
         preset = self.root / "host.yaml"
         script.write_text("#!/bin/bash\n#SBATCH --ntasks=2\n#SBATCH --time=00:10:00\nset -e\n"
+                          f"LBBENCH_CACHE_DIR={self.root / 'cache'} "
                           f"srun --mpi=pmix -n 2 {LBBENCH} calibrate --preset-out {preset} --quick\n")
         job = subprocess.run(["sbatch", "--wait", "-o", str(self.root / "calibrate.out"), str(script)], env=self.env,
                              capture_output=True, text=True, timeout=600, cwd=self.root)

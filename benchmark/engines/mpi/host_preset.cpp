@@ -42,7 +42,7 @@ std::pair<int, int> nodes_and_ranks(MPI_Comm comm) {
   return {allreduce(leader, MPI_SUM, comm), allreduce(size, MPI_MAX, comm)};
 }
 
-HostFacts measure_host(MPI_Comm comm, bool quick) {
+HostFacts measure_host(MPI_Comm comm, bool quick, bool cache) {
   HostFacts f;
   std::tie(f.nodes, f.ranks_per_node) = nodes_and_ranks(comm);
   // do_work's rate with the node's ranks reading together, as a run reads.
@@ -52,6 +52,10 @@ HostFacts measure_host(MPI_Comm comm, bool quick) {
   MPI_Barrier(node);
   f.work = measure_calibration(kernel, quick ? 0.3 : 1.0);
   f.work.ranks_per_node = readers_on_node(node);
+  // Cached as `calibrate` caches it, so that the real runs the twin is held to read do_work
+  // at the rate the preset says, not at one measured on another day: a host's rate drifts.
+  const bool oversubscribed = comm_size(node) > f.work.ranks_per_node;
+  if (cache && !oversubscribed && comm_rank(node) == 0) save_calibration(f.work);
   MPI_Comm_free(&node);
   f.core_ghz = measured_host_ghz();
   const Peers peers = find_peers(comm);
@@ -121,7 +125,7 @@ int calibrate_preset(const CalibrateRequest& request, int argc, char** argv) {
     }
     return 2;
   }
-  const HostFacts facts = measure_host(comm, request.quick);
+  const HostFacts facts = measure_host(comm, request.quick, !request.no_cache);
   if (comm_rank(comm) != 0) return 0;
   const std::string name = std::filesystem::path(request.preset_out).stem().string();
   std::ofstream out(request.preset_out);
