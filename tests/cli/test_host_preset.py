@@ -53,6 +53,9 @@ class APresetOfThisMachine(unittest.TestCase):
         self.assertIn("not measured (one node): the figure within it", text)
 
     def test_the_real_runs_read_the_rate_the_preset_says(self):
+        if (os.cpu_count() or 1) < 2:
+            self.skipTest("2 ranks on one core take turns while measuring, and such a rate is not cached")
+        self.assertIn("do_work's rate cached in", self.written.stdout)
         rate = float(re.search(r"# do_work read ([0-9.e+-]+) random words per second", self.preset.read_text())[1])
         cached = [json.loads(f.read_text()) for f in self.cache.glob("calibration-*.json")]
         self.assertEqual(len(cached), 1, f"expected one cached calibration in {self.cache}")

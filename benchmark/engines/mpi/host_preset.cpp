@@ -30,6 +30,7 @@ struct HostFacts {
   NetworkCalibration between;  // rank 0 and a rank of another node
   bool has_within = false;
   bool has_between = false;
+  bool work_cached = false;  // on this rank's node
 };
 
 // Nodes (shared-memory domains) of the job, and the most ranks any holds.
@@ -55,7 +56,8 @@ HostFacts measure_host(MPI_Comm comm, bool quick, bool cache) {
   // Cached as `calibrate` caches it, so that the real runs the twin is held to read do_work
   // at the rate the preset says, not at one measured on another day: a host's rate drifts.
   const bool oversubscribed = comm_size(node) > f.work.ranks_per_node;
-  if (cache && !oversubscribed && comm_rank(node) == 0) save_calibration(f.work);
+  f.work_cached = cache && !oversubscribed;
+  if (f.work_cached && comm_rank(node) == 0) save_calibration(f.work);
   MPI_Comm_free(&node);
   f.core_ghz = measured_host_ghz();
   const Peers peers = find_peers(comm);
@@ -137,6 +139,10 @@ int calibrate_preset(const CalibrateRequest& request, int argc, char** argv) {
   fmt::print("machine preset '{}' written to {}: {} node(s) of {} rank(s), {:.3g} GHz\n", name, request.preset_out,
              facts.nodes, facts.ranks_per_node, facts.core_ghz);
   fmt::print("  run a simulated twin of this machine with --machine {} (smpi or model engine)\n", request.preset_out);
+  if (facts.work_cached) {
+    fmt::print("  do_work's rate cached in {}, for the real runs it is held to\n",
+               calibration_cache_path(facts.work.ranks_per_node));
+  }
   return 0;
 }
 
