@@ -66,7 +66,7 @@ int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   // Ranks that outnumber the cores take turns while they measure, which skews the rate
   // (16 processes on 2 cores measured it about 3.5 times too fast): such a rate is shown,
   // never cached.
-  const bool oversubscribed = comm_size(node) > c.ranks_per_node;
+  const bool oversubscribed = ranks_take_turns(node);
   if (oversubscribed && me == 0) {
     std::fprintf(stderr,
                  "lbbench: warning: %d ranks share %d cores on this host, so they took turns while measuring; "

@@ -49,6 +49,8 @@ int readers_on_node(MPI_Comm node) {
   return std::min(comm_size(node), cores);
 }
 
+bool ranks_take_turns(MPI_Comm node) { return comm_size(node) > readers_on_node(node); }
+
 namespace {
 
 // The median cost of a call of a few reads, timed as a run times its vertices (back to

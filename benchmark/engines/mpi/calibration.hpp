@@ -30,6 +30,9 @@ struct Calibration {
 // How many of `node`'s ranks (one host's) read at once: all of them, or as many as the host
 // has cores when they outnumber them and take turns.
 int readers_on_node(MPI_Comm node);
+// Whether `node`'s ranks outnumber its cores, so that they take turns while measuring, which
+// skews do_work's rate: such a rate is never cached.
+bool ranks_take_turns(MPI_Comm node);
 
 Json to_json(const Calibration& c);
 

@@ -55,8 +55,7 @@ HostFacts measure_host(MPI_Comm comm, bool quick, bool cache) {
   f.work.ranks_per_node = readers_on_node(node);
   // Cached as `calibrate` caches it, so that the real runs the twin is held to read do_work
   // at the rate the preset says, not at one measured on another day: a host's rate drifts.
-  const bool oversubscribed = comm_size(node) > f.work.ranks_per_node;
-  f.work_cached = cache && !oversubscribed;
+  f.work_cached = cache && !ranks_take_turns(node);
   if (f.work_cached && comm_rank(node) == 0) save_calibration(f.work);
   MPI_Comm_free(&node);
   f.core_ghz = measured_host_ghz();
