@@ -83,7 +83,7 @@ def run_lbbench(args, json_path):
     if args.quick:
         command.append("--quick")
     subprocess.run(mpiexec(args, command), check=True, stdout=subprocess.DEVNULL)
-    return json.loads(Path(json_path).read_text())["points"]
+    return json.loads(Path(json_path).read_text())
 
 
 def run_task_bench(args, kernel, iterations, steps):
@@ -206,19 +206,22 @@ def table(lbbench, task_bench, paired, args, loads):
 def measure(args):
     loads = [load_average()]
     iterations, per_iteration = task_bench_iterations(args)
-    lbbench_runs, task_bench_runs = [], []
+    lbbench_runs, task_bench_runs, described = [], [], set()
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(args.repetitions):
             order = ("lbbench", "task bench") if rep % 2 == 0 else ("task bench", "lbbench")
             for which in order:
                 if which == "lbbench":
-                    lbbench_runs.append(run_lbbench(args, Path(tmp) / f"overhead-{rep}.json"))
+                    written = run_lbbench(args, Path(tmp) / f"overhead-{rep}.json")
+                    lbbench_runs.append(written["points"])
+                    described.add((written["git"], written["host"]))
                 else:
                     floor = lbbench_runs[-1][0]["bare_step_s"] if lbbench_runs else 0.5e-6
                     task_bench_runs.append(task_bench_sweep(args, iterations, per_iteration, floor))
     loads.append(load_average())
     return (lbbench_summary(lbbench_runs), task_bench_summary(task_bench_runs),
-            paired_ratios(lbbench_runs, task_bench_runs), loads, per_iteration)
+            paired_ratios(lbbench_runs, task_bench_runs), loads, per_iteration,
+            [{"git": git, "host": host} for git, host in sorted(described)])
 
 
 def main(argv=None):
@@ -236,14 +239,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not os.access(args.task_bench, os.X_OK):
         parser.error(f"--task-bench: '{args.task_bench}' is not an executable (build Task Bench's mpi/nonblock)")
-    lbbench, task_bench, paired, loads, per_iteration = measure(args)
+    lbbench, task_bench, paired, loads, per_iteration, provenance = measure(args)
     text = table(lbbench, task_bench, paired, args, loads)
     print(text, end="")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "task-bench.md").write_text(text)
         (args.out / "task-bench.json").write_text(json.dumps(
-            {"ranks": args.np, "repetitions": args.repetitions, "load_average": loads,
+            {"provenance": provenance, "ranks": args.np, "repetitions": args.repetitions, "load_average": loads,
              "task_bench_seconds_per_iteration": per_iteration, "lbbench": lbbench, "task_bench": task_bench,
              "replay_over_task_bench_per_repetition": paired},
             indent=2) + "\n")

@@ -147,6 +147,7 @@ class RunCommand(unittest.TestCase):
         self.assertRegex(out, r"load average [\d.]+ [\d.]+ [\d.]+")
         # The same table for scripts (harness/task_bench.py).
         self.assertEqual(written["schema"], "lbbench.overhead/1")
+        self.assertRegex(written["git"], r"^[\w.-]+$")  # the binary's git describe, for a result's provenance
         self.assertEqual(written["ranks"], 2)
         self.assertEqual([p["steps"] for p in written["points"]], [int(r[1]) for r in rows])
         for point, row in zip(written["points"], rows):

@@ -89,6 +89,9 @@ class AgainstAStandIn(unittest.TestCase):
             written = json.loads((out / "task-bench.json").read_text())
             self.assertEqual((out / "task-bench.md").read_text(), result.stdout)
         self.assertIn("| lbbench replay |", result.stdout)
+        [provenance] = written["provenance"]  # both repetitions ran the same binary on one host
+        self.assertRegex(provenance["git"], r"^[\w.-]+$")
+        self.assertTrue(provenance["host"])
         self.assertRegex(result.stdout, r"load average [\d.]+ [\d.]+ [\d.]+ before")
         stand_in_run = written["task_bench"]
         # The model's floor and crossing: 0.5 us, and 1 us less what the peak of its four

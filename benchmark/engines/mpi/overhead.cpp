@@ -18,6 +18,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/json_yaml.hpp"
+#include "core/version.hpp"
 #include "engines/mpi/calibration.hpp"
 #include "engines/mpi/do_work.hpp"
 #include "replay/engine.hpp"
@@ -134,6 +135,7 @@ void write_overhead_json(const std::string& path, const Overhead& measured, int 
                       {"do_work_s", p.do_work_s}});
   }
   const Json out{{"schema", "lbbench.overhead/1"},
+                 {"git", git_describe()},
                  {"host", host_name()},
                  {"ranks", ranks},
                  {"message_bytes", kMessageBytes},
