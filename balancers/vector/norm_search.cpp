@@ -22,8 +22,8 @@ namespace {
 
 // Leaves of 16 to 32 ranks (fewer when all ranks fit in one): their costs are one
 // vectorized batch, and the tree above them is shallow (see norm_search.hpp). From
-// kWideLeavesFrom ranks on, leaves of 32 to 64: at 10,000 ranks they saved 3% (d = 2)
-// and 10% (d = 4), at 4,096 they cost 4-5% more (measured with the vector benchmark).
+// kWideLeavesFrom ranks on, leaves of 32 to 64: only with that many leaves do fewer bounds
+// to check outweigh more ranks costed per leaf (the vector benchmark measures both).
 constexpr int kLeafSize = 32;
 constexpr int kWideLeafSize = 64;
 constexpr std::size_t kWideLeavesFrom = 8192;
@@ -31,9 +31,8 @@ constexpr std::size_t kWideLeavesFrom = 8192;
 // benchmark, lbbench_micro --benchmark_filter=BM_Vector, measures both).
 constexpr int kScanUpTo = 128;
 // From this many ranks on, p = 2 also bounds by the expanded square (see
-// norm_search.hpp): at 1,000 ranks keeping its minima up to date cost 8-10% more time
-// than it saved, at 4,096 it was even (d = 2) or 3% faster (d = 4), at 10,000 it saved
-// 5-15% (measured with the vector benchmark).
+// norm_search.hpp): keeping its minima up to date costs more than the bound saves with
+// fewer ranks, and less with more (the vector benchmark measures both).
 constexpr std::size_t kExpandedFrom = 4096;
 
 }  // namespace
@@ -353,8 +352,8 @@ void NormSearchTree::build(int id) {
   // query sits far out along it, so a rank's cost is its distance along the diagonal,
   // squared, plus a much smaller part across it: ranks cut into slabs of that distance
   // are pruned whole. Splitting instead on the axis of widest spread, weighted by how far
-  // out the points sit, cost 10-30% more time at 10^3-10^4 ranks (d = 2 and 4). Without
-  // rotation: the component of widest spread.
+  // out the points sit, prunes less and so takes longer. Without rotation: the component of
+  // widest spread.
   int split = 0;
   double widest = -1;
   for (int k = 0; k < (rotated_ ? 0 : dims_); ++k) {
@@ -558,8 +557,8 @@ void NormSearchTree::add(int rank, std::span<const double> x, double sign) {
 // Every rank of a leaf against (best_value, best): the costs in one batch, which also
 // gives their least, where the cost has one, else rank by rank. Most leaves hold no rank
 // that can win, and the least cost says so; in a leaf that does, the lowest rank with
-// that cost is the only one that can. Comparing each cost with the bar as it came read
-// every rank's id and branched on each (a sixth of the whole search at d = 4).
+// that cost is the only one that can. Comparing each cost with the bar as it comes would
+// read every rank's id and branch on each, a large share of the search.
 void NormSearchTree::scan_leaf(const Node& leaf, std::span<const double> x, double& best_value, int& best) {
   const int count = leaf.end - leaf.begin;
   leaf_costs_.resize(static_cast<std::size_t>(count));

@@ -31,9 +31,9 @@
 //
 // The leaves hold up to 32 ranks each (64 from 8,192 ranks on), laid out component by
 // component, so a leaf's costs are one loop the compiler vectorizes (NormCost::batch, the
-// same bits as the cost of each rank alone), which also gives their least. At 10,000
-// ranks a search costs 148 ranks per object over a whole run at d = 2 and 361 at d = 4
-// (the vector benchmark's costed/object; the tree walk cost 151 and 370).
+// same bits as the cost of each rank alone), which also gives their least. Taking the
+// leaves in order prunes as well as walking a tree over them (the vector benchmark's
+// costed/object shows both).
 #pragma once
 
 #include <cstdint>

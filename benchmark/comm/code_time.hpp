@@ -58,14 +58,14 @@ class ChargedCode {
 // one step on a copy of its state and then for real), with `between` run untimed in
 // between to free what the first run made: the shorter of the two runs.
 //  - A simulator's host is interrupted by what the simulated machine does not have (on a
-//    virtual machine about once a millisecond, for 40-70 us that no guest clock can tell
-//    from the code's own time), and whichever rank's code runs then would be charged for
+//    virtual machine often, for stretches that no guest clock can tell from the code's
+//    own time), and whichever rank's code runs then would be charged for
 //    it; a collective after the code charges the slowest rank to all, so with a thousand
 //    ranks nearly every collective would.
 //  - The second run finds the code's data in cache, as a rank on its own core would, where
 //    a simulator's ranks share one core with the simulator; and it reuses the memory the
-//    first freed, where the first touched fresh pages (a page fault costs 0.5-1 us on bare
-//    metal, 12-16 us on a virtual machine, and nothing on Blue Gene, whose kernel maps
+//    first freed, where the first touched fresh pages (a page fault costs a little on bare
+//    metal, much more on a virtual machine, and nothing on Blue Gene, whose kernel maps
 //    memory up front; the CPU clock only subtracts an estimate of it).
 //  - Short runs are timed by the monotonic clock alone: reading the CPU clock is a system
 //    call, dearer than most handlers. Only when the first run was long is the second timed

@@ -17,11 +17,9 @@ namespace lbbench {
 
 // The thread level a process asks MPI for. Zoltan's PT-Scotch needs MPI_THREAD_MULTIPLE;
 // nothing else here calls MPI from more than one thread, and Open MPI's multiple-thread
-// mode locks every call. On the 2-core development VM a bare 2-rank exchange of 16-byte
-// messages (post, send, wait all) took a median 0.22-0.30 us per step with it against
-// 0.18-0.23 us without, in four sittings; the replay's own step moved less than the host's
-// noise (0.26 us either way with no work). So it is asked for only where Zoltan may run,
-// as Task Bench, the yardstick of `calibrate --overhead`, asks for none.
+// mode locks every call, which slows a bare exchange of small messages. So it is asked for
+// only where Zoltan may run, as Task Bench, the yardstick of `calibrate --overhead`, asks
+// for none.
 enum class MpiThreads { funneled, multiple };
 
 // MPI_Init_thread at that level and MPI_Finalize on scope exit.

@@ -16,9 +16,9 @@ double thread_cpu_seconds();
 // differences mean anything. The engines charge simulated and modeled machines for real
 // code by this clock: an application's heap is warm after its first steps (and Blue Gene's
 // kernel maps memory up front), while what is fresh to the simulating process depends on
-// the simulator, which one shared heap serves all ranks from. A fault costs 0.5-1 us on
-// bare metal and 12 us on a virtual machine where this was measured: there, a balancer's
-// charged decision could double with the heap's state alone.
+// the simulator, which one shared heap serves all ranks from. A fault costs far more on a
+// virtual machine than on bare metal, enough there for the heap's state alone to sway a
+// balancer's charged decision.
 double code_cpu_seconds();
 // What one minor page fault costs this thread, measured on first use.
 double page_fault_seconds();

@@ -106,8 +106,8 @@ double expected_degree(double n, int dim, double radius) { return std::min(n - 1
 
 // The share of the vertices one LB call moves, at most: a repartition (greedy, METIS,
 // Zoltan, prefix, the vector strategies that place from scratch) may move nearly all of
-// them; a refinement moves off the overloaded ranks only (tree, gossip, refine: 4% of the
-// scale scenario's vertices at 1,024 ranks; diffusion 22%).
+// them; a refinement moves off the overloaded ranks only (tree, gossip, refine; diffusion,
+// which passes load on from neighbor to neighbor, more).
 double moved_share(BalancerKind kind) {
   switch (kind) {
     case BalancerKind::none: return 0;
@@ -212,11 +212,10 @@ MemoryNeed memory_needed(const Scenario& s, int ranks, EngineKind engine, int ra
       const double fanout = std::max(2, g.fanout);
       const double rounds = g.rounds > 0 ? g.rounds : std::ceil(std::log(p) / std::log(fanout));
       // With a limit a rank hears `fanout` lists of at most `limit` entries a round, on average
-      // (largest lists at 8,192 to 131,072 model ranks, 64 per message: 1,933 to 3,259,
-      // against 1,664 to 2,176 by this count).
+      // (the largest run longer; tests/fixtures/scale-peaks.csv holds the peaks it is checked on).
       const double known = limit > 0 ? std::min(p, 1 + limit * fanout * rounds) : p / 2;
       // Without a limit every message carries the sender's whole list, and the copies of
-      // a call's messages add up (fitted: gossip at 4,096 SMPI ranks, 3.05 GB at its peak).
+      // a call's messages add up (this term is fitted to gossip's peak memory under SMPI).
       need.balancer = here * known * (known_rank_bytes(p, known) + (limit > 0 ? 0 : kToldRankBytes * fanout * rounds));
       if (limit == 0) {
         need.balancer_lighter =

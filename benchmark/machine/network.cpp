@@ -127,9 +127,7 @@ constexpr double kSmpiWeightS = 8775;
 // links of the route back from its receiver with 5% of its rate, for the acknowledgements.
 // On a link both ways busy that slows a flow more than 5%: a link's level is shared by
 // weight, so a long flow that crosses, backwards, a link that short flows fill gets its
-// weight's share of that link's level. Measured under SMPI for diffusion's migration at
-// 256 bgq ranks, four flows of 0.3 to 0.65 MB over one 4-hop route ran at 0.3 GB/s each,
-// not 0.5, while one-hop flows filled a link of the way back.
+// weight's share of that link's level.
 constexpr double kCrossTraffic = 0.05;
 
 // Flows that would finish within this fraction of the earliest finish finish with it, so

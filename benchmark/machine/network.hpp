@@ -49,8 +49,7 @@ class NetworkModel {
     return latency_s(from, to) + bytes / bandwidth_Bps(from, to, wan_flows);
   }
   // The preset's per-message overheads, which SMPI charges to eager messages only (those
-  // under machine.eager_bytes): a rendezvous message costs its latency and bytes alone, so
-  // with eager_bytes 0 a tree decision's 42 rounds at 256 ranks take 0.28 ms, not 3.7.
+  // under machine.eager_bytes): a rendezvous message costs its latency and bytes alone.
   [[nodiscard]] double send_overhead_s(double bytes) const {
     return bytes < preset_.eager_bytes ? preset_.send_overhead : 0.0;
   }
@@ -75,16 +74,13 @@ class NetworkModel {
   // flow: over `link_limit` such links, the busiest link's bytes over its bandwidth bound
   // the transfer instead, and so they do when that bound is under `follow_above_s`, where
   // the caller has a larger cost than the sharing could make. A migration follows its
-  // flows up to 100,000 links: prefix's at 4,096 bgq ranks (52,426) takes 17 s, tree's at
-  // 8,192 (70,196) 38 s.
+  // flows up to kFluidLinks links, past which following them grows too slow to be worth it.
   static constexpr std::size_t kFluidLinks = 100000;
   [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t link_limit = kFluidLinks,
                                        double follow_above_s = 0) const;
 
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
-  // their algorithms and checked against SMPI at 256 and 1,024 ranks on bgq (barrier 41 and
-  // 51 us, the same as a small allreduce; a gather of an int 11 and 16 us; linear gatherv
-  // and scatterv of 100 B and 10 kB per rank as below, within 10%):
+  // their algorithms and checked against SMPI on bgq:
   // a barrier and an allreduce of a few values are ceil(log2 P) rounds in which each rank
   // sends and receives, paying both overheads, once each way;
   [[nodiscard]] double barrier_s() const { return allreduce_s(0); }

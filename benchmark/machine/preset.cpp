@@ -303,13 +303,11 @@ std::vector<std::string> smpi_flags(const MachinePreset& p, double host_ghz) {
       // Code is charged by lbbench itself, by its own CPU time (comm/code_time.hpp):
       // do_work, the balancers' decisions and the migration engine. SimGrid's automatic
       // benchmarking also charges what it spends between calls on its own behalf, which
-      // grows with the rank count (tree's decision at 1,024 ranks: 0.145 s charged against
-      // 0.010 s of its own code and messages).
+      // grows with the rank count until it outweighs the code's own time.
       "--cfg=smpi/simulate-computation:no",
       // Charge every piece, however short: SimGrid drops computations under 1 us by default,
-      // and most of a protocol round's handlers are shorter. Dropping them changed the
-      // order in which SimGrid ran the ranks, and tree's decision at 1,024 ranks then came
-      // out anywhere from 0.004 to 0.059 s over identical runs (0.010 to 0.014 s charged).
+      // and most of a protocol round's handlers are shorter. Dropping them changes the
+      // order in which SimGrid runs the ranks, so a decision's time varies over identical runs.
       "--cfg=smpi/cpu-threshold:0",
       // Every new communicator broadcasts its id; SMPI's default broadcast there is
       // SMP-aware and builds node maps with an allgather, O(P^2) messages per

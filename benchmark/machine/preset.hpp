@@ -102,10 +102,9 @@ std::vector<std::string> smpi_flags(const MachinePreset& preset, double host_ghz
 // enough to hold what thousands of simulated ranks free in a protocol round
 // (glibc.malloc.tcache_count=65535), unless the user chose that count. The ranks share one
 // heap, and glibc's default cache holds 7 blocks per size: the rest of a round's frees go
-// to one unsorted list, which glibc sorts at most 10,000 blocks per allocation, so at 4,096
-// ranks a rank's tiny handler spent 1.3-1.8 ms in malloc, in both of its timed runs, and
-// that was charged to the balancer (diffusion's decision 1.4 ms under SMPI against 0.3 ms
-// on the model engine, and its migration 1.5 ms against 0.4).
+// to one unsorted list, which glibc sorts at most 10,000 blocks per allocation, so with
+// thousands of ranks a tiny handler spends longer in malloc than in its own work, and
+// that is charged to the balancer's decision and migration.
 std::string simulator_glibc_tunables(const std::string& user_tunables);
 
 // SimGrid gives every simulated rank a stack with a guard page: two memory mappings per

@@ -21,9 +21,8 @@
 namespace lbbench {
 
 // The collectives the migration engine runs at every call, moving something or not (its
-// conservation checks and totals; counted when the model engine was checked against
-// SMPI, 13 until each census took its four sums in one reduction): the model engine
-// prices them, and cost models count them as a floor under every LB call.
+// conservation checks and totals, each census taking its four sums in one reduction): the
+// model engine prices them, and cost models count them as a floor under every LB call.
 inline constexpr int kMigrationAllreduces = 7;
 inline constexpr int kMigrationBarriers = 2;
 inline constexpr int kMigrationCollectives = kMigrationAllreduces + kMigrationBarriers;

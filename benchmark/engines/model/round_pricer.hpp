@@ -47,9 +47,8 @@ class RoundPricer final : public ProtocolObserver {
   // flow by flow only up to 50,000 route links, and only where its busiest link's bytes
   // take a tenth of `one_by_one` or more. Tree's and diffusion's messages are tens of
   // bytes, and their latencies one after another make the round; gossip's lists of
-  // kilobytes fill the links (its rounds at 1,024 bgq ranks are followed; at 131,072 ranks,
-  // where a route there and back crosses about 40 links, a round of over 1,250 messages
-  // takes the busiest link's bound).
+  // kilobytes fill the links (followed flow by flow, until a machine so large that a round's
+  // routes exceed the limit).
   double shared_links_s(double one_by_one);
 
   const NetworkModel& net_;

@@ -63,9 +63,8 @@ int calibrate_command(const CalibrateRequest& request, int argc, char** argv) {
   c.ranks_per_node = readers_on_node(node);
   MPI_Barrier(node);
   const auto rows = measure_accuracy(kernel, c, request.quick);
-  // Ranks that outnumber the cores take turns while they measure, which skews the rate
-  // (16 processes on 2 cores measured it about 3.5 times too fast): such a rate is shown,
-  // never cached.
+  // Ranks that outnumber the cores take turns while they measure, so each reads memory
+  // nearly alone and the rate comes out too fast: such a rate is shown, never cached.
   const bool oversubscribed = ranks_take_turns(node);
   if (oversubscribed && me == 0) {
     std::fprintf(stderr,

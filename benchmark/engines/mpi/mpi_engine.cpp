@@ -77,9 +77,8 @@ class KernelCompute final : public ComputePhase {
 
 // Freed memory stays in the heap for reuse. By default glibc serves large blocks (a
 // migration's packed vertices, its receive buffers) from fresh mmap'ed pages and returns
-// them when freed, so every migration paid a page fault per 4 KiB touched: on a VM that
-// was most of its time (160 ms for 4,100 vertices of 4 KiB at 2 ranks, 25 ms with a warm
-// heap). A long-running application migrates with a warm heap.
+// them when freed, so every migration would pay a page fault per 4 KiB touched, which can be
+// most of its time where faults are dear. A long-running application migrates with a warm heap.
 void keep_freed_memory() {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());

@@ -101,9 +101,9 @@ class SmpiEngine final : public Engine {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
     // No fastbins: the simulated ranks share one heap, and glibc consolidates every
-    // rank's freed small chunks at once whenever one rank asks for a large block. At
-    // 1,024 ranks that was one handler's ~0.6 ms per protocol round, charged to
-    // whichever rank happened to trigger it and so to the balancer's decision time.
+    // rank's freed small chunks at once whenever one rank asks for a large block. With many
+    // ranks that outweighs a handler's own work, and it is charged to whichever rank
+    // triggered it, and so to the balancer's decision time.
     mallopt(M_MXFAST, 0);
   }
 

@@ -4,7 +4,8 @@
 // Under SMPI the NBX loop polls, and every poll is a simulation event: it crawls, and
 // SMPI's MPI_Waitany does not wake for a message while it also holds an MPI_Ibarrier.
 // MPI_Probe is no way out either: SMPI charges each failed probe a sleep that grows with
-// the number of failed probes so far, across all ranks, to milliseconds at 1,000 ranks.
+// the number of failed probes so far, across all ranks, so with many ranks the probes cost
+// far more than the messages.
 // So senders list their messages in the shared census, a barrier stands for NBX's
 // non-blocking barrier (the simulated cost is of the same order, O(log P)), and each rank
 // then receives exactly what was listed for it, source by source. The list of a parity is
