@@ -73,9 +73,13 @@ class TheReadmesCommandsRunAsWritten(unittest.TestCase):
     def script(self, block):
         lines = []
         for command in commands(block):
-            if any(command.startswith(start) for start in ELSEWHERE):
+            elsewhere = [why for start, why in ELSEWHERE.items() if command.startswith(start)]
+            if elsewhere:
+                print(f"not run here: '{command}': {elsewhere[0]}")
                 continue
-            if any(command.startswith(start) for start in LISTED_ONLY):
+            listed = [why for start, why in LISTED_ONLY.items() if command.startswith(start)]
+            if listed:
+                print(f"run with --list: '{command}': {listed[0]}")
                 command += " --list"
             if "vt_lb_data" in command and not TRACE.is_dir():
                 print(f"not run: '{command}': {TRACE} is absent")
