@@ -175,6 +175,32 @@ def decision_cell(c, engine):
     return text + (f" ({min(runs):.4f}–{max(runs):.4f})" if len(runs) > 1 else "")
 
 
+REGRID_PARTS = ("decision_s", "migration_s", "rebuild_s", "time_s")
+
+
+def regrid_parts(runs):
+    """A block mesh's regrids, summed over the run, per part (median over the runs); None
+    where the records hold no regrids or predate the parts."""
+    events = [r["regrid"]["events"] for r in runs if r.get("regrid")]
+    if not events or any(part not in e for ev in events for e in ev for part in REGRID_PARTS):
+        return None
+    return [statistics.median(sum(e[part] for e in ev) for ev in events) for part in REGRID_PARTS]
+
+
+def regrid_table(found, scenario, ranks, balancers):
+    """Where a block mesh's regrid time goes on each engine: deciding, gathering the
+    families, rebuilding, and the whole (each part its slowest rank's)."""
+    rows = []
+    for b in balancers:
+        parts = [regrid_parts(found[(scenario, ranks, b, e)]) for e in ENGINES]
+        if None not in parts:
+            rows.append(f"| {b} | " + " | ".join(f"{s:.4f} / {m:.4f}" for s, m in zip(*parts)) + " |")
+    if not rows:
+        return []
+    return ["Regrids, summed over the run, smpi / model (s):", "",
+            "| balancer | deciding | gathering | rebuilding | whole |", "|---|---:|---:|---:|---:|", *rows, ""]
+
+
 def markdown(found, rows):
     walls = {}
     for r in rows:
@@ -230,6 +256,7 @@ def markdown(found, rows):
              all(gap <= NEAR_TIE_REL for gap, _, _ in swapped))
         lines += ["", f"Fastest first: smpi {', '.join(order[0])}; model {', '.join(order[1])}"
                   + (" (the same)." if order[0] == order[1] else "."), ""]
+        lines += regrid_table(found, scenario, ranks, both)
         if swapped:
             lines += ["Swapped: " + "; ".join(f"{a} and {b} ({gap:.1%} apart under SMPI)" for gap, a, b in swapped)
                       + ".", ""]

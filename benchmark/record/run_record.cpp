@@ -201,24 +201,31 @@ PerStep per_step_from(const Fields& f) {
 }
 
 Json to_json(const RegridEvent& e) {
-  return Json{{"step", e.step},
-              {"vertices_before", e.vertices_before},
-              {"vertices_after", e.vertices_after},
-              {"refined", e.refined},
-              {"merged", e.merged},
-              {"created", e.created},
-              {"destroyed", e.destroyed},
-              {"rounds", e.rounds},
-              {"split_rounds", e.split_rounds},
-              {"messages", e.messages},
-              {"bytes", e.bytes},
-              {"migrations", e.migrations},
-              {"migrated_bytes", e.migrated_bytes},
-              {"elements_moved_max", e.elements_moved_max},
-              {"time_s", e.time_s},
-              {"migration_s", e.migration_s},
-              {"after", to_json(e.after)},
-              {"owners_digest", fmt::format("{:016x}", e.owners_digest)}};
+  Json j{{"step", e.step},
+         {"vertices_before", e.vertices_before},
+         {"vertices_after", e.vertices_after},
+         {"refined", e.refined},
+         {"merged", e.merged},
+         {"created", e.created},
+         {"destroyed", e.destroyed},
+         {"rounds", e.rounds},
+         {"split_rounds", e.split_rounds},
+         {"messages", e.messages},
+         {"bytes", e.bytes},
+         {"migrations", e.migrations},
+         {"migrated_bytes", e.migrated_bytes},
+         {"elements_moved_max", e.elements_moved_max},
+         {"time_s", e.time_s},
+         {"migration_s", e.migration_s},
+         {"after", to_json(e.after)},
+         {"owners_digest", fmt::format("{:016x}", e.owners_digest)}};
+  // Records made before the parts were recorded read back without them; a regrid that
+  // kept its blocks has none.
+  if (e.decision_s != 0 || e.rebuild_s != 0) {
+    j["decision_s"] = e.decision_s;
+    j["rebuild_s"] = e.rebuild_s;
+  }
+  return j;
 }
 
 RegridEvent regrid_event_from(const Fields& f) {
@@ -238,7 +245,9 @@ RegridEvent regrid_event_from(const Fields& f) {
   e.migrated_bytes = f.need<std::int64_t>("migrated_bytes");
   e.elements_moved_max = f.get<std::int64_t>("elements_moved_max", 0);
   e.time_s = f.need<double>("time_s");
+  e.decision_s = f.get<double>("decision_s", 0.0);
   e.migration_s = f.get<double>("migration_s", 0.0);
+  e.rebuild_s = f.get<double>("rebuild_s", 0.0);
   if (f.has("after")) e.after = census_from(f.at("after"));
   if (const auto digest = f.maybe<std::string>("owners_digest"))
     e.owners_digest = parse_digest(*digest, f.name("owners_digest"));

@@ -98,7 +98,13 @@ struct RegridEvent {
   std::int64_t migrated_bytes = 0;
   std::int64_t elements_moved_max = 0;  // arriving at the busiest gathering rank
   double time_s = 0;                    // slowest rank: the whole regrid
-  double migration_s = 0;               // slowest rank: gathering the families
+  // Its parts, each the slowest rank's: deciding (the blocks' code and the rounds of
+  // messages), gathering the families, and telling the fates and rebuilding the blocks.
+  // The slowest rank of one part need not be the slowest of another, so they may sum to
+  // more than time_s.
+  double decision_s = 0;
+  double migration_s = 0;
+  double rebuild_s = 0;
   CommCensus after;
   std::uint64_t owners_digest = 0;  // where every block is after it
 };

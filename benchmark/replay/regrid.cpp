@@ -69,9 +69,9 @@ double work_of(const WorkloadField& field, const LocalGraph& g, LocalIndex v, in
   return field.total_weight(g.gid[static_cast<std::size_t>(v)], g.coords_of(v), g.vweights_of(v), step);
 }
 
-// Each rank's maxima of one regrid (time, gathering time, arrivals) and its sums
+// Each rank's maxima of one regrid (its time, its parts' times, arrivals) and its sums
 // (messages, bytes, moved blocks and bytes, the census after, the placement digest).
-constexpr std::size_t kMaxima = 3;
+constexpr std::size_t kMaxima = 5;
 constexpr std::size_t kSums = 9;
 
 }  // namespace
@@ -147,12 +147,14 @@ void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, co
   }
   Share share;
   const double t_gather = engine.now();
+  share.decision_s = t_gather - t0;
   share.moved = migrator.migrate(graph, plan, [&](const LocalGraph& g) {
     double sum = 0;
     for (LocalIndex v = 0; v < g.num_local(); ++v) sum += work_of(field, g, v, next);
     return sum;
   });
-  share.migration_s = engine.now() - t_gather;
+  const double t_rebuild = engine.now();
+  share.migration_s = t_rebuild - t_gather;
   // A block that arrived is a sibling of a family that merges here.
   std::vector<Fate> fate;
   fate.reserve(static_cast<std::size_t>(graph.num_local()));
@@ -187,6 +189,7 @@ void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, co
     }
   }
   share.time_s = engine.now() - t0;
+  share.rebuild_s = share.time_s - share.decision_s - share.migration_s;
   share.messages = decision.traffic.messages;
   share.bytes = decision.traffic.bytes;
   share.census_after = loop.census_share(machine);
@@ -219,7 +222,7 @@ std::vector<RegridEvent> Regridder::settle(MPI_Comm comm) const {
   std::vector<double> maxima;
   std::vector<std::uint64_t> sums;
   for (const Share& s : shares_) {
-    maxima.insert(maxima.end(), {s.time_s, s.migration_s, static_cast<double>(s.arrived)});
+    maxima.insert(maxima.end(), {s.time_s, s.decision_s, s.migration_s, s.rebuild_s, static_cast<double>(s.arrived)});
     sums.insert(sums.end(),
                 {static_cast<std::uint64_t>(s.messages), static_cast<std::uint64_t>(s.bytes),
                  static_cast<std::uint64_t>(s.moved.vertices_sent), static_cast<std::uint64_t>(s.moved.bytes_sent)});
@@ -238,8 +241,10 @@ std::vector<RegridEvent> Regridder::settle(MPI_Comm comm) const {
     const double* max = max_all.data() + i * kMaxima;
     const std::uint64_t* sum = sum_all.data() + i * kSums;
     e.time_s = max[0];
-    e.migration_s = max[1];
-    e.elements_moved_max = static_cast<std::int64_t>(max[2]);
+    e.decision_s = max[1];
+    e.migration_s = max[2];
+    e.rebuild_s = max[3];
+    e.elements_moved_max = static_cast<std::int64_t>(max[4]);
     e.messages = static_cast<std::int64_t>(sum[0]);
     e.bytes = static_cast<std::int64_t>(sum[1]);
     e.migrations = static_cast<std::int64_t>(sum[2]);

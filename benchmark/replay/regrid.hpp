@@ -78,7 +78,9 @@ class Regridder {
   struct Share {
     RegridEvent global;  // what every rank knows at once: counts and rounds
     double time_s = 0;
+    double decision_s = 0;
     double migration_s = 0;
+    double rebuild_s = 0;
     std::int64_t messages = 0;
     std::int64_t bytes = 0;
     MigrationStats moved;

@@ -44,6 +44,7 @@ class BlockMesh(unittest.TestCase):
             self.assertEqual(e["created"], 8 * e["refined"] + e["merged"])
             self.assertEqual(e["destroyed"], e["refined"] + 8 * e["merged"])
             self.assertGreater(e["time_s"], 0)
+            self.check_parts(e, exact=r["engine"] == "model")
             self.assertEqual(r["per_step"]["regrid_bytes"][e["step"]], e["bytes"] + e["migrated_bytes"])
         self.assertGreater(sum(e["refined"] for e in regrid["events"]), 0, "the growing sphere splits blocks")
         self.assertGreater(live[-1], live[0])
@@ -51,6 +52,21 @@ class BlockMesh(unittest.TestCase):
         # The balancer saw the blocks as they were at each call, and tree balances counts.
         for call in r["lb"]:
             self.assertLessEqual(call["model_imbalance_predicted_after"], call["model_imbalance_before"])
+
+    def check_parts(self, e, exact):
+        """A regrid's parts (deciding, gathering, rebuilding), each its slowest rank's: each
+        within the whole, and together at least the whole; the model engine prices one
+        busiest rank, whose parts are the whole."""
+        parts = [e["decision_s"], e["migration_s"], e["rebuild_s"]]
+        where = f"the regrid after step {e['step']}: parts {parts}, time_s {e['time_s']}"
+        self.assertGreater(e["decision_s"], 0, where)
+        self.assertGreater(e["rebuild_s"], 0, where)
+        for part in parts:
+            self.assertLessEqual(part, e["time_s"] * (1 + 1e-9), where)
+        if exact:
+            self.assertAlmostEqual(sum(parts), e["time_s"], delta=1e-9 * e["time_s"], msg=where)
+        else:
+            self.assertGreaterEqual(sum(parts), e["time_s"] * (1 - 1e-9), where)
 
     def test_the_model_engine_regrids_and_balances_the_blocks(self):
         r, summary = self.record("model", "--machine", "bgq", "--ranks", "64")

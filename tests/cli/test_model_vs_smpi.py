@@ -81,6 +81,25 @@ class ModelVsSmpiTable(unittest.TestCase):
         text = model_vs_smpi.markdown(found, [])
         self.assertEqual(criterion(text, "moves and owners identical"), (0, 1))
 
+    def test_a_block_mesh_shows_where_each_engine_spends_its_regrids(self):
+        found = found_for(1024, {"none": (1.0, 1.0), "tree": (1.0, 1.0)})
+
+        def regrids(decision, rebuild):
+            return {"events": [{"decision_s": decision, "migration_s": 0.001, "rebuild_s": rebuild,
+                                "time_s": decision + 0.001 + rebuild}] * 2}
+
+        for balancer in ("none", "tree"):
+            found[("scale", 1024, balancer, "smpi")][0]["regrid"] = regrids(0.003, 0.002)
+            found[("scale", 1024, balancer, "model")][0]["regrid"] = regrids(0.001, 0.002)
+        del found[("scale", 1024, "tree", "model")][0]["regrid"]["events"][1]["rebuild_s"]  # an older record
+        text = model_vs_smpi.markdown(found, [])
+        self.assertIn("| none | 0.0060 / 0.0020 | 0.0020 / 0.0020 | 0.0040 / 0.0040 | 0.0120 / 0.0080 |", text)
+        self.assertNotIn("| tree | 0.0060", text)
+
+    def test_a_mesh_that_never_regrids_has_no_regrid_table(self):
+        text = model_vs_smpi.markdown(found_for(256, {"tree": (1.0, 1.0)}), [])
+        self.assertNotIn("Regrids", text)
+
 
 if __name__ == "__main__":
     unittest.main()

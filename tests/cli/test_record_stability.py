@@ -44,7 +44,7 @@ AUTO_TIMED = {"cost_s", "bank_s", "spent_s"}
 # indices of the lists they are in.
 ADDED = {"per_step.compute_avg_s", "per_step.wait_avg_s", "lb.owners_digest", "machine_preset.eager_bytes", "lb_points",
          "lb.prediction.points_kept_by_looks", "balancer_params.nonblocking_look", "config.balancer.params.nonblocking_look",
-         "prediction.points", "lb.prediction.step"}
+         "prediction.points", "lb.prediction.step", "regrid.events.decision_s", "regrid.events.rebuild_s"}
 
 
 TIME_TOLERANCE = 1e-6

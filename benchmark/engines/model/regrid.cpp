@@ -77,14 +77,18 @@ ModelRegrid ModelRegridder::regrid(ModelState& state, const WorkloadField& field
   const double decide_cpu = code_cpu_seconds() - decide_cpu0;
   RoundPricer pricer(net_, code_scale_);
   price_decision(state, d, before_gather, pricer, out.event);
+  const double decision_rounds_s = pricer.total_s();
   gather_families(state, d, pricer, out.event);
-  const double rebuild_s = rebuild_ranks(state, d, before_gather, field, out);
+  const double rebuild_cpu = rebuild_ranks(state, d, before_gather, field, out);
   out.event.owners_digest = state.owners_digest();
-  // The decision's code and rounds, the gathering, the rebuilding, and the census's one
-  // allreduce.
-  out.event.time_s = decide_cpu * busiest_share(state) * code_scale_ + pricer.total_s() + out.event.migration_s +
-                     rebuild_s * code_scale_ + net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
-  out.duration_s = first_s + out.event.time_s;
+  // The decision's code and rounds; the gathering; the fates' round, the rebuilding and
+  // the census's one allreduce.
+  RegridEvent& e = out.event;
+  e.decision_s = decide_cpu * busiest_share(state) * code_scale_ + decision_rounds_s;
+  e.rebuild_s = pricer.total_s() - decision_rounds_s + rebuild_cpu * code_scale_ +
+                net_.allreduce_s(static_cast<double>(sizeof(RegridCensus)));
+  e.time_s = e.decision_s + e.migration_s + e.rebuild_s;
+  out.duration_s = first_s + e.time_s;
   return out;
 }
 
