@@ -32,14 +32,20 @@ constexpr int kMaxTransferRounds = 256;
 
 class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  public:
+  // Of the rank's work it keeps only what it reads: the engines copy its state every round.
   GossipProtocol(RankWork work, GossipParams params, ProtocolContext ctx)
-      : w_(std::move(work)), p_(params), ctx_(ctx), load_(w_.load()) {
-    status_.assign(w_.units(), Unit::home);
-    owners_.assign(w_.units(), Rank{w_.rank});
+      : rank_(work.rank),
+        nranks_(work.nranks),
+        load_(work.load()),
+        quanta_(std::move(work.quanta)),
+        p_(params),
+        ctx_(ctx) {
+    status_.assign(quanta_.size(), Unit::home);
+    owners_.assign(quanta_.size(), Rank{rank_});
     gossip_rounds_ =
         p_.rounds > 0 ? p_.rounds
                       : std::max(1, static_cast<int>(std::ceil(
-                                        std::log(std::max(2, w_.nranks)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
+                                        std::log(std::max(2, nranks_)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
   }
 
   Outbox step(const Inbox& inbox) override {
@@ -69,13 +75,13 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   [[nodiscard]] std::uint64_t draws_of(std::uint64_t what) const {
     return hash_of({ctx_.seed, tag(Stream::protocol_random), static_cast<std::uint64_t>(ctx_.invocation),
                     static_cast<std::uint64_t>(phase_), static_cast<std::uint64_t>(round_), what,
-                    static_cast<std::uint64_t>(w_.rank)});
+                    static_cast<std::uint64_t>(rank_)});
   }
   [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const { return hash_more(draws_of(what), k); }
 
   void check(const Inbox& inbox, Outbox& out) {
     if (phase_ == 0) {
-      average_ = static_cast<double>(inbox.sum.at(0)) / w_.nranks;
+      average_ = static_cast<double>(inbox.sum.at(0)) / nranks_;
       limit_ = p_.target_ratio * average_;
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
@@ -85,24 +91,33 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       return;
     }
     known_.clear();
-    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{w_.rank, load_}});
+    std::vector<Known>& entries = unpacked();
+    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{rank_, load_}}, entries);
     round_ = 0;
     stage_ = Stage::gossip;
     Letters letters;
-    spread(letters);
+    spread(letters, entries);
     letters.post(out);
   }
 
-  // Sends everything known to `fanout` distinct random ranks.
-  void spread(Letters& letters) const {
-    if (known_.empty()) return;
+  // A buffer for the list's entries, unpacked: shared by the ranks, which the drivers run
+  // one at a time on a thread, each using it only within one round.
+  static std::vector<Known>& unpacked() {
+    thread_local std::vector<Known> entries;
+    entries.clear();
+    return entries;
+  }
+
+  // Sends what is known (`known`, every entry of the list) to `fanout` distinct random ranks.
+  void spread(Letters& letters, std::span<const Known> known) const {
+    if (known.empty()) return;
     std::set<int> targets;
-    const int others = w_.nranks - 1;
+    const int others = nranks_ - 1;
     for (std::uint64_t attempt = 0; static_cast<int>(targets.size()) < std::min(p_.fanout, others); ++attempt) {
-      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(w_.nranks));
-      if (r != w_.rank) targets.insert(r);
+      const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(nranks_));
+      if (r != rank_) targets.insert(r);
     }
-    const std::vector<Known> told = what_to_tell();
+    const std::vector<Known> told = what_to_tell(known);
     for (const int t : targets) {
       auto w = letters.to(t);
       w.put(Record::knowledge);
@@ -118,19 +133,22 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // round (every subset of that size equally likely), sorted by rank. Charm++'s
   // kPartialInfoCount sends the first entries by PE number instead, which would tell every
   // rank of the same few low-numbered ranks and send them all the transfers.
-  [[nodiscard]] std::vector<Known> what_to_tell() const {
+  [[nodiscard]] std::vector<Known> what_to_tell(std::span<const Known> known) const {
     const auto limit = static_cast<std::size_t>(p_.info_limit);
-    return known_.sample(limit == 0 ? known_.size() : limit, draws_of(3));
+    return KnownRanks::sample(known, limit == 0 ? known.size() : limit, draws_of(3));
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {
     const std::span<const Known> heard = heard_this_round(inbox);
-    if (!heard.empty()) known_.merge(heard);
+    // The merge unpacks the whole list anyway; what to tell is drawn from that.
+    std::vector<Known>& entries = unpacked();
+    if (!heard.empty()) known_.merge(heard, entries);
     largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(known_.size()));
     ++round_;
     if (round_ < gossip_rounds_) {
+      if (heard.empty()) known_.append_to(entries);
       Letters letters;
-      spread(letters);
+      spread(letters, entries);
       letters.post(out);
       return;
     }
@@ -230,11 +248,11 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         const bool accepted = r.get<std::uint8_t>() != 0;
         const auto their_load = r.get<std::int64_t>();
         const auto u = static_cast<std::size_t>(unit);
-        committed_ -= w_.quanta[u];
+        committed_ -= quanta_[u];
         if (accepted) {
           status_[u] = Unit::moved;
           owners_[u] = Rank{m.peer};
-          load_ -= w_.quanta[u];
+          load_ -= quanta_[u];
           ++moved_this_phase_;
         } else {
           status_[u] = Unit::home;
@@ -251,14 +269,14 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   [[nodiscard]] std::optional<std::size_t> pick_unit(double over) const {
     std::optional<std::size_t> heaviest_fit;
     std::optional<std::size_t> lightest;
-    for (std::size_t u = 0; u < w_.units(); ++u) {
-      if (status_[u] != Unit::home || w_.quanta[u] == 0) continue;
-      const auto q = static_cast<double>(w_.quanta[u]);
-      if (q <= over && (!heaviest_fit || w_.quanta[u] > w_.quanta[*heaviest_fit])) heaviest_fit = u;
-      if (!lightest || w_.quanta[u] < w_.quanta[*lightest]) lightest = u;
+    for (std::size_t u = 0; u < quanta_.size(); ++u) {
+      if (status_[u] != Unit::home || quanta_[u] == 0) continue;
+      const auto q = static_cast<double>(quanta_[u]);
+      if (q <= over && (!heaviest_fit || quanta_[u] > quanta_[*heaviest_fit])) heaviest_fit = u;
+      if (!lightest || quanta_[u] < quanta_[*lightest]) lightest = u;
     }
     if (heaviest_fit) return heaviest_fit;
-    if (lightest && static_cast<double>(w_.quanta[*lightest]) < 2 * over) return lightest;
+    if (lightest && static_cast<double>(quanta_[*lightest]) < 2 * over) return lightest;
     return std::nullopt;
   }
 
@@ -272,7 +290,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     double total = 0;
     for (std::size_t i = 0; i < known.size(); ++i) {
       const auto& [rank, load] = known[i];
-      if (rank == w_.rank || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
+      if (rank == rank_ || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
         continue;
       total += average_ - static_cast<double>(load);
       cdf.emplace_back(i, total);
@@ -285,16 +303,23 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     return cdf.back().first;
   }
 
+  // Whether a known rank might take a unit of `quanta`: only if the lightest could.
+  [[nodiscard]] bool anyone_could_take(std::int64_t quanta) const {
+    if (known_.empty()) return false;
+    const std::int64_t lightest = known_.lowest_load();
+    return static_cast<double>(lightest) < average_ && static_cast<double>(lightest + quanta) <= limit_;
+  }
+
   void make_offers(Letters& letters) {
     // Unpacked once for all of this round's offers, which each read the whole list.
-    thread_local std::vector<Known> known;
-    known.clear();
+    std::vector<Known>& known = unpacked();
     std::uint64_t k = 0;
     while (static_cast<double>(load_ - committed_) > limit_) {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
+      const std::int64_t q = quanta_[*unit];
+      if (!anyone_could_take(q)) return;  // as pick_target would find, without reading the list
       if (k == 0) known_.append_to(known);
-      const std::int64_t q = w_.quanta[*unit];
       const auto target = pick_target(known, q, k++);
       if (!target) return;
       status_[*unit] = Unit::offered;
@@ -309,10 +334,12 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     }
   }
 
-  RankWork w_;
+  int rank_;
+  int nranks_;
+  std::int64_t load_;  // current load, with accepted units in and acknowledged units out
+  std::vector<std::int64_t> quanta_;  // per unit
   GossipParams p_;
   ProtocolContext ctx_;
-  std::int64_t load_;           // current load, with accepted units in and acknowledged units out
   std::int64_t committed_ = 0;  // offered and not yet answered
   double average_ = 0;
   double limit_ = 0;

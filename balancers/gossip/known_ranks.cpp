@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 
 #include "core/hash.hpp"
 
@@ -55,9 +56,15 @@ void KnownRanks::clear() {
   packed_.reset();
   overrides_.clear();
   size_ = 0;
+  lowest_.reset();
 }
 
 void KnownRanks::update(int rank, std::int64_t load) {
+  if (lowest_ && load < *lowest_) {
+    lowest_ = load;
+  } else if (lowest_ && load != *lowest_) {
+    lowest_.reset();  // the entry may have held the lowest load
+  }
   const auto it =
       std::lower_bound(overrides_.begin(), overrides_.end(), rank, [](const Known& k, int r) { return k.rank < r; });
   if (it != overrides_.end() && it->rank == rank) {
@@ -67,8 +74,7 @@ void KnownRanks::update(int rank, std::int64_t load) {
   }
 }
 
-void KnownRanks::merge(std::span<const Known> incoming) {
-  thread_local std::vector<Known> merged;
+void KnownRanks::merge(std::span<const Known> incoming, std::vector<Known>& merged) {
   merged.clear();
   merged.reserve(size_ + incoming.size());
   auto in = incoming.begin();
@@ -104,14 +110,21 @@ void KnownRanks::pack(std::span<const Known> entries) {
   }
   BitWriter out(packed_->data());
   last = -1;
+  const int entry_bits = gap_bits_ + load_bits_;
   for (const auto& [rank, load] : entries) {
-    out.put(static_cast<std::uint64_t>(rank - last), gap_bits_);
-    out.put(zigzag(load), load_bits_);
+    const auto gap = static_cast<std::uint64_t>(rank - last);
+    if (entry_bits <= 64) {  // the same bits as two puts, in one
+      out.put(gap | zigzag(load) << gap_bits_, entry_bits);
+    } else {
+      out.put(gap, gap_bits_);
+      out.put(zigzag(load), load_bits_);
+    }
     last = rank;
   }
   out.flush();
   overrides_.clear();
   size_ = entries.size();
+  lowest_.reset();
 }
 
 void KnownRanks::append_to(std::vector<Known>& into) const {
@@ -122,18 +135,27 @@ void KnownRanks::append_to(std::vector<Known>& into) const {
   });
 }
 
-std::vector<Known> KnownRanks::sample(std::size_t count, std::uint64_t draws) const {
-  std::vector<Known> out;
-  if (count >= size_) {
-    append_to(out);
-    return out;
+std::int64_t KnownRanks::lowest_load() const {
+  if (!lowest_) {
+    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+    visit_until([&](const Known& k) {
+      lowest = std::min(lowest, k.load);
+      return false;
+    });
+    lowest_ = lowest;
   }
+  return *lowest_;
+}
+
+std::vector<Known> KnownRanks::sample(std::span<const Known> entries, std::size_t count, std::uint64_t draws) {
+  if (count >= entries.size()) return {entries.begin(), entries.end()};
+  std::vector<Known> out;
   if (count == 0) return out;
   thread_local std::vector<std::size_t> picked;
   thread_local std::vector<bool> taken;
   picked.clear();
-  taken.assign(size_, false);
-  for (std::size_t j = size_ - count; j < size_; ++j) {
+  taken.assign(entries.size(), false);
+  for (std::size_t j = entries.size() - count; j < entries.size(); ++j) {
     const auto t = static_cast<std::size_t>(hash_more(draws, j) % (j + 1));
     const std::size_t pick = taken[t] ? j : t;
     taken[pick] = true;
@@ -141,15 +163,7 @@ std::vector<Known> KnownRanks::sample(std::size_t count, std::uint64_t draws) co
   }
   std::sort(picked.begin(), picked.end());
   out.reserve(count);
-  std::size_t at = 0;
-  auto next = picked.begin();
-  visit_until([&](const Known& k) {
-    if (at++ == *next) {
-      out.push_back(k);
-      ++next;
-    }
-    return next == picked.end();
-  });
+  for (const std::size_t at : picked) out.push_back(entries[at]);
   return out;
 }
 

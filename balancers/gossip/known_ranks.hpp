@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,16 +43,22 @@ class KnownRanks {
 
   // Adds the entries of a list sorted by rank, with no rank twice; what is already known
   // stays (during gossip every entry of one rank carries that rank's own load, so either
-  // copy would do).
-  void merge(std::span<const Known> incoming);
+  // copy would do). Leaves every entry of the merged list in `entries`, in rank order.
+  void merge(std::span<const Known> incoming, std::vector<Known>& entries);
 
-  // `count` entries (at most all), drawn so that every subset of that size is equally
-  // likely, in rank order: Floyd's algorithm over the positions, the draw for position j
-  // being hash_more(draws, j). A draw per entry drawn, not per entry known.
-  [[nodiscard]] std::vector<Known> sample(std::size_t count, std::uint64_t draws) const;
+  // `count` entries of a list (at most all), drawn so that every subset of that size is
+  // equally likely, in rank order: Floyd's algorithm over the positions, the draw for
+  // position j being hash_more(draws, j). A draw per entry drawn, not per entry known.
+  [[nodiscard]] static std::vector<Known> sample(std::span<const Known> entries, std::size_t count,
+                                                 std::uint64_t draws);
 
   // Appends every entry, in rank order.
   void append_to(std::vector<Known>& into) const;
+
+  // The lowest load known. A pass over the list the first time after a change that may
+  // have raised it; then remembered, so that a rank that keeps finding no rank light
+  // enough to take its unit does not read its whole list every round to learn it again.
+  [[nodiscard]] std::int64_t lowest_load() const;
 
   // Calls visit(entry) for every entry in rank order, until it returns true; says whether
   // it did.
@@ -70,6 +77,7 @@ class KnownRanks {
   int load_bits_ = 0;
   std::vector<Known> overrides_;  // sorted by rank, all of them known; win over the packed loads
   std::size_t size_ = 0;
+  mutable std::optional<std::int64_t> lowest_;  // lowest_load() while no change may have raised it
 };
 
 // Reads the packed entries in order.
@@ -79,12 +87,23 @@ class KnownRanks::Reader {
       : data_(list.packed_ ? list.packed_->data() : nullptr),
         left_(list.size_),
         gap_bits_(list.gap_bits_),
-        load_bits_(list.load_bits_) {}
+        load_bits_(list.load_bits_),
+        entry_bits_(gap_bits_ + load_bits_),
+        gap_mask_((std::uint64_t{1} << gap_bits_) - 1) {}
   [[nodiscard]] bool done() const { return left_ == 0; }
   Known next() {
     --left_;
-    rank_ += static_cast<std::int64_t>(bits(gap_bits_));
-    const std::uint64_t z = bits(load_bits_);
+    std::uint64_t gap = 0;
+    std::uint64_t z = 0;
+    if (entry_bits_ <= 64) {  // the usual case: both fields in one read
+      const std::uint64_t both = bits(entry_bits_);
+      gap = both & gap_mask_;
+      z = both >> gap_bits_;
+    } else {
+      gap = bits(gap_bits_);
+      z = bits(load_bits_);
+    }
+    rank_ += static_cast<std::int64_t>(gap);
     return Known{static_cast<std::int32_t>(rank_),
                  static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1)};
   }
@@ -104,8 +123,10 @@ class KnownRanks::Reader {
 
   const std::uint8_t* data_;
   std::size_t left_;
-  int gap_bits_;
+  int gap_bits_;  // 1 to 32 (ranks increase), 0 for an empty list
   int load_bits_;
+  int entry_bits_;
+  std::uint64_t gap_mask_;
   std::size_t bit_ = 0;
   std::int64_t rank_ = -1;
 };

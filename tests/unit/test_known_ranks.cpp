@@ -24,12 +24,19 @@ std::vector<Known> entries(const KnownRanks& known) {
   return out;
 }
 
+// A merge, checked to leave every entry of the merged list in its buffer.
+void merge(KnownRanks& known, const std::vector<Known>& incoming) {
+  std::vector<Known> merged = {{-5, -5}};  // what was there before is not kept
+  known.merge(incoming, merged);
+  EXPECT_EQ(merged, entries(known));
+}
+
 TEST(KnownRanks, ReadsBackWhatWasMergedWhateverTheGapsAndLoads) {
   const std::int32_t top = std::numeric_limits<std::int32_t>::max();
   const std::int64_t big = std::numeric_limits<std::int64_t>::max();
   const std::vector<Known> list = {{0, 0}, {1, -1}, {127, 128}, {128, big}, {70'000, -big - 1}, {top, 42}};
   KnownRanks known;
-  known.merge(list);
+  merge(known, list);
   EXPECT_EQ(entries(known), list);
   EXPECT_EQ(known.size(), list.size());
 }
@@ -39,15 +46,15 @@ TEST(KnownRanks, AListAsGossipMakesAtScaleTakesUnderFiveBytesAnEntry) {
   std::vector<Known> list;
   for (std::int32_t i = 0; i < 3000; ++i) list.push_back({i * 87 + (i * 31) % 50, (i * 7919) % (1 << 17)});
   KnownRanks known;
-  known.merge(list);
+  merge(known, list);
   EXPECT_EQ(entries(known), list);
   EXPECT_LT(static_cast<double>(known.packed_bytes()) / 3000, 5.0);
 }
 
 TEST(KnownRanks, AMergeKeepsWhatIsKnownAndAddsTheRestInRankOrder) {
   KnownRanks known;
-  known.merge(std::vector<Known>{{3, 30}, {9, 90}});
-  known.merge(std::vector<Known>{{1, 10}, {3, 31}, {12, 120}});
+  merge(known, std::vector<Known>{{3, 30}, {9, 90}});
+  merge(known, std::vector<Known>{{1, 10}, {3, 31}, {12, 120}});
   EXPECT_EQ(entries(known), (std::vector<Known>{{1, 10}, {3, 30}, {9, 90}, {12, 120}}));
   EXPECT_EQ(known.size(), 4U);
   known.clear();
@@ -57,28 +64,28 @@ TEST(KnownRanks, AMergeKeepsWhatIsKnownAndAddsTheRestInRankOrder) {
 
 TEST(KnownRanks, UpdatesOverrideThePackedLoadsAndSurviveTheNextMerge) {
   KnownRanks known;
-  known.merge(std::vector<Known>{{2, 20}, {5, 50}, {8, 80}});
+  merge(known, std::vector<Known>{{2, 20}, {5, 50}, {8, 80}});
   known.update(5, 55);
   known.update(2, 21);
   EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {8, 80}}));
   EXPECT_EQ(known.size(), 3U) << "an update adds no entry";
-  known.merge(std::vector<Known>{{5, 0}, {6, 60}});
+  merge(known, std::vector<Known>{{5, 0}, {6, 60}});
   EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {6, 60}, {8, 80}}));
 }
 
 TEST(KnownRanks, ACopyIsApartFromTheOriginal) {
   KnownRanks original;
-  original.merge(std::vector<Known>{{4, 40}, {7, 70}});
+  merge(original, std::vector<Known>{{4, 40}, {7, 70}});
   KnownRanks copy = original;
   copy.update(4, 41);
-  copy.merge(std::vector<Known>{{9, 90}});
+  merge(copy, std::vector<Known>{{9, 90}});
   EXPECT_EQ(entries(original), (std::vector<Known>{{4, 40}, {7, 70}}));
   EXPECT_EQ(entries(copy), (std::vector<Known>{{4, 41}, {7, 70}, {9, 90}}));
 }
 
 TEST(KnownRanks, AVisitStopsWhereAskedTo) {
   KnownRanks known;
-  known.merge(std::vector<Known>{{1, 1}, {2, 2}, {3, 3}});
+  merge(known, std::vector<Known>{{1, 1}, {2, 2}, {3, 3}});
   known.update(2, 5);
   int seen = 0;
   EXPECT_TRUE(known.visit_until([&](const Known& k) {
@@ -89,35 +96,51 @@ TEST(KnownRanks, AVisitStopsWhereAskedTo) {
   EXPECT_FALSE(known.visit_until([](const Known&) { return false; }));
 }
 
-TEST(KnownRanks, ASampleIsThatManyEntriesInRankOrderWithOverridesRead) {
-  KnownRanks known;
+TEST(KnownRanks, ASampleIsThatManyEntriesInRankOrder) {
   std::vector<Known> list;
   for (std::int32_t r = 0; r < 50; ++r) list.push_back({3 * r, r});
-  known.merge(list);
-  known.update(30, -7);
-  const std::vector<Known> told = known.sample(8, 12345);
+  const std::vector<Known> told = KnownRanks::sample(list, 8, 12345);
   ASSERT_EQ(told.size(), 8U);
   for (std::size_t i = 1; i < told.size(); ++i) EXPECT_LT(told[i - 1].rank, told[i].rank);
-  for (const Known& k : told) EXPECT_EQ(k.load, k.rank == 30 ? -7 : k.rank / 3) << "rank " << k.rank;
-  EXPECT_EQ(known.sample(8, 12345), told) << "the same draws, the same sample";
-  EXPECT_NE(known.sample(8, 54321), told);
-  EXPECT_EQ(known.sample(50, 1), entries(known)) << "as many as known: all of them";
-  EXPECT_EQ(known.sample(500, 1), entries(known));
-  EXPECT_TRUE(known.sample(0, 1).empty());
+  for (const Known& k : told) EXPECT_EQ(k.load, k.rank / 3) << "rank " << k.rank;
+  EXPECT_EQ(KnownRanks::sample(list, 8, 12345), told) << "the same draws, the same sample";
+  EXPECT_NE(KnownRanks::sample(list, 8, 54321), told);
+  EXPECT_EQ(KnownRanks::sample(list, 50, 1), list) << "as many as known: all of them";
+  EXPECT_EQ(KnownRanks::sample(list, 500, 1), list);
+  EXPECT_TRUE(KnownRanks::sample(list, 0, 1).empty());
+}
+
+TEST(KnownRanks, TheLowestLoadFollowsMergesUpdatesAndClears) {
+  KnownRanks known;
+  merge(known, std::vector<Known>{{2, 20}, {5, 50}, {8, 80}});
+  EXPECT_EQ(known.lowest_load(), 20);
+  known.update(5, 10);
+  EXPECT_EQ(known.lowest_load(), 10) << "lowered";
+  known.update(5, 60);
+  EXPECT_EQ(known.lowest_load(), 20) << "the lowest raised: read again";
+  known.update(2, 90);
+  EXPECT_EQ(known.lowest_load(), 60);
+  KnownRanks copy = known;
+  copy.update(8, -3);
+  EXPECT_EQ(copy.lowest_load(), -3);
+  EXPECT_EQ(known.lowest_load(), 60) << "a copy's update leaves the original";
+  merge(known, std::vector<Known>{{1, 7}});
+  EXPECT_EQ(known.lowest_load(), 7);
+  known.clear();
+  merge(known, std::vector<Known>{{4, 44}});
+  EXPECT_EQ(known.lowest_load(), 44);
 }
 
 TEST(KnownRanks, EverySubsetOfASampleIsAboutEquallyLikely) {
   // 3 of 10 over 36,000 draws: each of the 120 subsets 300 times expected (sd 17), each
   // entry 10,800 (sd 87).
-  KnownRanks known;
   std::vector<Known> list;
   for (std::int32_t r = 0; r < 10; ++r) list.push_back({r, 0});
-  known.merge(list);
   std::map<std::vector<std::int32_t>, int> subsets;
   std::vector<int> per_entry(10, 0);
   for (std::uint64_t i = 0; i < 36'000; ++i) {
     std::vector<std::int32_t> ranks;
-    for (const Known& k : known.sample(3, hash_of({7, i}))) {
+    for (const Known& k : KnownRanks::sample(list, 3, hash_of({7, i}))) {
       ranks.push_back(k.rank);
       ++per_entry[static_cast<std::size_t>(k.rank)];
     }
