@@ -42,10 +42,10 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         ctx_(ctx) {
     status_.assign(quanta_.size(), Unit::home);
     owners_.assign(quanta_.size(), Rank{rank_});
-    gossip_rounds_ =
-        p_.rounds > 0 ? p_.rounds
-                      : std::max(1, static_cast<int>(std::ceil(
-                                        std::log(std::max(2, nranks_)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
+    gossip_rounds_ = p_.rounds > 0
+                         ? p_.rounds
+                         : std::max(1, static_cast<int>(std::ceil(
+                                           std::log(std::max(2, nranks_)) / std::log(std::max(2, p_.fanout)) - 1e-9)));
   }
 
   Outbox step(const Inbox& inbox) override {
@@ -336,7 +336,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
 
   int rank_;
   int nranks_;
-  std::int64_t load_;  // current load, with accepted units in and acknowledged units out
+  std::int64_t load_;                 // current load, with accepted units in and acknowledged units out
   std::vector<std::int64_t> quanta_;  // per unit
   GossipParams p_;
   ProtocolContext ctx_;
