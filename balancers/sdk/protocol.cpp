@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "comm/code_time.hpp"
 #include "core/clock.hpp"
@@ -158,11 +159,14 @@ ProtocolStats run_protocol_mpi(RankProtocol& protocol, SparseExchange& exchange)
 ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ranks, ProtocolObserver* observer) {
   const int nranks = static_cast<int>(ranks.size());
   ProtocolStats stats;
-  std::vector<Inbox> inbox(ranks.size());
+  // Each rank's messages of this round and of the next; one inbox, filled for each rank
+  // in turn with its messages and the reductions every rank gets alike.
+  std::vector<std::vector<Message>> arriving(ranks.size());
+  std::vector<std::vector<Message>> next(ranks.size());
+  Inbox in;
   int quiet_rounds = 0;
   if (observer) observer->started();
   while (true) {
-    std::vector<Inbox> next(ranks.size());
     bool sent = false;
     std::size_t nsum = 0;
     std::size_t nmax = 0;
@@ -170,18 +174,18 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
     std::vector<std::int64_t> max;
     for (int r = 0; r < nranks; ++r) {
       RankProtocol& rank = *ranks[static_cast<std::size_t>(r)];
-      const Inbox& in = inbox[static_cast<std::size_t>(r)];
+      in.messages = std::exchange(arriving[static_cast<std::size_t>(r)], {});
       TimedRound round = observer ? timed_round(rank, in) : TimedRound{rank.step(in)};
       Outbox& out = round.out;
       const double handler_s = round.seconds;
       // Read, so freed at once: a round's messages and the last round's would otherwise
       // be held together, all ranks' at once.
-      inbox[static_cast<std::size_t>(r)] = Inbox{};
+      in.messages.clear();
       if (observer) observer->stepped(r, handler_s, out.messages);
       check_one_per_peer(out.messages, nranks);
       count_sent(out.messages, stats);
       sent = sent || !out.messages.empty();
-      for (auto& m : out.messages) next[static_cast<std::size_t>(m.peer)].messages.push_back({r, std::move(m.data)});
+      for (auto& m : out.messages) next[static_cast<std::size_t>(m.peer)].push_back({r, std::move(m.data)});
       if (r == 0) {
         nsum = out.sum.size();
         nmax = out.max.size();
@@ -197,11 +201,9 @@ ProtocolStats run_protocol_serial(std::vector<std::unique_ptr<RankProtocol>>& ra
     ++stats.rounds;
     if (nsum > 0 || nmax > 0) ++stats.reductions;
     if (observer) observer->round_done(static_cast<int>(nsum > 0) + static_cast<int>(nmax > 0));
-    for (auto& in : next) {
-      in.sum = sum;
-      in.max = max;
-    }
-    inbox = std::move(next);
+    in.sum = std::move(sum);
+    in.max = std::move(max);
+    arriving.swap(next);  // next's lists were all taken this round, so are empty
     const bool unfinished = std::any_of(ranks.begin(), ranks.end(), [](const auto& p) { return !p->finished(); });
     if (!unfinished && !sent) break;
     quiet_rounds = !sent && nsum == 0 && nmax == 0 ? quiet_rounds + 1 : 0;
