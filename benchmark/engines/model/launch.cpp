@@ -2,6 +2,7 @@
 #include "engines/model/launch.hpp"
 
 #include "comm/mpi.hpp"
+#include "comm/shared_heap.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
 #include "engines/model/run.hpp"
@@ -20,6 +21,7 @@ RunRecord launch_model(const LaunchRequest& launch) {
   // The mesh builders and readers speak MPI; the model builds the whole mesh in this one
   // process (MPI_COMM_SELF) and sends no message after that.
   MpiSession mpi(nullptr, nullptr);
+  turn_off_fastbins();  // every rank's code runs in this process, timed rank by rank
   const double scale = host_ghz(launch) / s.machine.effective_preset().core_ghz;
   if (launch.code_charge == "simulator") {
     throw InputError(

@@ -23,6 +23,7 @@
 
 #include "balancers/plugins.hpp"
 #include "comm/mpi.hpp"
+#include "comm/shared_heap.hpp"
 #include "core/error.hpp"
 #include "engines/smpi/code_time.hpp"
 #include "replay/engine.hpp"
@@ -100,11 +101,7 @@ class SmpiEngine final : public Engine {
     // launcher gives it as GLIBC_TUNABLES (simulator_glibc_tunables, machine/preset.hpp).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-    // No fastbins: the simulated ranks share one heap, and glibc consolidates every
-    // rank's freed small chunks at once whenever one rank asks for a large block. With many
-    // ranks that outweighs a handler's own work, and it is charged to whichever rank
-    // triggered it, and so to the balancer's decision time.
-    mallopt(M_MXFAST, 0);
+    turn_off_fastbins();  // the simulated ranks share one heap
   }
 
   [[nodiscard]] const EngineInfo& info() const override { return engine_info(EngineKind::smpi); }
