@@ -2,7 +2,7 @@
 #include "engines/model/launch.hpp"
 
 #include "comm/mpi.hpp"
-#include "comm/shared_heap.hpp"
+#include "comm/heap.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
 #include "engines/model/run.hpp"

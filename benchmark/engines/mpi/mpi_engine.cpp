@@ -1,11 +1,10 @@
 // The mpi engine: real Open MPI ranks, the host's wall clock, and do_work as calibrated
 // random reads (see replay/engine.hpp).
-#include <malloc.h>
 #include <sched.h>
 
-#include <limits>
 #include <memory>
 
+#include "comm/heap.hpp"
 #include "comm/mpi.hpp"
 #include "core/clock.hpp"
 #include "engines/mpi/calibration.hpp"
@@ -74,15 +73,6 @@ class KernelCompute final : public ComputePhase {
   std::unique_ptr<DoWork> timed_work_;  // for those that are
   bool timed_vertices_ = false;
 };
-
-// Freed memory stays in the heap for reuse. By default glibc serves large blocks (a
-// migration's packed vertices, its receive buffers) from fresh mmap'ed pages and returns
-// them when freed, so every migration would pay a page fault per 4 KiB touched, which can be
-// most of its time where faults are dear. A long-running application migrates with a warm heap.
-void keep_freed_memory() {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-}
 
 class MpiEngine final : public Engine {
  public:

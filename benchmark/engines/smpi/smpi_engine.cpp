@@ -1,29 +1,13 @@
 // The smpi engine: the same code under SimGrid SMPI, on a simulated machine preset (see
 // replay/engine.hpp). Every simulated rank runs in this one process.
-// SMPI's compiler wrapper turns malloc and its kin into macros for the application's own
-// C calls; glibc's declarations need the plain names.
-#pragma push_macro("malloc")
-#pragma push_macro("calloc")
-#pragma push_macro("realloc")
-#pragma push_macro("free")
-#undef malloc
-#undef calloc
-#undef realloc
-#undef free
-#include <malloc.h>
-#pragma pop_macro("free")
-#pragma pop_macro("realloc")
-#pragma pop_macro("calloc")
-#pragma pop_macro("malloc")
 #include <smpi/smpi.h>
 
 #include <algorithm>
 #include <fstream>
-#include <limits>
 
 #include "balancers/plugins.hpp"
+#include "comm/heap.hpp"
 #include "comm/mpi.hpp"
-#include "comm/shared_heap.hpp"
 #include "core/error.hpp"
 #include "engines/smpi/code_time.hpp"
 #include "replay/engine.hpp"
@@ -99,8 +83,7 @@ class SmpiEngine final : public Engine {
     charge_code_explicitly(settings.charge_code);
     // The shared heap's other setting, the per-size cache's depth, has no mallopt: the
     // launcher gives it as GLIBC_TUNABLES (simulator_glibc_tunables, machine/preset.hpp).
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+    keep_freed_memory();
     turn_off_fastbins();  // the simulated ranks share one heap
   }
 
