@@ -1,8 +1,8 @@
 // `lbbench run --engine model` (see launch.hpp).
 #include "engines/model/launch.hpp"
 
-#include "comm/mpi.hpp"
 #include "comm/heap.hpp"
+#include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "engines/memory.hpp"
 #include "engines/model/run.hpp"
