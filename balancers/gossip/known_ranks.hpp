@@ -43,8 +43,8 @@ class KnownRanks {
 
   // Adds the entries of a list sorted by rank, with no rank twice; what is already known
   // stays (during gossip every entry of one rank carries that rank's own load, so either
-  // copy would do). Leaves every entry of the merged list in `entries`, in rank order.
-  void merge(std::span<const Known> incoming, std::vector<Known>& entries);
+  // copy would do). Leaves every entry of the merged list in `merged`, in rank order.
+  void merge(std::span<const Known> incoming, std::vector<Known>& merged);
 
   // `count` entries of a list (at most all), drawn so that every subset of that size is
   // equally likely, in rank order: Floyd's algorithm over the positions, the draw for
