@@ -303,13 +303,6 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     return cdf.back().first;
   }
 
-  // Whether a known rank might take a unit of `quanta`: only if the lightest could.
-  [[nodiscard]] bool anyone_could_take(std::int64_t quanta) const {
-    if (known_.empty()) return false;
-    const std::int64_t lightest = known_.lowest_load();
-    return static_cast<double>(lightest) < average_ && static_cast<double>(lightest + quanta) <= limit_;
-  }
-
   void make_offers(Letters& letters) {
     // Unpacked once for all of this round's offers, which each read the whole list.
     std::vector<Known>& known = unpacked();
@@ -317,9 +310,8 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     while (static_cast<double>(load_ - committed_) > limit_) {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
-      const std::int64_t q = quanta_[*unit];
-      if (!anyone_could_take(q)) return;  // as pick_target would find, without reading the list
       if (k == 0) known_.append_to(known);
+      const std::int64_t q = quanta_[*unit];
       const auto target = pick_target(known, q, k++);
       if (!target) return;
       status_[*unit] = Unit::offered;

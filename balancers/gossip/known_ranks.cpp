@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <limits>
 
 #include "core/hash.hpp"
 
@@ -56,15 +55,9 @@ void KnownRanks::clear() {
   packed_.reset();
   overrides_.clear();
   size_ = 0;
-  lowest_.reset();
 }
 
 void KnownRanks::update(int rank, std::int64_t load) {
-  if (lowest_ && load < *lowest_) {
-    lowest_ = load;
-  } else if (lowest_ && load != *lowest_) {
-    lowest_.reset();  // the entry may have held the lowest load
-  }
   const auto it =
       std::lower_bound(overrides_.begin(), overrides_.end(), rank, [](const Known& k, int r) { return k.rank < r; });
   if (it != overrides_.end() && it->rank == rank) {
@@ -124,7 +117,6 @@ void KnownRanks::pack(std::span<const Known> entries) {
   out.flush();
   overrides_.clear();
   size_ = entries.size();
-  lowest_.reset();
 }
 
 void KnownRanks::append_to(std::vector<Known>& into) const {
@@ -133,18 +125,6 @@ void KnownRanks::append_to(std::vector<Known>& into) const {
     into.push_back(k);
     return false;
   });
-}
-
-std::int64_t KnownRanks::lowest_load() const {
-  if (!lowest_) {
-    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-    visit_until([&](const Known& k) {
-      lowest = std::min(lowest, k.load);
-      return false;
-    });
-    lowest_ = lowest;
-  }
-  return *lowest_;
 }
 
 std::vector<Known> KnownRanks::sample(std::span<const Known> entries, std::size_t count, std::uint64_t draws) {

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -55,11 +54,6 @@ class KnownRanks {
   // Appends every entry, in rank order.
   void append_to(std::vector<Known>& into) const;
 
-  // The lowest load known. A pass over the list the first time after a change that may
-  // have raised it; then remembered, so that a rank that keeps finding no rank light
-  // enough to take its unit does not read its whole list every round to learn it again.
-  [[nodiscard]] std::int64_t lowest_load() const;
-
   // Calls visit(entry) for every entry in rank order, until it returns true; says whether
   // it did.
   template <class Visit>
@@ -77,7 +71,6 @@ class KnownRanks {
   int load_bits_ = 0;
   std::vector<Known> overrides_;  // sorted by rank, all of them known; win over the packed loads
   std::size_t size_ = 0;
-  mutable std::optional<std::int64_t> lowest_;  // lowest_load() while no change may have raised it
 };
 
 // Reads the packed entries in order.

@@ -110,27 +110,6 @@ TEST(KnownRanks, ASampleIsThatManyEntriesInRankOrder) {
   EXPECT_TRUE(KnownRanks::sample(list, 0, 1).empty());
 }
 
-TEST(KnownRanks, TheLowestLoadFollowsMergesUpdatesAndClears) {
-  KnownRanks known;
-  merge(known, std::vector<Known>{{2, 20}, {5, 50}, {8, 80}});
-  EXPECT_EQ(known.lowest_load(), 20);
-  known.update(5, 10);
-  EXPECT_EQ(known.lowest_load(), 10) << "lowered";
-  known.update(5, 60);
-  EXPECT_EQ(known.lowest_load(), 20) << "the lowest raised: read again";
-  known.update(2, 90);
-  EXPECT_EQ(known.lowest_load(), 60);
-  KnownRanks copy = known;
-  copy.update(8, -3);
-  EXPECT_EQ(copy.lowest_load(), -3);
-  EXPECT_EQ(known.lowest_load(), 60) << "a copy's update leaves the original";
-  merge(known, std::vector<Known>{{1, 7}});
-  EXPECT_EQ(known.lowest_load(), 7);
-  known.clear();
-  merge(known, std::vector<Known>{{4, 44}});
-  EXPECT_EQ(known.lowest_load(), 44);
-}
-
 TEST(KnownRanks, EverySubsetOfASampleIsAboutEquallyLikely) {
   // 3 of 10 over 36,000 draws: each of the 120 subsets 300 times expected (sd 17), each
   // entry 10,800 (sd 87).
