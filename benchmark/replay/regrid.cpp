@@ -171,8 +171,9 @@ void Regridder::regrid(LocalGraph& graph, StepLoop& loop, Migrator& migrator, co
   Restructured rebuilt;
   collectively(comm_, [&] {
     count_regrid_before(mine, graph, fate, field, next);
-    const ChargedCode code;
-    rebuilt = restructure(graph, geometry_, next / spec_.period, Rank{me_}, [&](VertexId id) { return fates.of(id); });
+    // Pure, so charged as the migration's rebuilding is: the shorter of two runs.
+    const FateOf fate_of = [&](VertexId id) { return fates.of(id); };
+    rebuilt = charge_pure([&] { return restructure(graph, geometry_, next / spec_.period, Rank{me_}, fate_of); });
   });
   count_regrid_after(mine, rebuilt, field, next);
   const RegridCensus all = allreduce_combined<RegridCensus, &RegridCensus::add>(mine, comm_);
