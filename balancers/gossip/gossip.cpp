@@ -22,11 +22,6 @@ namespace lbbench {
 
 namespace {
 
-// Deficits are weighed exactly, in 1/nranks of a quantum; each fits 64 bits (a rank's load
-// is below 2^30 quanta), their sums over a list may not. GCC and Clang have a 128-bit
-// integer; __extension__ says it is meant.
-__extension__ using Int128 = __int128;
-
 enum class Record : std::uint8_t { knowledge = 1, offer, reply };
 enum class Unit : std::uint8_t { home, offered, moved };
 
@@ -86,8 +81,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
 
   void check(const Inbox& inbox, Outbox& out) {
     if (phase_ == 0) {
-      total_load_ = inbox.sum.at(0);
-      average_ = static_cast<double>(total_load_) / nranks_;
+      average_ = static_cast<double>(inbox.sum.at(0)) / nranks_;
       limit_ = p_.target_ratio * average_;
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
@@ -161,7 +155,6 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     stage_ = Stage::transfer;
     round_ = 0;
     moved_this_phase_ = 0;
-    weighed_for_ = kNotWeighed;
     offer_and_count(Inbox{}, out);
   }
 
@@ -264,7 +257,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         } else {
           status_[u] = Unit::home;
         }
-        learn(m.peer, their_load);  // offered to, so known
+        known_.update(m.peer, their_load);  // offered to, so known
       } else {
         throw std::logic_error("gossip: unexpected record while transferring");
       }
@@ -287,105 +280,46 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     return std::nullopt;
   }
 
-  // The most a known rank may carry to take a unit of `quanta`: below the average (exactly:
-  // load x nranks < the total) and not past the limit with it.
-  [[nodiscard]] std::int64_t most_to_take(std::int64_t quanta) const {
-    return std::min((total_load_ - 1) / nranks_, static_cast<std::int64_t>(std::floor(limit_)) - quanta);
-  }
-  [[nodiscard]] bool can_take(const Known& k, std::int64_t most) const { return k.rank != rank_ && k.load <= most; }
-  // How far below the average a rank is, times the rank count: a whole number.
-  [[nodiscard]] std::int64_t deficit(const Known& k) const { return total_load_ - k.load * nranks_; }
-
-  // The known ranks that could take a unit of `quanta`, and their deficits summed; kept up
-  // to date as loads are learned, so that an offer reads the list only up to its target.
-  void weigh_known(std::int64_t quanta) {
-    weighed_for_ = quanta;
-    eligible_ = 0;
-    eligible_deficit_ = 0;
-    const std::int64_t most = most_to_take(quanta);
-    known_.visit_until([&](const Known& k) {
-      if (can_take(k, most)) {
-        ++eligible_;
-        eligible_deficit_ += deficit(k);
-      }
-      return false;
-    });
-  }
-  void reweigh(const Known& was, const Known& now) {
-    if (weighed_for_ == kNotWeighed) return;
-    const std::int64_t most = most_to_take(weighed_for_);
-    if (can_take(was, most)) {
-      --eligible_;
-      eligible_deficit_ -= deficit(was);
-    }
-    if (can_take(now, most)) {
-      ++eligible_;
-      eligible_deficit_ += deficit(now);
-    }
-  }
-  // Learns a known rank's load. Every rank it hears from while transferring it has offered
-  // to, so its last load is one the list keeps apart from the packed entries.
-  void learn(std::int32_t rank, std::int64_t load) {
-    const std::optional<std::int64_t> was = known_.overridden_load(rank);
-    if (was) {
-      reweigh(Known{rank, *was}, Known{rank, load});
-    } else {
-      weighed_for_ = kNotWeighed;
-    }
-    known_.update(rank, load);
-  }
-
   // A target drawn with probability proportional to how far below the average it is,
-  // among the known ranks that can take the unit without passing the limit: the first
-  // whose running sum of deficits passes a uniform draw below their total. Read from the
-  // list, or from `unpacked`, the list as it is, where a round makes several offers.
-  [[nodiscard]] std::optional<Known> pick_target(std::int64_t quanta, std::uint64_t k,
-                                                 const std::vector<Known>* unpacked) {
-    if (weighed_for_ != quanta) weigh_known(quanta);
-    if (eligible_ == 0) return std::nullopt;
-    const auto x = static_cast<Int128>(to_unit(draw(2, k)) * static_cast<double>(eligible_deficit_));
-    const std::int64_t most = most_to_take(quanta);
-    Int128 upto = 0;
-    std::optional<Known> last;
-    const auto passes = [&](const Known& c) {
-      if (!can_take(c, most)) return false;
-      upto += deficit(c);
-      last = c;
-      return x < upto;
-    };
-    if (unpacked) {
-      static_cast<void>(std::find_if(unpacked->begin(), unpacked->end(), passes));
-    } else {
-      known_.visit_until(passes);
+  // among the known ranks that can take the unit without passing the limit: its index in
+  // `known`, the list unpacked.
+  [[nodiscard]] std::optional<std::size_t> pick_target(std::span<const Known> known, std::int64_t quanta,
+                                                       std::uint64_t k) const {
+    thread_local std::vector<std::pair<std::size_t, double>> cdf;
+    cdf.clear();
+    double total = 0;
+    for (std::size_t i = 0; i < known.size(); ++i) {
+      const auto& [rank, load] = known[i];
+      if (rank == rank_ || static_cast<double>(load) >= average_ || static_cast<double>(load + quanta) > limit_)
+        continue;
+      total += average_ - static_cast<double>(load);
+      cdf.emplace_back(i, total);
     }
-    return last;
+    if (cdf.empty()) return std::nullopt;
+    const double x = to_unit(draw(2, k)) * total;
+    for (const auto& [i, upto] : cdf) {
+      if (x < upto) return i;
+    }
+    return cdf.back().first;
   }
 
   void make_offers(Letters& letters) {
-    std::vector<Known>* list = nullptr;  // unpacked
+    // Unpacked once for all of this round's offers, which each read the whole list.
+    std::vector<Known>& known = unpacked();
     std::uint64_t k = 0;
     while (static_cast<double>(load_ - committed_) > limit_) {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
+      if (k == 0) known_.append_to(known);
       const std::int64_t q = quanta_[*unit];
-      // Unpacked once where another offer is to follow: each reads up to its target.
-      if (!list && static_cast<double>(load_ - committed_ - q) > limit_) {
-        list = &unpacked();
-        known_.append_to(*list);
-      }
-      const std::optional<Known> target = pick_target(q, k++, list);
+      const auto target = pick_target(known, q, k++);
       if (!target) return;
       status_[*unit] = Unit::offered;
       committed_ += q;
-      const Known expected{target->rank, target->load + q};  // what it will carry if it accepts
-      reweigh(*target, expected);
-      known_.update(expected.rank, expected.load);
-      if (list) {
-        std::lower_bound(list->begin(), list->end(), expected, [](const Known& a, const Known& b) {
-          return a.rank < b.rank;
-        })->load = expected.load;
-      }
-      auto w = letters.to(expected.rank);
+      Known& t = known[*target];
+      t.load += q;  // what it will carry if it accepts
+      known_.update(t.rank, t.load);
+      auto w = letters.to(t.rank);
       w.put(Record::offer);
       w.put(static_cast<std::int64_t>(*unit));
       w.put(q);
@@ -398,8 +332,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   std::vector<std::int64_t> quanta_;  // per unit
   GossipParams p_;
   ProtocolContext ctx_;
-  std::int64_t committed_ = 0;   // offered and not yet answered
-  std::int64_t total_load_ = 0;  // over all ranks
+  std::int64_t committed_ = 0;  // offered and not yet answered
   double average_ = 0;
   double limit_ = 0;
   int gossip_rounds_ = 1;
@@ -408,11 +341,6 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   int round_ = 0;
   std::int64_t moved_this_phase_ = 0;
   KnownRanks known_;  // underloaded ranks and their loads, as far as this rank knows
-  // What the known ranks that could take a unit of `weighed_for_` quanta add up to.
-  static constexpr std::int64_t kNotWeighed = -1;
-  std::int64_t weighed_for_ = kNotWeighed;
-  std::int64_t eligible_ = 0;
-  Int128 eligible_deficit_ = 0;
   std::vector<Unit> status_;
   std::vector<Rank> owners_;
   std::int64_t largest_list_ = 0;

@@ -49,12 +49,6 @@ class BitWriter {
   int used_ = 0;
 };
 
-// Where a rank's override is, or would go.
-template <class Overrides>
-auto override_at(Overrides& overrides, int rank) {
-  return std::lower_bound(overrides.begin(), overrides.end(), rank, [](const Known& k, int r) { return k.rank < r; });
-}
-
 }  // namespace
 
 void KnownRanks::clear() {
@@ -64,18 +58,13 @@ void KnownRanks::clear() {
 }
 
 void KnownRanks::update(int rank, std::int64_t load) {
-  const auto it = override_at(overrides_, rank);
+  const auto it =
+      std::lower_bound(overrides_.begin(), overrides_.end(), rank, [](const Known& k, int r) { return k.rank < r; });
   if (it != overrides_.end() && it->rank == rank) {
     it->load = load;
   } else {
     overrides_.insert(it, Known{static_cast<std::int32_t>(rank), load});
   }
-}
-
-std::optional<std::int64_t> KnownRanks::overridden_load(int rank) const {
-  const auto it = override_at(overrides_, rank);
-  if (it != overrides_.end() && it->rank == rank) return it->load;
-  return std::nullopt;
 }
 
 void KnownRanks::merge(std::span<const Known> incoming, std::vector<Known>& merged) {

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -40,8 +39,6 @@ class KnownRanks {
 
   // Changes the load known for a rank already known.
   void update(int rank, std::int64_t load);
-  // The load last given to update() for a rank since the last merge, if any.
-  [[nodiscard]] std::optional<std::int64_t> overridden_load(int rank) const;
 
   // Adds the entries of a list sorted by rank, with no rank twice; what is already known
   // stays (during gossip every entry of one rank carries that rank's own load, so either

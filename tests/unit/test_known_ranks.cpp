@@ -69,11 +69,8 @@ TEST(KnownRanks, UpdatesOverrideThePackedLoadsAndSurviveTheNextMerge) {
   known.update(2, 21);
   EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {8, 80}}));
   EXPECT_EQ(known.size(), 3U) << "an update adds no entry";
-  EXPECT_EQ(known.overridden_load(5), 55);
-  EXPECT_EQ(known.overridden_load(8), std::nullopt) << "a packed load is not an override";
   merge(known, std::vector<Known>{{5, 0}, {6, 60}});
   EXPECT_EQ(entries(known), (std::vector<Known>{{2, 21}, {5, 55}, {6, 60}, {8, 80}}));
-  EXPECT_EQ(known.overridden_load(5), std::nullopt) << "a merge packs the overrides in";
 }
 
 TEST(KnownRanks, ACopyIsApartFromTheOriginal) {
