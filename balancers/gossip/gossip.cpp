@@ -10,8 +10,8 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <vector>
 
@@ -37,11 +37,10 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       : rank_(work.rank),
         nranks_(work.nranks),
         load_(work.load()),
-        quanta_(std::move(work.quanta)),
+        quanta_(std::make_shared<const std::vector<std::int64_t>>(std::move(work.quanta))),
+        units_(quanta_->size(), UnitFate{Rank{rank_}, Unit::home}),
         p_(params),
         ctx_(ctx) {
-    status_.assign(quanta_.size(), Unit::home);
-    owners_.assign(quanta_.size(), Rank{rank_});
     gossip_rounds_ = p_.rounds > 0
                          ? p_.rounds
                          : std::max(1, static_cast<int>(std::ceil(
@@ -65,11 +64,21 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   }
 
   [[nodiscard]] bool finished() const override { return stage_ == Stage::done; }
-  [[nodiscard]] std::vector<Rank> owners() const override { return owners_; }
+  [[nodiscard]] std::vector<Rank> owners() const override {
+    std::vector<Rank> owners;
+    owners.reserve(units_.size());
+    for (const UnitFate& u : units_) owners.push_back(u.owner);
+    return owners;
+  }
   [[nodiscard]] std::int64_t largest_list() const override { return largest_list_; }
 
  private:
   enum class Stage { start, check, gossip, transfer, done };
+  // Where a unit goes, and whether an offer of it is out.
+  struct UnitFate {
+    Rank owner;
+    Unit status;
+  };
 
   // The hash of a draw's leading parts, the same for all of a round's draws of one kind.
   [[nodiscard]] std::uint64_t draws_of(std::uint64_t what) const {
@@ -111,22 +120,35 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // Sends what is known (`known`, every entry of the list) to `fanout` distinct random ranks.
   void spread(Letters& letters, std::span<const Known> known) const {
     if (known.empty()) return;
-    std::set<int> targets;
-    const int others = nranks_ - 1;
-    for (std::uint64_t attempt = 0; static_cast<int>(targets.size()) < std::min(p_.fanout, others); ++attempt) {
+    const Bytes record = knowledge_record(what_to_tell(known));
+    for (const int t : targets()) letters.to(t).put_span(std::span<const std::byte>(record));
+  }
+
+  // `fanout` distinct ranks other than this one, drawn at random.
+  [[nodiscard]] std::vector<int> targets() const {
+    std::vector<int> targets;
+    const auto wanted = static_cast<std::size_t>(std::min(p_.fanout, nranks_ - 1));
+    targets.reserve(wanted);
+    for (std::uint64_t attempt = 0; targets.size() < wanted; ++attempt) {
       const auto r = static_cast<int>(draw(1, attempt) % static_cast<std::uint64_t>(nranks_));
-      if (r != rank_) targets.insert(r);
+      if (r != rank_ && std::find(targets.begin(), targets.end(), r) == targets.end()) targets.push_back(r);
     }
-    const std::vector<Known> told = what_to_tell(known);
-    for (const int t : targets) {
-      auto w = letters.to(t);
-      w.put(Record::knowledge);
-      w.put(static_cast<std::int64_t>(told.size()));
-      for (const auto& [rank, load] : told) {
-        w.put(rank);
-        w.put(load);
-      }
+    return targets;
+  }
+
+  // The record every target of a round is sent, written once at its final size: put by put,
+  // each copy would grow a dozen times on the way to its kilobyte.
+  static Bytes knowledge_record(std::span<const Known> told) {
+    Bytes record;
+    record.reserve(sizeof(Record) + sizeof(std::int64_t) + told.size() * (sizeof(std::int32_t) + sizeof(std::int64_t)));
+    ByteWriter w(record);
+    w.put(Record::knowledge);
+    w.put(static_cast<std::int64_t>(told.size()));
+    for (const auto& [rank, load] : told) {
+      w.put(rank);
+      w.put(load);
     }
+    return record;
   }
 
   // Everything known, or with `info_limit`, that many entries drawn at random afresh each
@@ -226,8 +248,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     for (const auto& m : inbox.messages) read_transfer(m, letters);
     if (round_ <= kMaxTransferRounds) make_offers(letters);
     letters.post(out);
-    const bool pending = std::any_of(status_.begin(), status_.end(), [](Unit s) { return s == Unit::offered; });
-    out.sum = {pending ? 1 : 0};
+    out.sum = {unanswered_ > 0 ? 1 : 0};
   }
 
   void read_transfer(const Message& m, Letters& letters) {
@@ -248,14 +269,15 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
         const bool accepted = r.get<std::uint8_t>() != 0;
         const auto their_load = r.get<std::int64_t>();
         const auto u = static_cast<std::size_t>(unit);
-        committed_ -= quanta_[u];
+        const std::int64_t q = (*quanta_)[u];
+        committed_ -= q;
+        --unanswered_;
         if (accepted) {
-          status_[u] = Unit::moved;
-          owners_[u] = Rank{m.peer};
-          load_ -= quanta_[u];
+          units_[u] = UnitFate{Rank{m.peer}, Unit::moved};
+          load_ -= q;
           ++moved_this_phase_;
         } else {
-          status_[u] = Unit::home;
+          units_[u].status = Unit::home;
         }
         known_.update(m.peer, their_load);  // offered to, so known
       } else {
@@ -267,16 +289,17 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // The unit to offer when `over` quanta above the average: the heaviest that keeps the
   // rank at or above the average, else the lightest if it brings it closer.
   [[nodiscard]] std::optional<std::size_t> pick_unit(double over) const {
+    const std::vector<std::int64_t>& quanta = *quanta_;
     std::optional<std::size_t> heaviest_fit;
     std::optional<std::size_t> lightest;
-    for (std::size_t u = 0; u < quanta_.size(); ++u) {
-      if (status_[u] != Unit::home || quanta_[u] == 0) continue;
-      const auto q = static_cast<double>(quanta_[u]);
-      if (q <= over && (!heaviest_fit || quanta_[u] > quanta_[*heaviest_fit])) heaviest_fit = u;
-      if (!lightest || quanta_[u] < quanta_[*lightest]) lightest = u;
+    for (std::size_t u = 0; u < quanta.size(); ++u) {
+      if (units_[u].status != Unit::home || quanta[u] == 0) continue;
+      const auto q = static_cast<double>(quanta[u]);
+      if (q <= over && (!heaviest_fit || quanta[u] > quanta[*heaviest_fit])) heaviest_fit = u;
+      if (!lightest || quanta[u] < quanta[*lightest]) lightest = u;
     }
     if (heaviest_fit) return heaviest_fit;
-    if (lightest && static_cast<double>(quanta_[*lightest]) < 2 * over) return lightest;
+    if (lightest && static_cast<double>(quanta[*lightest]) < 2 * over) return lightest;
     return std::nullopt;
   }
 
@@ -311,10 +334,11 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       const auto unit = pick_unit(static_cast<double>(load_ - committed_) - average_);
       if (!unit) return;
       if (k == 0) known_.append_to(known);
-      const std::int64_t q = quanta_[*unit];
+      const std::int64_t q = (*quanta_)[*unit];
       const auto target = pick_target(known, q, k++);
       if (!target) return;
-      status_[*unit] = Unit::offered;
+      units_[*unit].status = Unit::offered;
+      ++unanswered_;
       committed_ += q;
       Known& t = known[*target];
       t.load += q;  // what it will carry if it accepts
@@ -328,11 +352,15 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
 
   int rank_;
   int nranks_;
-  std::int64_t load_;                 // current load, with accepted units in and acknowledged units out
-  std::vector<std::int64_t> quanta_;  // per unit
+  std::int64_t load_;  // current load, with accepted units in and acknowledged units out
+  // Per unit. Never changed, so shared by the copies the engines time a round on: a copy
+  // is made of every rank every round, most of them idle.
+  std::shared_ptr<const std::vector<std::int64_t>> quanta_;
+  std::vector<UnitFate> units_;
   GossipParams p_;
   ProtocolContext ctx_;
-  std::int64_t committed_ = 0;  // offered and not yet answered
+  std::int64_t committed_ = 0;  // quanta offered and not yet answered
+  int unanswered_ = 0;          // units offered and not yet answered
   double average_ = 0;
   double limit_ = 0;
   int gossip_rounds_ = 1;
@@ -341,8 +369,6 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   int round_ = 0;
   std::int64_t moved_this_phase_ = 0;
   KnownRanks known_;  // underloaded ranks and their loads, as far as this rank knows
-  std::vector<Unit> status_;
-  std::vector<Rank> owners_;
   std::int64_t largest_list_ = 0;
 };
 
