@@ -100,11 +100,12 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
       return;
     }
     known_.clear();
-    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{rank_, load_}});
+    std::vector<Known>& entries = unpacked();
+    if (static_cast<double>(load_) < average_) known_.merge(std::array{Known{rank_, load_}}, entries);
     round_ = 0;
     stage_ = Stage::gossip;
     Letters letters;
-    spread(letters);
+    spread(letters, entries);
     letters.post(out);
   }
 
@@ -116,10 +117,10 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     return entries;
   }
 
-  // Sends what is known to `fanout` distinct random ranks.
-  void spread(Letters& letters) const {
-    if (known_.empty()) return;
-    const Bytes record = knowledge_record(what_to_tell());
+  // Sends what is known (`known`, every entry of the list) to `fanout` distinct random ranks.
+  void spread(Letters& letters, std::span<const Known> known) const {
+    if (known.empty()) return;
+    const Bytes record = knowledge_record(what_to_tell(known));
     for (const int t : targets()) letters.to(t).put_span(std::span<const std::byte>(record));
   }
 
@@ -154,18 +155,22 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   // round (every subset of that size equally likely), sorted by rank. Charm++'s
   // kPartialInfoCount sends the first entries by PE number instead, which would tell every
   // rank of the same few low-numbered ranks and send them all the transfers.
-  [[nodiscard]] std::vector<Known> what_to_tell() const {
+  [[nodiscard]] std::vector<Known> what_to_tell(std::span<const Known> known) const {
     const auto limit = static_cast<std::size_t>(p_.info_limit);
-    return known_.sample(limit == 0 ? known_.size() : limit, draws_of(3));
+    return KnownRanks::sample(known, limit == 0 ? known.size() : limit, draws_of(3));
   }
 
   void gossip(const Inbox& inbox, Outbox& out) {
-    known_.merge(heard_this_round(inbox));
+    const std::span<const Known> heard = heard_this_round(inbox);
+    // The merge unpacks the whole list anyway; what to tell is drawn from that.
+    std::vector<Known>& entries = unpacked();
+    if (!heard.empty()) known_.merge(heard, entries);
     largest_list_ = std::max(largest_list_, static_cast<std::int64_t>(known_.size()));
     ++round_;
     if (round_ < gossip_rounds_) {
+      if (heard.empty()) known_.append_to(entries);
       Letters letters;
-      spread(letters);
+      spread(letters, entries);
       letters.post(out);
       return;
     }

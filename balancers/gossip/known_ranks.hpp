@@ -8,11 +8,6 @@
 // as the list's largest needs. Fixed widths, not varints, so that reading an entry takes
 // no branch: every gossip round reads every rank's whole list.
 //
-// A merge that leaves both widths as they were splices: the entries between two new ones
-// are copied as bits, 64 at a time, and only the entry after a new one is written again
-// (its gap changes). Late in a phase a round adds a few percent to a list whose widths no
-// longer change, so most of a merge is a copy; otherwise it packs every entry anew.
-//
 // The packed entries are never changed while another copy reads them: a merge packs anew,
 // and the few loads a rank learns or guesses while transferring (an answer's real load, an
 // offer it expects to be taken) are kept apart, in a short sorted list that overrides the
@@ -28,22 +23,6 @@
 #include <vector>
 
 namespace lbbench {
-
-// The `width` (at most 64) bits of `data` from bit `bit` on; the bytes must go on for 9
-// bytes from the one holding `bit` (packed lists end in padding).
-inline std::uint64_t read_bits(const std::uint8_t* data, std::size_t bit, int width) {
-  const std::uint8_t* at = data + (bit >> 3);
-  const unsigned shift = bit & 7;
-  std::uint64_t word = 0;
-  std::memcpy(&word, at, sizeof word);
-  word >>= shift;
-  if (shift + static_cast<unsigned>(width) > 64) word |= static_cast<std::uint64_t>(at[8]) << (64 - shift);
-  return width == 64 ? word : word & ((std::uint64_t{1} << width) - 1);
-}
-
-inline std::int64_t unzigzag(std::uint64_t z) {
-  return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1);
-}
 
 // What a rank knows of one underloaded rank.
 struct Known {
@@ -63,13 +42,14 @@ class KnownRanks {
 
   // Adds the entries of a list sorted by rank, with no rank twice; what is already known
   // stays (during gossip every entry of one rank carries that rank's own load, so either
-  // copy would do).
-  void merge(std::span<const Known> incoming);
+  // copy would do). Leaves every entry of the merged list in `merged`, in rank order.
+  void merge(std::span<const Known> incoming, std::vector<Known>& merged);
 
-  // `count` of the entries (at most all), drawn so that every subset of that size is
+  // `count` entries of a list (at most all), drawn so that every subset of that size is
   // equally likely, in rank order: Floyd's algorithm over the positions, the draw for
   // position j being hash_more(draws, j). A draw per entry drawn, not per entry known.
-  [[nodiscard]] std::vector<Known> sample(std::size_t count, std::uint64_t draws) const;
+  [[nodiscard]] static std::vector<Known> sample(std::span<const Known> entries, std::size_t count,
+                                                 std::uint64_t draws);
 
   // Appends every entry, in rank order.
   void append_to(std::vector<Known>& into) const;
@@ -84,30 +64,7 @@ class KnownRanks {
 
  private:
   class Reader;
-  class RankWalk;
-  // A new entry, where it goes: before the old entry `before` (size() when after them all,
-  // else of rank `next`), after an entry of rank `previous` (-1 when first).
-  struct Insertion {
-    std::size_t before;
-    Known entry;
-    std::int64_t previous;
-    std::int64_t next;
-  };
-  struct Widths {
-    int gap_bits;
-    int load_bits;
-    friend bool operator==(const Widths&, const Widths&) = default;
-  };
-
-  // The new entries of a merge, and the merged list's widths.
-  Widths plan_merge(std::span<const Known> incoming, std::vector<Insertion>& insertions) const;
-  void splice(std::span<const Insertion> insertions);
-  void repack(std::span<const Known> incoming);
   void pack(std::span<const Known> entries);
-  // The load of the entry at `index`, of rank `rank`.
-  [[nodiscard]] std::int64_t load_at(std::size_t index, std::int32_t rank) const;
-  // Which positions of `size` to sample, sorted (see sample).
-  static std::span<const std::size_t> sample_positions(std::size_t size, std::size_t count, std::uint64_t draws);
 
   std::shared_ptr<std::vector<std::uint8_t>> packed_;
   int gap_bits_ = 0;
@@ -140,14 +97,21 @@ class KnownRanks::Reader {
       z = bits(load_bits_);
     }
     rank_ += static_cast<std::int64_t>(gap);
-    return Known{static_cast<std::int32_t>(rank_), unzigzag(z)};
+    return Known{static_cast<std::int32_t>(rank_),
+                 static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1)};
   }
 
  private:
+  // The next `width` bits (the packed bytes end in padding, so the 9 bytes read are there).
   std::uint64_t bits(int width) {
-    const std::uint64_t v = read_bits(data_, bit_, width);
+    const std::uint8_t* at = data_ + (bit_ >> 3);
+    const unsigned shift = bit_ & 7;
+    std::uint64_t word = 0;
+    std::memcpy(&word, at, sizeof word);
+    word >>= shift;
+    if (shift + static_cast<unsigned>(width) > 64) word |= static_cast<std::uint64_t>(at[8]) << (64 - shift);
     bit_ += static_cast<std::size_t>(width);
-    return v;
+    return width == 64 ? word : word & ((std::uint64_t{1} << width) - 1);
   }
 
   const std::uint8_t* data_;
