@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -29,6 +30,9 @@ enum class Unit : std::uint8_t { home, offered, moved };
 // answered); far above what convergence takes, it only bounds a phase whose offers keep
 // being refused.
 constexpr int kMaxTransferRounds = 256;
+
+// Reported by a rank with no unit it could offer: the lowest value, which any maximum passes.
+constexpr std::int64_t kNoUnit = std::numeric_limits<std::int64_t>::min();
 
 class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
  public:
@@ -52,7 +56,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     switch (stage_) {
       case Stage::start:
         out.sum = {load_};
-        out.max = {load_};
+        report_for_check(out, true);
         stage_ = Stage::check;
         break;
       case Stage::check: check(inbox, out); break;
@@ -88,6 +92,35 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
   }
   [[nodiscard]] std::uint64_t draw(std::uint64_t what, std::uint64_t k) const { return hash_more(draws_of(what), k); }
 
+  // What the check before a phase reduces, as maxima: this rank's load, its negation (so
+  // the least load over the ranks), and the negated weight of the lightest unit it could
+  // offer (so the lightest over the ranks), where `may_offer` and it has one.
+  void report_for_check(Outbox& out, bool may_offer) const {
+    const std::optional<std::int64_t> lightest = may_offer ? lightest_unit_at_home() : std::nullopt;
+    out.max = {load_, -load_, lightest ? -*lightest : kNoUnit};
+  }
+
+  [[nodiscard]] std::optional<std::int64_t> lightest_unit_at_home() const {
+    std::optional<std::int64_t> lightest;
+    for (std::size_t u = 0; u < units_.size(); ++u) {
+      const std::int64_t q = (*quanta_)[u];
+      if (units_[u].status == Unit::home && q > 0 && (!lightest || q < *lightest)) lightest = q;
+    }
+    return lightest;
+  }
+
+  // Whether any transfer could be accepted in a phase that started now: one needs an
+  // overloaded rank's unit to fit on a rank below the average, whose loads only grow in a
+  // phase, so it needs the lightest such unit to fit on the least loaded rank. Else the
+  // phase's gossip would be spent for nothing: every offer would be refused or never made.
+  // Before the first phase no rank knows the limit, so every rank's units count.
+  [[nodiscard]] bool a_unit_can_move(const Inbox& inbox) const {
+    if (inbox.max.at(2) == kNoUnit) return false;
+    const std::int64_t least_load = -inbox.max.at(1);
+    const std::int64_t lightest_unit = -inbox.max.at(2);
+    return static_cast<double>(least_load) < average_ && static_cast<double>(least_load + lightest_unit) <= limit_;
+  }
+
   void check(const Inbox& inbox, Outbox& out) {
     if (phase_ == 0) {
       average_ = static_cast<double>(inbox.sum.at(0)) / nranks_;
@@ -95,7 +128,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     }
     const bool moved_last_phase = phase_ == 0 || inbox.sum.at(0) > 0;
     if (average_ <= 0 || static_cast<double>(inbox.max.at(0)) <= limit_ || phase_ == p_.max_phases ||
-        !moved_last_phase) {
+        !moved_last_phase || !a_unit_can_move(inbox)) {
       stage_ = Stage::done;
       return;
     }
@@ -233,7 +266,7 @@ class GossipProtocol final : public CopyableProtocol<GossipProtocol> {
     if (inbox.sum.at(0) == 0) {  // nothing was pending anywhere, so nothing is in flight
       if (!inbox.messages.empty()) throw std::logic_error("gossip: a message after the offers ended");
       out.sum = {moved_this_phase_};
-      out.max = {load_};
+      report_for_check(out, static_cast<double>(load_) > limit_);
       ++phase_;
       stage_ = Stage::check;
       return;

@@ -458,5 +458,36 @@ TEST(Gossip, SameSeedSameResultAndTheTargetRatioHolds) {
   EXPECT_GT(stats.largest_list, 1) << "ranks learned of others by gossip";
 }
 
+// Sixteen ranks of unit loads, most holding the four units that keep them under the
+// limit (4.125 average, 4.33 limit): a fifth unit fits nowhere.
+TEST(Gossip, NoPhaseRunsWhereNoUnitFitsOnTheLeastLoadedRank) {
+  std::vector<std::int64_t> counts(16, 4);
+  counts[0] = 5;
+  counts[1] = 5;
+  const GlobalProblem problem = counts_problem(counts);
+  const GossipBalancer gossip(GossipParams{});
+  ProtocolStats stats;
+  EXPECT_EQ(gossip.reference(problem, {.seed = 3}, &stats), problem.owner);
+  EXPECT_EQ(stats.messages, 0) << "no gossip where no transfer could be accepted";
+}
+
+TEST(Gossip, NoFurtherPhaseOnceNoUnitFitsOnTheLeastLoadedRank) {
+  // The rank of 8 gives the rank of 2 two units; then every rank below the average holds
+  // 4, and its sixth unit fits nowhere: a second phase could only be refused.
+  std::vector<std::int64_t> counts(16, 4);
+  counts[0] = 8;
+  counts[9] = 2;
+  const GlobalProblem problem = counts_problem(counts);
+  GossipParams one_phase;
+  one_phase.max_phases = 1;
+  ProtocolStats stats;
+  ProtocolStats one_phase_stats;
+  const Assignment a = GossipBalancer(GossipParams{}).reference(problem, {.seed = 3}, &stats);
+  EXPECT_EQ(a, GossipBalancer(one_phase).reference(problem, {.seed = 3}, &one_phase_stats));
+  EXPECT_EQ(counts_after(problem, a)[9], 4);
+  EXPECT_EQ(stats.messages, one_phase_stats.messages);
+  EXPECT_EQ(stats.rounds, one_phase_stats.rounds);
+}
+
 }  // namespace
 }  // namespace lbbench
