@@ -10,12 +10,13 @@
 // wrong). Offers repeat until no overloaded rank has anything left to offer; phases
 // repeat, up to `max_phases`, while max/avg stays above target_ratio and units moved.
 //
-// Ours, where neither the paper nor Charm++ says:
-//  - which unit to offer: the heaviest that keeps the sender at or above the average,
-//    else the lightest if it brings the sender closer to the average;
-//  - a phase also needs the lightest unit an overloaded rank could offer to fit on the
-//    least loaded rank. Else no offer could be accepted, and the phase's gossip (most of
-//    its time) would be spent for nothing; the owners are the same either way.
+// Ours:
+//  - which unit to offer, which the paper leaves open: the heaviest that keeps the sender
+//    at or above the average, else the lightest if it brings the sender closer to it;
+//  - a departure from Charm++'s phases: a phase also needs the lightest unit an
+//    overloaded rank could offer to fit on the least loaded rank. Else no offer could be
+//    accepted, and the phase's gossip (most of its time) would be spent for nothing; the
+//    owners are the same either way.
 #pragma once
 
 #include "balancers/gossip/params.hpp"

@@ -473,7 +473,7 @@ TEST(Gossip, NoPhaseRunsWhereNoUnitFitsOnTheLeastLoadedRank) {
 
 TEST(Gossip, NoFurtherPhaseOnceNoUnitFitsOnTheLeastLoadedRank) {
   // The rank of 8 gives the rank of 2 two units; then every rank below the average holds
-  // 4, and its sixth unit fits nowhere: a second phase could only be refused.
+  // 4, a fifth would pass the limit, and a second phase could only be refused.
   std::vector<std::int64_t> counts(16, 4);
   counts[0] = 8;
   counts[9] = 2;
