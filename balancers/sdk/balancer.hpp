@@ -185,6 +185,11 @@ struct CallOutlook {
   // The largest rank load per step since the last call had it not been made: the same
   // vertices' loads on the ranks that held them before it. 0: no call yet.
   double unmoved_max_load_s = 0;
+  // The slowest rank's compute taken step by step, whichever rank it is at each step, and
+  // averaged over the same steps: above the slowest rank's mean compute where the slowest
+  // rank changes from step to step. 0: not measured.
+  double stepwise_max_load_s = 0;
+  int steps_measured = 0;  // the steps since the last call (or the start) the means are over
   int period = 0;
   int steps_left = 0;
   // The previous LB point's call, decision and migration on its slowest rank, as the

@@ -151,6 +151,9 @@ std::uint64_t placement_digest(const LocalGraph& graph, MPI_Comm comm) {
 
 namespace {
 
+// The totals a look reduces as maxima before the compute of each step (LoadLook::maxima_).
+constexpr int kLookTotals = 4;
+
 // What the load model reads at a call on this rank, over `everyone` (all its vertices).
 LoadModelInputs call_model_inputs(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, int step,
                                   int invocation, const std::vector<std::int64_t>& everyone) {
@@ -272,7 +275,7 @@ LbEvent run_lb_call(const LbContext& ctx, LocalGraph& graph, StepLoop& loop, con
 
 LoadLook::~LoadLook() {
   // A look still under way at the end of a run was started on every rank alike.
-  if (started()) MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+  if (started()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
 }
 
 void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLoop& loop, const LbPoint& at,
@@ -288,14 +291,20 @@ void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLo
   unmoved_known_ = ctx.before.known();
   const double unmoved = unmoved_known_ ? ctx.before.unmoved_load(loads, comm_) : 0.0;
   max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s, unmoved};
+  const auto& compute = loop.steps().compute;
+  max_share_.insert(max_share_.end(), compute.begin() + at.measured_since, compute.begin() + at.step + 1);
+  maxima_.assign(max_share_.size(), 0.0);
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
   MPI_Iallreduce(sum_share_.data(), sums_.data(), 2, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
-  MPI_Iallreduce(max_share_.data(), maxima_.data(), 4, MPI_DOUBLE, MPI_MAX, comm_, &requests_[1]);
+  MPI_Iallreduce(max_share_.data(), maxima_.data(), static_cast<int>(max_share_.size()), MPI_DOUBLE, MPI_MAX, comm_,
+                 &requests_[1]);
 }
 
 CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int step) {
-  MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE);
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  const auto steps = static_cast<int>(maxima_.size()) - kLookTotals;
+  const double stepwise_max = std::accumulate(maxima_.begin() + kLookTotals, maxima_.end(), 0.0);
   return CallOutlook{.nranks = comm_size(comm_),
                      .objects = static_cast<std::int64_t>(sums_[1]),
                      .edges = edges_,
@@ -303,6 +312,8 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .total_load_s = sums_[0],
                      .max_step_s = maxima_[1],
                      .unmoved_max_load_s = unmoved_known_ ? maxima_[3] : 0.0,
+                     .stepwise_max_load_s = steps > 0 ? stepwise_max / steps : 0.0,
+                     .steps_measured = steps,
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
                      .last_call_s = maxima_[2],

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "balancers/sdk/balancer.hpp"
 #include "record/run_record.hpp"
@@ -81,9 +82,11 @@ class LoadLook {
   std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
   std::array<double, 2> sums_{};                                             // the model load; the objects
   std::int64_t edges_ = 0;
-  std::array<double, 4> maxima_{};  // the model load; the mean wall; the last call; the load had it moved nothing
+  // The model load; the mean wall; the last call; the load had it moved nothing; then the
+  // compute at each step of the window.
+  std::vector<double> maxima_;
   std::array<double, 2> sum_share_{};
-  std::array<double, 4> max_share_{};
+  std::vector<double> max_share_;
   bool unmoved_known_ = false;
 };
 

@@ -195,6 +195,35 @@ TEST(AutoLoop, RecordsWhatEachCallWasPredictedToGainDeliveredAndCost) {
   EXPECT_DOUBLE_EQ(c["correction"].get<double>(), 0.8);
 }
 
+// `point` with the slowest rank's load taken step by step: `stepwise_s` above the mean,
+// over 10 steps since the last call.
+PointObservation point_stepwise(double imbalance_s, double stepwise_s, int steps_left) {
+  PointObservation p = point(imbalance_s, steps_left);
+  p.stepwise_max_load_s = p.mean_load_s + stepwise_s;
+  p.steps_measured = 10;
+  return p;
+}
+
+TEST(AutoLoop, MakesNoFirstCallWhereTheImbalanceDidNotPersist) {
+  // The same 10 ms imbalance, once where one rank was the slowest at every step and once
+  // where the slowest rank changed from step to step (40 ms at each step, averaged to 10).
+  // A call makes every rank wait for the slowest: where nothing persisted, that throws
+  // away 30 ms per step of leads, more than the budget.
+  ClosedLoop persisting({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
+  EXPECT_TRUE(persisting.decide(point_stepwise(0.010, 0.010, 100), test_network()).candidate);
+  ClosedLoop averaging({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
+  const LoopChoice c = averaging.decide(point_stepwise(0.010, 0.040, 100), test_network());
+  EXPECT_FALSE(c.candidate) << c.record.dump();
+  EXPECT_DOUBLE_EQ(c.record["weighed"]["tree"]["wait_s"].get<double>(), 0.75 * 0.010 * 10);
+}
+
+TEST(AutoPricing, WaitingForTheSlowestCostsOnlyWhereTheSlowestRankChanged) {
+  EXPECT_DOUBLE_EQ(synchronization_cost_s(point_stepwise(0.010, 0.010, 100)), 0.0);
+  EXPECT_DOUBLE_EQ(point_stepwise(0.010, 0.020, 100).persistence(), 0.5);
+  EXPECT_DOUBLE_EQ(synchronization_cost_s(point_stepwise(0.010, 0.020, 100)), 0.5 * 0.010 * 10);
+  EXPECT_DOUBLE_EQ(synchronization_cost_s(point(0.010, 100)), 0.0) << "not measured: nothing charged";
+}
+
 TEST(AutoPricing, ACentralizedFloorGrowsWithTheRanksAndADistributedOneDoesNot) {
   const NetworkFacts net = test_network();
   PointObservation small = point(0.01, 100);

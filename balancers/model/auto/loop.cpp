@@ -41,10 +41,17 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
                                       const FittedCosts* fits) const {
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
-  const double removable = std::max(0.0, seen.imbalance_s() - l.reach * seen.mean_load_s);
+  const double removable = removable_s(c, seen);
   const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
-  return {.gain_s = l.correction() * removable * horizon, .cost_s = l.cost_s.value_or(untried)};
+  return {.gain_s = l.correction() * removable * horizon,
+          .cost_s = l.cost_s.value_or(untried),
+          .wait_s = synchronization_cost_s(seen)};
+}
+
+double ClosedLoop::removable_s(std::size_t c, const PointObservation& seen) const {
+  // What the candidate's last call left is not gain again.
+  return std::max(0.0, seen.imbalance_s() - learned_[c].reach * seen.mean_load_s);
 }
 
 std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, const NetworkFacts& net,
@@ -59,9 +66,10 @@ std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, cons
     const Weighed w = weigh(c, seen, net, fits);
     weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
                                     {"cost_s", w.cost_s},
+                                    {"wait_s", w.wait_s},
                                     {"correction", learned_[c].correction()},
                                     {"reach", learned_[c].reach}};
-    const bool affordable = learned_[c].calls > 0 || w.cost_s <= bank_s();
+    const bool affordable = learned_[c].calls > 0 || w.cost_s + w.wait_s <= bank_s();
     if (affordable && w.value_s() > best_value) {
       best = c;
       best_value = w.value_s();
@@ -100,9 +108,7 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   choice.record["points_to_skip"] = choice.points_to_skip;
   window_steps_ = std::min(seen.steps_left, seen.steps_to_next * (choice.points_to_skip + 1));
   if (best) {
-    const double expected = seen.imbalance_s();
-    open_ =
-        OpenCall{.candidate = *best, .predicted_s = std::max(0.0, expected - learned_[*best].reach * seen.mean_load_s)};
+    open_ = OpenCall{.candidate = *best, .predicted_s = removable_s(*best, seen)};
   }
   choice.candidate = best;
   return choice;

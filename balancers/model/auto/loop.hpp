@@ -19,12 +19,17 @@
 //    after it. The ratio of delivered to predicted gain corrects every later prediction
 //    for that candidate, and what its call left (its reach) is not counted as gain again.
 //
+// Every call also makes the ranks wait for the slowest, which `none` never does; each is
+// charged the leads that waiting throws away, as far as the imbalance since the last call
+// did not persist from step to step (pricing.hpp, synchronization_cost_s). MetaLB's model
+// of when to balance has no such term.
+//
 // The bank: B plus everything delivered less everything the calls cost, with B = budget ×
 // none's predicted time from the first point to the end. The call of largest expected
-// value is made; a candidate never tried only while its first call's price fits in the
-// bank. So what finding out costs is bounded by B plus the gains so far plus each first
-// call's surprise over its price, by the loop's own accounting; what the looks and the
-// calls' synchronization cost the ranks is outside it (balancers/model/README.md).
+// value is made; a candidate never tried only while its first call's price and its wait
+// fit in the bank. So what finding out costs is bounded by B plus the gains so far plus
+// each first call's surprise over its price, by the loop's own accounting; what the looks
+// cost the ranks is outside it (balancers/model/README.md).
 #pragma once
 
 #include <cstddef>
@@ -73,8 +78,9 @@ class ClosedLoop {
   };
   struct Weighed {
     double gain_s = 0;
-    double cost_s = 0;
-    [[nodiscard]] double value_s() const { return gain_s - cost_s; }
+    double cost_s = 0;  // its own: decision and migration
+    double wait_s = 0;  // the ranks' leads its call throws away (synchronization_cost_s)
+    [[nodiscard]] double value_s() const { return gain_s - cost_s - wait_s; }
   };
 
   Json credit_last_call(const PointObservation& seen);
@@ -85,6 +91,8 @@ class ClosedLoop {
                                                   const FittedCosts* fits, Json& weighed) const;
   // After a point without a call (points_without_call_ counts it): the points to skip.
   [[nodiscard]] int points_to_skip(const PointObservation& seen, const NetworkFacts& net) const;
+  // The gain per step a call of candidate `c` is predicted, before its correction.
+  [[nodiscard]] double removable_s(std::size_t c, const PointObservation& seen) const;
   [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
                               const FittedCosts* fits) const;
 

@@ -19,8 +19,12 @@ struct PointObservation {
   double mean_load_s = 0;
   double max_rank_load_s = 0;     // the largest rank load alone, waiting aside
   double unmoved_max_load_s = 0;  // ... had the last call not been made (0: not known)
-  int steps_to_next = 0;          // steps until the next LB point, or to the end of the run
-  int steps_left = 0;             // steps to the end of the run
+  // The slowest rank's load taken step by step, whichever rank it is (0: not known), and
+  // the steps since the last call these means are over.
+  double stepwise_max_load_s = 0;
+  int steps_measured = 0;
+  int steps_to_next = 0;  // steps until the next LB point, or to the end of the run
+  int steps_left = 0;     // steps to the end of the run
   // The previous point's call, decision and migration on its slowest rank, as the engine
   // charged it; unset where the previous point made no call.
   std::optional<double> last_call_cost_s;
@@ -34,6 +38,14 @@ struct PointObservation {
 
   // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
+  // The share of the step-by-step imbalance that persisted over the steps measured: 1 where
+  // the same rank was the slowest at every step, less where the slowest rank changed and
+  // the ranks' loads averaged out. 1 where the engine does not measure it.
+  [[nodiscard]] double persistence() const {
+    const double stepwise = stepwise_max_load_s - mean_load_s;
+    const double kept = std::max(0.0, max_rank_load_s - mean_load_s);
+    return stepwise > kept ? kept / stepwise : 1.0;
+  }
 };
 
 }  // namespace lbbench

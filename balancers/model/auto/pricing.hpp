@@ -27,6 +27,17 @@ struct CandidateShape {
 // engine's collectives and its code per object.
 [[nodiscard]] double floor_cost_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net);
 
+// What any call costs by making every rank wait for the slowest, which `none` never does.
+// Left alone, ranks drift apart and a rank's lead is lost only where it is the slowest
+// later; a call throws every lead away. The lead that would have been kept is the part of
+// the imbalance since the last call that did not persist from step to step: the slowest
+// rank's mean load falls short of the step-by-step slowest where the slowest rank changes.
+// So, over the W steps since the last call, with L_max the slowest rank's mean load, L̄ the
+// mean and S the step-by-step slowest's mean,
+//   (1 − persistence) × (L_max − L̄) × W,  persistence = (L_max − L̄) / (S − L̄),
+// and 0 where the engine does not measure S.
+[[nodiscard]] double synchronization_cost_s(const PointObservation& seen);
+
 // A call of `candidate` as the platform's fitted costs price it (its decision fit, where
 // the costs file has one, and the migration fit for the least migration that balances);
 // 0 where they price nothing.

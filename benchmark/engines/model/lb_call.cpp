@@ -433,6 +433,8 @@ CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, co
       .max_step_s = *std::max_element(in.measured_rank_wall.begin(), in.measured_rank_wall.end()),
       .unmoved_max_load_s =
           m.unmoved_rank_load.empty() ? 0.0 : *std::max_element(m.unmoved_rank_load.begin(), m.unmoved_rank_load.end()),
+      .stepwise_max_load_s = in.stepwise_max_load,
+      .steps_measured = in.steps_since_last_call,
       .period = ctx.scenario.balancer.period,
       .steps_left = ctx.scenario.steps - in.step - 1,
       .last_call_s = in.last_call_s,
