@@ -93,6 +93,12 @@ class Series {
     }
   }
 
+  // The slowest rank's compute at each of the steps first..last, averaged.
+  [[nodiscard]] double compute_max_mean(int first, int last) const {
+    const auto begin = t_.compute_max.begin();
+    return std::accumulate(begin + first, begin + last + 1, 0.0) / (last - first + 1);
+  }
+
   [[nodiscard]] StepTotals totals(double total_time) const {
     StepTotals t = t_;
     t.total_time = total_time;
@@ -227,7 +233,6 @@ class ModelRun {
     std::vector<double> start;            // per rank, when its next step starts
     std::vector<double> since_call;       // per rank, compute since the last call
     std::vector<double> wall_since_call;  // ... and whole steps
-    double stepwise_max_since_call = 0;   // the slowest rank's compute at each step, summed
     int steps_since_call = 0;
     double last_call_s = 0;
     std::vector<int> owner_before_call;  // by position; empty before the first call
@@ -277,7 +282,6 @@ class ModelRun {
       at.since_call[r] += times.compute[r];
       at.wall_since_call[r] += times.end[r] - at.start[r];
     }
-    at.stepwise_max_since_call += *std::max_element(times.compute.begin(), times.compute.end());
     at.start = times.end;
   }
 
@@ -320,10 +324,9 @@ class ModelRun {
   struct PerStep {
     std::vector<double> load;
     std::vector<double> wall;
-    double stepwise_max_load = 0;
   };
   [[nodiscard]] static PerStep per_step_since_call(const Progress& at) {
-    PerStep out{at.since_call, at.wall_since_call, at.stepwise_max_since_call / at.steps_since_call};
+    PerStep out{at.since_call, at.wall_since_call};
     for (double& m : out.load) m /= at.steps_since_call;
     for (double& w : out.wall) w /= at.steps_since_call;
     return out;
@@ -339,7 +342,7 @@ class ModelRun {
                          .phase_time_summed = at.phase_time_summed,
                          .measured_rank_load = per_step.load,
                          .measured_rank_wall = per_step.wall,
-                         .stepwise_max_load = per_step.stepwise_max_load,
+                         .stepwise_max_load = at.series.compute_max_mean(step - at.steps_since_call + 1, step),
                          .before = {},
                          .last_call_s = at.last_call_s,
                          .owner_before_call = at.owner_before_call};
@@ -351,7 +354,6 @@ class ModelRun {
     for (auto& t : at.phase_time_summed) std::fill(t.begin(), t.end(), 0.0);
     std::fill(at.since_call.begin(), at.since_call.end(), 0.0);
     std::fill(at.wall_since_call.begin(), at.wall_since_call.end(), 0.0);
-    at.stepwise_max_since_call = 0;
     at.steps_since_call = 0;
     at.weights_ready = false;
   }
