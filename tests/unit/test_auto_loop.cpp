@@ -217,6 +217,20 @@ TEST(AutoLoop, MakesNoFirstCallWhereTheImbalanceDidNotPersist) {
   EXPECT_DOUBLE_EQ(c.record["weighed"]["tree"]["wait_s"].get<double>(), 0.75 * 0.010 * 10);
 }
 
+TEST(AutoLoop, SkipsTheLastPointToo) {
+  // Points every 10 steps; after the second point in a row without a call, one point is
+  // skipped. With 15 steps left, one point remains (10 steps on; 20 is past the end), and
+  // a look at it would make the ranks wait for each other for nothing.
+  ClosedLoop loop({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
+  EXPECT_EQ(loop.decide(point(0.0, 25), test_network()).points_to_skip, 0);
+  const LoopChoice second = loop.decide(point(0.0, 15), test_network());
+  EXPECT_FALSE(second.candidate);
+  EXPECT_EQ(second.points_to_skip, 1);
+  ClosedLoop longer({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
+  (void)longer.decide(point(0.0, 45), test_network());
+  EXPECT_EQ(longer.decide(point(0.0, 35), test_network()).points_to_skip, 1) << "three points remain";
+}
+
 TEST(AutoPricing, WaitingForTheSlowestCostsOnlyWhereTheSlowestRankChanged) {
   EXPECT_DOUBLE_EQ(synchronization_cost_s(point_stepwise(0.010, 0.010, 100)), 0.0);
   EXPECT_DOUBLE_EQ(point_stepwise(0.010, 0.020, 100).persistence(), 0.5);

@@ -84,7 +84,8 @@ int ClosedLoop::points_to_skip(const PointObservation& seen, const NetworkFacts&
   // for each other, which `none` never does. Where one look costs more than B, no later
   // point is looked at.
   if (seen.steps_to_next <= 0) return 0;
-  const int fitting = std::max(0, seen.steps_left / seen.steps_to_next - 1);
+  // The points still ahead: one every steps_to_next steps, before the run's last step.
+  const int fitting = std::max(0, (seen.steps_left - 1) / seen.steps_to_next);
   if (look_cost_s(net) > budget_s()) return fitting;
   const int doubled = points_without_call_ > 1 ? (1 << std::min(points_without_call_ - 1, 8)) - 1 : 0;
   return std::min(doubled, fitting);
