@@ -55,10 +55,11 @@ struct ReportCase {
   std::string fastest;  // among the candidates the model predicted
   std::string chosen;   // the model's pick
   // How much slower the second fastest candidate measured than the fastest, relative; a
-  // case whose top two are within kNearTie is a near-tie, scored apart.
+  // case whose top two are within `apart` is a near-tie, scored apart. `apart` is the
+  // model's mean error where the records measure it, else kNearTie.
   std::optional<double> runner_up_gap;
   static constexpr double kNearTie = 0.02;
-  [[nodiscard]] bool near_tie() const { return runner_up_gap && *runner_up_gap <= kNearTie; }
+  [[nodiscard]] bool near_tie(double apart) const { return runner_up_gap && *runner_up_gap <= apart; }
   // auto's own measured median over that of the balancer it picked most often, and over
   // that of the fastest candidate: what its picks and its deciding cost it, together.
   std::optional<double> auto_over_pick;

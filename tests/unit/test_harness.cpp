@@ -475,6 +475,23 @@ TEST(Report, ScoresNearTiesApartWithBootstrapIntervals) {
   EXPECT_NE(md.find("the second 20.0% slower"), std::string::npos) << md;
 }
 
+// Where the loop's gain error is measured (here 10% of the run's total), top two 5% apart
+// are closer than the model can tell: the case is a near-tie, not a wrong pick.
+TEST(Report, TellsNearTiesByTheModelsOwnMeanError) {
+  Json a = run_record("auto", 10, "a");
+  a["prediction"] = {{"chosen", "tree"},
+                     {"calls", {{"greedy", 0}, {"tree", 2}}},
+                     {"predicted_gain_s", 3.0},
+                     {"delivered_gain_s", 2.0}};
+  const Report report = build_report({run_record("greedy", 5, "g"), run_record("tree", 5.25, "t"), a}, ReportOptions{});
+  ASSERT_EQ(report.selection.size(), 3u);
+  EXPECT_EQ(report.selection[1].cases, 0);
+  EXPECT_EQ(report.selection[2].cases, 1);
+  const std::string md = report_markdown(report, ReportOptions{});
+  EXPECT_NE(md.find("| near-ties: top two within the model's mean error, 10.0% | 1 | 1 | 0 (0%)"), std::string::npos)
+      << md;
+}
+
 // `auto` against `none` in every case: the largest ratio, and the cases above 3%.
 TEST(Report, PrintsAutoOverNoneAndTheCasesItLosesByMoreThanThreePercent) {
   auto in_case = [](Json r, const char* scenario) {
