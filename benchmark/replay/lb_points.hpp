@@ -1,8 +1,12 @@
 // Where the balancer is asked, and what it answered: the LB points after which it may call,
-// the look at the loads' totals that starts half a period ahead of each for a balancer that
-// looks before it calls (Balancer::looks_before_calls), and the points its last choice
-// skips whole. The replay and the model engine both follow it, each with its own look and
-// its own call.
+// the look at the loads' totals for a balancer that looks before it calls
+// (Balancer::looks_before_calls), and the points its last choice skips whole. The replay
+// and the model engine both follow it, each with its own look and its own call.
+//
+// A look starts half the stretch to its point ahead of it: half a period, or half the
+// points skipped before it. Left alone, the ranks drift apart with the steps since they last
+// waited for each other; a rank waits at the point only where it is further ahead of the
+// slowest than the look's lead, so the lead grows with the stretch.
 #pragma once
 
 #include <functional>
@@ -36,6 +40,7 @@ class LbPoints {
   std::vector<Json> choices_;  // at each point looked at, with its step
   int points_to_skip_ = 0;     // the last choice's
   int point_step_ = 0;         // the step after which the last point taken comes
+  int look_start_ = -1;        // the step after which the next look starts; -1: none
 };
 
 }  // namespace lbbench

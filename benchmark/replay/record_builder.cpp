@@ -178,11 +178,6 @@ bool is_regrid_point(const Scenario& s, int step) {
   return tree != nullptr && (step + 1) % tree->period == 0 && step + 1 < s.steps;
 }
 
-bool is_look_start(const Scenario& s, int step) {
-  const int half = s.balancer.period / 2;
-  return half > 0 && is_lb_point(s, step + half);
-}
-
 int lb_points_after(const Scenario& s, int step) {
   int calls = 0;
   for (int later = step + 1; later < s.steps; ++later) calls += is_lb_point(s, later) ? 1 : 0;

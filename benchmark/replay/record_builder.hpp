@@ -93,10 +93,6 @@ inline double imbalance(double max, double avg) { return avg > 0 ? max / avg - 1
 
 // Whether `step` is an LB point of the scenario: every `period` steps, never after the last.
 bool is_lb_point(const Scenario& s, int step);
-// Whether a look (Balancer::looks_before_calls) for the next LB point starts after `step`:
-// half a period before the point, so that ranks may drift apart by that much before any
-// of them waits for it. Never at period 1, where the look is started at the point.
-bool is_look_start(const Scenario& s, int step);
 // Whether the scenario's block mesh regrids after `step`: every mesh.period steps, never
 // after the last.
 bool is_regrid_point(const Scenario& s, int step);

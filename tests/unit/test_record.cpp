@@ -8,10 +8,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "app/reporters.hpp"
 #include "core/error.hpp"
 #include "record/run_record.hpp"
+#include "replay/lb_points.hpp"
 #include "replay/record_builder.hpp"
 #include "scenario/scenario.hpp"
 
@@ -218,5 +221,55 @@ TEST(RunRecord, AutosChoicesCountNoneWhereNoPointChoseIt) {
   ASSERT_NE(none, calls.end()) << "none is missing from the choices";
   EXPECT_EQ(none->second, 0);
 }
+}  // namespace
+}  // namespace lbbench
+
+namespace lbbench {
+namespace {
+
+// A balancer that looks before it calls and skips `skips[k]` points after its k-th look.
+class Skipping : public Balancer {
+ public:
+  explicit Skipping(std::vector<int> skips) : skips_(std::move(skips)) {}
+  MigrationPlan plan(const LoadView& /*view*/, MPI_Comm /*comm*/) override { return {}; }
+  Acting acting_for(const CallOutlook& /*call*/) override {
+    const int skip = looks_ < skips_.size() ? skips_[looks_] : 0;
+    ++looks_;
+    return {*this, Json::object(), skip};
+  }
+  [[nodiscard]] bool looks_before_calls() const override { return true; }
+  [[nodiscard]] bool promised_nothing_moves() const override { return true; }
+
+ private:
+  std::vector<int> skips_;
+  std::size_t looks_ = 0;
+};
+
+// The steps after which looks start and points are taken, over the whole run.
+std::pair<std::vector<int>, std::vector<int>> walk(const Scenario& s, LbPoints& points) {
+  std::vector<int> starts, taken;
+  for (int step = 0; step < s.steps; ++step) {
+    if (points.look_starts(step)) starts.push_back(step);
+    if (!points.takes_point(step)) continue;
+    taken.push_back(step);
+    EXPECT_EQ(points.calling([] { return CallOutlook{}; }), nullptr);
+  }
+  return {starts, taken};
+}
+
+// Period 8 over 60 steps: points after steps 7, 15, ..., 55. A look starts half the stretch
+// to its point ahead of it: half a period where no point is skipped, and 8 steps ahead of
+// a point 16 steps on. None starts for a point the run never reaches.
+TEST(LbPoints, ALookLeadsItsPointByHalfTheStretchToIt) {
+  const std::string quickstart = std::string(LBBENCH_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  const std::vector<std::string> overrides{"balancer.name=auto", "balancer.period=8", "steps=60"};
+  const Scenario s = load_scenario(quickstart, overrides);
+  Skipping balancer({0, 1, 0, 5});
+  LbPoints points(s, balancer);
+  const auto [starts, taken] = walk(s, points);
+  EXPECT_EQ(taken, (std::vector<int>{7, 15, 31, 39}));
+  EXPECT_EQ(starts, (std::vector<int>{3, 11, 23, 35}));
+}
+
 }  // namespace
 }  // namespace lbbench
