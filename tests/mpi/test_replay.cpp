@@ -123,9 +123,10 @@ TEST(Replay, APointKeptWithoutACallKeepsTheDistributionAndItsDigest) {
   EXPECT_EQ(out.record.edge_cut, out.record.edge_cut_initial);
   ASSERT_TRUE(out.record.prediction.has_value());
   EXPECT_EQ(out.record.prediction->chosen, "none");
-  // Looked at the first and second points, then the second skips one (doubling).
+  // Looked at the points after steps 2, 5 and 11: the second skips one (doubling), and
+  // the third skips the last, 14, as well.
   ASSERT_EQ(out.record.prediction->calls.size(), 1u);
-  EXPECT_EQ(out.record.prediction->calls[0], (std::pair<std::string, int>{"none", 4}));
+  EXPECT_EQ(out.record.prediction->calls[0], (std::pair<std::string, int>{"none", 3}));
 }
 
 // Each call's one reduction also brings every rank the slowest rank's share of the call

@@ -221,11 +221,6 @@ TEST(RunRecord, AutosChoicesCountNoneWhereNoPointChoseIt) {
   ASSERT_NE(none, calls.end()) << "none is missing from the choices";
   EXPECT_EQ(none->second, 0);
 }
-}  // namespace
-}  // namespace lbbench
-
-namespace lbbench {
-namespace {
 
 // A balancer that looks before it calls and skips `skips[k]` points after its k-th look.
 class Skipping : public Balancer {
