@@ -19,7 +19,9 @@ namespace lbbench::plugin {
 // Raised whenever a declaration or a shape changes how lbbench and a plugin talk: a
 // plugin built against another version is refused before any of its code runs.
 // 3: LocalGraph (in LoadView) gained sparse_ids, for block meshes that regrid.
-inline constexpr int kAbiVersion = 3;
+// 4: CallOutlook gained stepwise_max_load_s and steps_measured, what a look sees of the
+//    slowest rank step by step.
+inline constexpr int kAbiVersion = 4;
 
 // The two symbols lbbench looks up (LBBENCH_BALANCER defines them): the ABI version first,
 // which it checks before it touches anything else, then the declaration.
