@@ -38,12 +38,14 @@ struct PointObservation {
 
   // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
+  // The largest rank load over the mean, waiting aside, over the steps measured.
+  [[nodiscard]] double rank_imbalance_s() const { return std::max(0.0, max_rank_load_s - mean_load_s); }
   // The share of the step-by-step imbalance that persisted over the steps measured: 1 where
   // the same rank was the slowest at every step, less where the slowest rank changed and
   // the ranks' loads averaged out. 1 where the engine does not measure it.
   [[nodiscard]] double persistence() const {
     const double stepwise = stepwise_max_load_s - mean_load_s;
-    const double kept = std::max(0.0, max_rank_load_s - mean_load_s);
+    const double kept = rank_imbalance_s();
     return stepwise > kept ? kept / stepwise : 1.0;
   }
 };

@@ -50,8 +50,7 @@ double migration_s(const PointObservation& seen, const NetworkFacts& net, double
 }  // namespace
 
 double synchronization_cost_s(const PointObservation& seen) {
-  const double kept = std::max(0.0, seen.max_rank_load_s - seen.mean_load_s);
-  return (1 - seen.persistence()) * kept * seen.steps_measured;
+  return (1 - seen.persistence()) * seen.rank_imbalance_s() * seen.steps_measured;
 }
 
 double fitted_cost_s(std::string_view candidate, const PointObservation& seen, const FittedCosts& fits) {
