@@ -12,6 +12,7 @@
 #include "balancers/model/auto/loop.hpp"
 #include "balancers/model/auto/pricing.hpp"
 #include "balancers/model/auto/sampling.hpp"
+#include "balancers/tree/tree.hpp"
 
 namespace lbbench {
 namespace {
@@ -169,6 +170,27 @@ TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
   EXPECT_LT(p.auto_loss_s + p.spent_s, 0.6 * p.none_loss_s);
 }
 
+TEST(AutoLoop, ValuesAnUntriedCandidateAtTheShareOfTheSamplesImbalanceItRemoved) {
+  // The same hot spot, with the sample's word on what each removes: greedy is tried first
+  // although tree is cheaper.
+  ClosedLoop loop({{"tree", CandidateShape{.share_removed = 0.3}},
+                   {"greedy", CandidateShape{.centralized = true, .share_removed = 0.95}}},
+                  0.05);
+  EXPECT_DOUBLE_EQ(loop.learned(0).correction(), 0.3) << "untried: the sample's share";
+  World w;
+  w.respond = [](std::size_t c, double before) {
+    return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
+  };
+  w.drift = [](double) { return 0.010; };
+  const Played p = play(loop, w, 20);
+  ASSERT_TRUE(p.choices[0]);
+  EXPECT_EQ(*p.choices[0], 1U);
+  EXPECT_LE(loop.learned(0).calls, 1);
+  for (std::size_t k = 2; k < p.choices.size(); ++k) {
+    if (p.choices[k]) EXPECT_EQ(*p.choices[k], 1U) << k;
+  }
+}
+
 TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
   ClosedLoop loop({{"tree", CandidateShape{}}}, 0.05);
   ASSERT_TRUE(loop.decide(point(0.004, 200), test_network()).candidate);
@@ -271,10 +293,26 @@ TEST(AutoPricing, AProtocolPaysForEachOfItsRounds) {
 }
 
 TEST(AutoPricing, TheSampledSolveTellsADearStrategyFromACheapOne) {
-  const double greedy = solve_seconds_per_object(GreedyBalancer());
-  const double metis = solve_seconds_per_object(MetisBalancer(MetisParams{}));
+  const double greedy = solve_sample(GreedyBalancer()).seconds_per_object;
+  const double metis = solve_sample(MetisBalancer(MetisParams{})).seconds_per_object;
   EXPECT_GT(greedy, 0);
   EXPECT_GT(metis, 2 * greedy);
+}
+
+TEST(AutoPricing, TheSampleTellsAStrategyThatStopsShortOfTheMeanFromOneThatReachesIt) {
+  // Greedy deals every object out afresh and reaches the mean; the tree stops once every
+  // subtree is within its tolerance, and a protocol is not timed.
+  const SampleSolve greedy = solve_sample(GreedyBalancer());
+  const SampleSolve tree = solve_sample(TreeBalancer(TreeParams{}));
+  EXPECT_GT(greedy.share_removed, 0.95);
+  EXPECT_LT(tree.share_removed, 0.8);
+  EXPECT_GT(tree.share_removed, 0.0);
+  EXPECT_EQ(tree.seconds_per_object, 0.0);
+  // A balancer that decides only among the ranks keeps every owner here: not decided.
+  struct OnlyAmongRanks final : Balancer {
+    MigrationPlan plan(const LoadView& /*view*/, MPI_Comm /*comm*/) override { return {}; }
+  };
+  EXPECT_EQ(solve_sample(OnlyAmongRanks()).share_removed, 1.0);
 }
 
 TEST(AutoPricing, APlatformsFittedDecisionPricesAnUntriedCandidateWhereItAsksMoreThanTheFloor) {

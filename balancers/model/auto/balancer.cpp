@@ -21,14 +21,12 @@ std::vector<std::unique_ptr<Balancer>> make_candidates(const AutoParams& params)
 // A centralized candidate gathers every object to rank 0; the rest run a protocol.
 std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
                                            const std::vector<std::unique_ptr<Balancer>>& built,
-                                           const std::vector<double>& solve_s, int nranks) {
+                                           const std::vector<SampleSolve>& samples, int nranks) {
   std::vector<LoopCandidate> out;
   for (std::size_t i = 0; i < built.size(); ++i) {
-    CandidateShape shape;
-    if (dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr) {
-      shape.centralized = true;
-      shape.solve_s_per_object = i < solve_s.size() ? solve_s[i] : 0.0;  // unsampled without prepare()
-    }
+    const SampleSolve sample = i < samples.size() ? samples[i] : SampleSolve{};  // unsampled without prepare()
+    CandidateShape shape{.solve_s_per_object = sample.seconds_per_object, .share_removed = sample.share_removed};
+    shape.centralized = dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr;
     if (const auto* protocol = dynamic_cast<const DistributedBalancer*>(built[i].get())) {
       shape.rounds = protocol->expected_rounds(nranks);
       shape.reducing_rounds = protocol->expected_reducing_rounds(nranks);
@@ -85,7 +83,7 @@ MigrationPlan AutoBalancer::plan(const LoadView& view, MPI_Comm comm) {
 Acting AutoBalancer::acting_for(const CallOutlook& call) {
   const NetworkFacts net = call.machine ? call.machine->network : NetworkFacts{};
   const FittedCosts* fits = call.machine ? call.machine->fitted_costs.get() : nullptr;
-  if (!loop_) loop_.emplace(loop_candidates(params_, candidates_, solve_s_, call.nranks), params_.budget);
+  if (!loop_) loop_.emplace(loop_candidates(params_, candidates_, samples_, call.nranks), params_.budget);
   LoopChoice choice = loop_->decide(observation_of(call, chosen_.has_value()), net, fits);
   chosen_ = choice.candidate;
   if (chosen_ && candidates_[*chosen_]->promised_nothing_moves()) chosen_.reset();
@@ -101,15 +99,14 @@ const Balancer& AutoBalancer::acting() const {
 void AutoBalancer::prepare(MPI_Comm comm) {
   for (auto& c : candidates_) c->prepare(comm);
   // Rank 0's, on every rank: the loop decides alike everywhere.
-  solve_s_.assign(candidates_.size(), 0.0);
+  samples_.assign(candidates_.size(), SampleSolve{});
   int me = 0;
   MPI_Comm_rank(comm, &me);
   for (std::size_t i = 0; i < candidates_.size() && me == 0; ++i) {
-    if (const auto* central = dynamic_cast<const CentralizedBalancer*>(candidates_[i].get())) {
-      solve_s_[i] = solve_seconds_per_object(*central);
-    }
+    if (!candidates_[i]->promised_nothing_moves()) samples_[i] = solve_sample(*candidates_[i]);
   }
-  MPI_Bcast(solve_s_.data(), static_cast<int>(solve_s_.size()), MPI_DOUBLE, 0, comm);
+  static_assert(sizeof(SampleSolve) == 2 * sizeof(double));
+  MPI_Bcast(samples_.data(), static_cast<int>(2 * samples_.size()), MPI_DOUBLE, 0, comm);
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {

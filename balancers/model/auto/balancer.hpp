@@ -9,6 +9,7 @@
 
 #include "balancers/model/auto/loop.hpp"
 #include "balancers/model/auto/params.hpp"
+#include "balancers/model/auto/sampling.hpp"
 #include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
@@ -36,7 +37,7 @@ class AutoBalancer final : public Balancer {
   std::vector<std::unique_ptr<Balancer>> candidates_;
   NoneBalancer none_;                  // what a point that chose no call runs
   std::optional<ClosedLoop> loop_;     // made at the first point, when the ranks are known
-  std::vector<double> solve_s_;        // per candidate: a centralized one's solve per object (sampling.hpp)
+  std::vector<SampleSolve> samples_;   // per candidate, what it did on the sample (sampling.hpp)
   std::optional<std::size_t> chosen_;  // at the last point; unset: no call
 };
 

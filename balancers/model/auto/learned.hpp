@@ -16,12 +16,17 @@ struct Learned {
   // What its last call left: the imbalance over the mean load in the first window after it.
   // A call on loads no more imbalanced than that has nothing to gain.
   double reach = 0;
+  // Before any call: the share of the sample's imbalance its decision removed
+  // (sampling.hpp). Pearce et al. assume every balancer reaches the mean (1); this departs
+  // from them where a candidate stops short of it by its own rules, as a tree's tolerance
+  // or a diffusion's neighbourhoods make it. Without it the untried candidates were all
+  // valued alike, so the cheapest was tried first.
+  double prior = 1;
 
-  // The share of the predicted gain that was delivered; 1 before any call, as Pearce et al.
-  // assume a balancer reaches the mean. Never above 1: the prediction is already the
-  // whole imbalance.
+  // The share of the predicted gain that was delivered; the prior before any call. Never
+  // above 1: the prediction is already the whole imbalance.
   [[nodiscard]] double correction() const {
-    return predicted_s > 0 ? std::clamp(delivered_s / predicted_s, 0.0, 1.0) : 1.0;
+    return predicted_s > 0 ? std::clamp(delivered_s / predicted_s, 0.0, 1.0) : prior;
   }
 };
 

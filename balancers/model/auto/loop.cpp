@@ -6,7 +6,9 @@
 namespace lbbench {
 
 ClosedLoop::ClosedLoop(std::vector<LoopCandidate> candidates, double budget)
-    : candidates_(std::move(candidates)), learned_(candidates_.size()), budget_share_(budget) {}
+    : candidates_(std::move(candidates)), learned_(candidates_.size()), budget_share_(budget) {
+  for (std::size_t c = 0; c < candidates_.size(); ++c) learned_[c].prior = candidates_[c].shape.share_removed;
+}
 
 Json ClosedLoop::credit_last_call(const PointObservation& seen) {
   if (!open_) return nullptr;

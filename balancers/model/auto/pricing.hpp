@@ -18,6 +18,7 @@ struct CandidateShape {
   int rounds = 1;                 // a protocol's rounds of messages
   int reducing_rounds = 0;        // ... of which end in an allreduce
   double solve_s_per_object = 0;  // a centralized one's solve on this host (sampling.hpp)
+  double share_removed = 1;       // of the sample's imbalance, by its decision (sampling.hpp)
 };
 
 // A centralized call gathers every object's id, load and owner to rank 0, solves there

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <utility>
+#include <vector>
 
+#include "balancers/sdk/centralized.hpp"
 #include "core/clock.hpp"
 #include "core/hash.hpp"
 
@@ -40,21 +43,50 @@ GlobalProblem sample_problem() {
   return p;
 }
 
-}  // namespace
+// The slowest rank's load over the mean, less 1.
+double imbalance(const GlobalProblem& problem, const Assignment& placed) {
+  std::vector<double> rank_load(static_cast<std::size_t>(problem.nranks), 0.0);
+  double total = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    rank_load[static_cast<std::size_t>(placed[i].value())] += problem.load[i].seconds();
+    total += problem.load[i].seconds();
+  }
+  return *std::max_element(rank_load.begin(), rank_load.end()) / (total / problem.nranks) - 1;
+}
 
-double solve_seconds_per_object(const CentralizedBalancer& candidate) {
-  const GlobalProblem problem = sample_problem();
+double share_removed(const GlobalProblem& problem, const Assignment& placed) {
+  // A balancer without a decision in one process (Zoltan, a general plugin) keeps every
+  // owner: it has not decided here, so it is valued as Pearce et al. value any.
+  if (placed.size() != problem.size() || placed == problem.owner) return 1;
+  return std::clamp(1 - imbalance(problem, placed) / imbalance(problem, problem.owner), 0.0, 1.0);
+}
+
+// The fastest of kRuns solves, and where the last one placed the objects.
+std::pair<double, Assignment> timed_solve(const CentralizedBalancer& candidate, const GlobalProblem& problem) {
   double fastest = std::numeric_limits<double>::infinity();
+  Assignment placed;
   for (int run = 0; run < kRuns; ++run) {
     const double t0 = code_cpu_seconds();
-    try {
-      (void)candidate.solve(problem);
-    } catch (const std::exception&) {
-      return 0;  // a strategy that cannot solve the sample is priced by the network alone
-    }
+    placed = candidate.solve(problem);
     fastest = std::min(fastest, code_cpu_seconds() - t0);
   }
-  return std::max(0.0, fastest) / static_cast<double>(problem.size());
+  return {std::max(0.0, fastest), std::move(placed)};
+}
+
+}  // namespace
+
+SampleSolve solve_sample(const Balancer& candidate) {
+  const GlobalProblem problem = sample_problem();
+  try {
+    if (const auto* central = dynamic_cast<const CentralizedBalancer*>(&candidate)) {
+      const auto [seconds, placed] = timed_solve(*central, problem);
+      return {.seconds_per_object = seconds / static_cast<double>(problem.size()),
+              .share_removed = share_removed(problem, placed)};
+    }
+    return {.share_removed = share_removed(problem, candidate.decide_serially(problem, nullptr))};
+  } catch (const std::exception&) {
+    return {};  // a strategy that cannot decide the sample is priced by the network alone, valued at 1
+  }
 }
 
 }  // namespace lbbench

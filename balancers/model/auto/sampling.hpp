@@ -1,17 +1,25 @@
-// What a centralized candidate's decision code costs per object on this host, timed once
-// before the run on a sample problem. A centralized call's code (its solve) is most of
-// what it costs and cannot be priced from the network alone: METIS's solve takes ten
-// times greedy's on the same objects. The loop prices a first call with it (pricing.hpp).
+// What each candidate does on a sample problem, decided once before the run, as the model
+// engine decides (in one process). Two things a first call cannot be priced or valued
+// without, and which the network does not tell:
+//  - a centralized candidate's decision code per object on this host: METIS's solve takes
+//    ten times greedy's on the same objects (pricing.hpp);
+//  - the share of the imbalance its decision removes: greedy reaches the mean, a tree or a
+//    diffusion stops short by its own rules (learned.hpp: an untried candidate's correction).
 #pragma once
 
-#include "balancers/sdk/centralized.hpp"
+#include "balancers/sdk/balancer.hpp"
 
 namespace lbbench {
 
-// The solve's code time over the sample's objects: a 2-D grid of objects with log-normal
-// loads and coordinates, dealt out in blocks over a fixed number of ranks, so that
-// partitioners, geometric and load-only strategies all have what they ask for. The
-// fastest of a few runs, by the clock the engines charge code by (core/clock.hpp).
-[[nodiscard]] double solve_seconds_per_object(const CentralizedBalancer& candidate);
+struct SampleSolve {
+  double seconds_per_object = 0;  // a centralized candidate's solve; 0 for a protocol
+  double share_removed = 1;       // of the sample's slowest rank over the mean; 1 where not decided
+};
+
+// The sample: a 2-D grid of objects with log-normal loads and coordinates, dealt out in
+// blocks over a fixed number of ranks, so that partitioners, geometric, load-only and
+// distributed strategies all have what they ask for. The solve's time is the fastest of a
+// few runs, by the clock the engines charge code by (core/clock.hpp).
+[[nodiscard]] SampleSolve solve_sample(const Balancer& candidate);
 
 }  // namespace lbbench
