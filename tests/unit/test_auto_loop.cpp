@@ -300,8 +300,9 @@ TEST(AutoPricing, TheSampledSolveTellsADearStrategyFromACheapOne) {
 }
 
 TEST(AutoPricing, TheSampleTellsAStrategyThatStopsShortOfTheMeanFromOneThatReachesIt) {
-  // Greedy deals every object out afresh and reaches the mean; the tree stops once every
-  // subtree is within its tolerance, and a protocol is not timed.
+  // Greedy deals every object out afresh and reaches the mean; the tree ends each rank
+  // within about one unit of its target, and the sample's units are unequal. A protocol is
+  // not timed.
   const SampleSolve greedy = solve_sample(GreedyBalancer());
   const SampleSolve tree = solve_sample(TreeBalancer(TreeParams{}));
   EXPECT_GT(greedy.share_removed, 0.95);
