@@ -109,6 +109,17 @@ Played play(ClosedLoop& loop, const World& w, int points) {
   return p;
 }
 
+// A fast hot spot: the imbalance is back after every window. Candidate 0 (tree, cheap)
+// removes 30% of it, candidate 1 (greedy, dearer) 95%; both pay.
+World fast_hot_spot() {
+  World w;
+  w.respond = [](std::size_t c, double before) {
+    return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
+  };
+  w.drift = [](double) { return 0.010; };
+  return w;
+}
+
 TEST(AutoLoop, BalancesOnceWhereLoadsStay) {
   ClosedLoop loop({{"none", CandidateShape{}}, {"tree", CandidateShape{}}}, 0.02);
   World w;
@@ -143,14 +154,8 @@ TEST(AutoLoop, StopsWhereCallsDeliverNothingAndLosesAtMostItsBudgetAndOneSurpris
 }
 
 TEST(AutoLoop, PrefersTheCandidateThatDeliveredMore) {
-  // A fast hot spot: the imbalance is back after every window. tree (cheap) removes 30% of
-  // it, greedy (dearer) 95%; both pay.
   ClosedLoop loop({{"tree", CandidateShape{}}, {"greedy", CandidateShape{.centralized = true}}}, 0.05);
-  World w;
-  w.respond = [](std::size_t c, double before) {
-    return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
-  };
-  w.drift = [](double) { return 0.010; };
+  const World w = fast_hot_spot();
   const Played p = play(loop, w, 20);
   ASSERT_TRUE(p.choices[0]);
   EXPECT_EQ(*p.choices[0], 0U) << "the cheaper floor is tried first";
@@ -177,11 +182,7 @@ TEST(AutoLoop, ValuesAnUntriedCandidateAtTheShareOfTheSamplesImbalanceItRemoved)
                    {"greedy", CandidateShape{.centralized = true, .share_removed = 0.95}}},
                   0.05);
   EXPECT_DOUBLE_EQ(loop.learned(0).correction(), 0.3) << "untried: the sample's share";
-  World w;
-  w.respond = [](std::size_t c, double before) {
-    return c == 0 ? std::pair{0.7 * before, 0.002} : std::pair{0.05 * before, 0.010};
-  };
-  w.drift = [](double) { return 0.010; };
+  const World w = fast_hot_spot();
   const Played p = play(loop, w, 20);
   ASSERT_TRUE(p.choices[0]);
   EXPECT_EQ(*p.choices[0], 1U);
