@@ -5,8 +5,8 @@
 #include <exception>
 #include <limits>
 #include <utility>
-#include <vector>
 
+#include "balancers/model/metrics.hpp"
 #include "balancers/sdk/centralized.hpp"
 #include "core/clock.hpp"
 #include "core/hash.hpp"
@@ -45,13 +45,7 @@ GlobalProblem sample_problem() {
 
 // The slowest rank's load over the mean, less 1.
 double imbalance(const GlobalProblem& problem, const Assignment& placed) {
-  std::vector<double> rank_load(static_cast<std::size_t>(problem.nranks), 0.0);
-  double total = 0;
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    rank_load[static_cast<std::size_t>(placed[i].value())] += problem.load[i].seconds();
-    total += problem.load[i].seconds();
-  }
-  return *std::max_element(rank_load.begin(), rank_load.end()) / (total / problem.nranks) - 1;
+  return load_moments(rank_times(problem, placed)).max_over_avg - 1;
 }
 
 double share_removed(const GlobalProblem& problem, const Assignment& placed) {
