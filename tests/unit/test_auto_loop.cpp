@@ -188,7 +188,9 @@ TEST(AutoLoop, ValuesAnUntriedCandidateAtTheShareOfTheSamplesImbalanceItRemoved)
   EXPECT_EQ(*p.choices[0], 1U);
   EXPECT_LE(loop.learned(0).calls, 1);
   for (std::size_t k = 2; k < p.choices.size(); ++k) {
-    if (p.choices[k]) EXPECT_EQ(*p.choices[k], 1U) << k;
+    if (p.choices[k]) {
+      EXPECT_EQ(*p.choices[k], 1U) << k;
+    }
   }
 }
 
