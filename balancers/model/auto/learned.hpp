@@ -18,8 +18,9 @@ struct Learned {
   double reach = 0;
   // Before any call: the share of the sample's imbalance its decision removed
   // (sampling.hpp). Pearce et al. assume every balancer reaches the mean (1); this departs
-  // from them where a candidate stops short of it by its own rules, as a tree that ends
-  // each rank within about one of its units does where units are unequal. Without it the
+  // from them where a candidate stops short of it by its own rules: a tree ends each rank
+  // within about one of its units, and diffusion evens out a hot region from its edge
+  // inwards. Without it the
   // untried candidates were all valued alike, so the cheapest was tried first.
   double prior = 1;
 

@@ -16,8 +16,9 @@ struct SampleSolve {
   double share_removed = 1;       // of the sample's slowest rank over the mean; 1 where not decided
 };
 
-// The sample: a 2-D grid of objects with log-normal loads and coordinates, dealt out in
-// blocks over a fixed number of ranks, so that partitioners, geometric, load-only and
+// The sample: a 2-D grid of objects with coordinates, whose log-normal loads are heavier
+// in one region several ranks wide (sampling.cpp), dealt out in blocks over a fixed
+// number of ranks, so that partitioners, geometric, load-only and
 // distributed strategies all have what they ask for. The solve's time is the fastest of a
 // few runs, by the clock the engines charge code by (core/clock.hpp).
 [[nodiscard]] SampleSolve solve_sample(const Balancer& candidate);
