@@ -20,8 +20,8 @@ struct Learned {
   // (sampling.hpp). Pearce et al. assume every balancer reaches the mean (1); this departs
   // from them where a candidate stops short of it by its own rules: a tree ends each rank
   // within about one of its units, and diffusion evens out a hot region from its edge
-  // inwards. Without it the
-  // untried candidates were all valued alike, so the cheapest was tried first.
+  // inwards. Without it the untried candidates were all valued alike, so the cheapest was
+  // tried first.
   double prior = 1;
 
   // The share of the predicted gain that was delivered; the prior before any call. Never

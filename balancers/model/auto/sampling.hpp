@@ -18,9 +18,9 @@ struct SampleSolve {
 
 // The sample: a 2-D grid of objects with coordinates, whose log-normal loads are heavier
 // in one region several ranks wide (sampling.cpp), dealt out in blocks over a fixed
-// number of ranks, so that partitioners, geometric, load-only and
-// distributed strategies all have what they ask for. The solve's time is the fastest of a
-// few runs, by the clock the engines charge code by (core/clock.hpp).
+// number of ranks, so that partitioners, geometric, load-only and distributed strategies
+// all have what they ask for. The solve's time is the fastest of a few runs, by the clock
+// the engines charge code by (core/clock.hpp).
 [[nodiscard]] SampleSolve solve_sample(const Balancer& candidate);
 
 }  // namespace lbbench
