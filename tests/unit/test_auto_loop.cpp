@@ -306,8 +306,8 @@ TEST(AutoPricing, TheSampledSolveTellsADearStrategyFromACheapOne) {
 TEST(AutoPricing, TheSampleTellsAStrategyThatStopsShortOfTheMeanFromOneThatReachesIt) {
   // Greedy deals every object out afresh and reaches the mean. Diffusion spreads load to
   // neighbours, and the sample's hot region is several ranks wide: with loads that differ
-  // only from one object to the next, it removed 0.90, as near the mean as METIS. The tree
-  // ends each rank within about one unit of its target. A protocol is not timed.
+  // only from one object to the next, it came as near the mean as METIS. The tree ends each
+  // rank within about one unit of its target. A protocol is not timed.
   const SampleSolve greedy = solve_sample(GreedyBalancer());
   const SampleSolve diffusion = solve_sample(DiffusionBalancer(DiffusionParams{}));
   const SampleSolve tree = solve_sample(TreeBalancer(TreeParams{}));

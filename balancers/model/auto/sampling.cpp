@@ -24,7 +24,7 @@ constexpr int kRuns = 3;
 // zone, a droplet), here a Gaussian a sixth of the side wide whose centre is twice as
 // heavy. Spreading load to neighbours evens out the first, but stops short of the mean on
 // the second, whose middle ranks have only hot neighbours. With the first alone,
-// diffusion's share (0.90) was as near the mean as METIS's.
+// diffusion was valued as near the mean as METIS.
 double hot_region(int x, int y) {
   // Off the middle, so that it lies across the rank boundaries unevenly.
   constexpr double kCentreX = 0.3 * kSide;
