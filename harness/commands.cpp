@@ -50,6 +50,7 @@ RunnerOptions runner_options(const Sweep& sweep, const fs::path& results, const 
   options.srun_mpi = sweep.slurm.mpi;
   options.lbbench = self_binary();
   options.plugins = sweep.plugins;
+  options.recalibrate = sweep.recalibrate;
   return options;
 }
 

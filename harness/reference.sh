@@ -31,6 +31,7 @@ parts=("$@")
 [[ ${#parts[@]} -gt 0 ]] || parts=(auto langer-kale papers real sim-vs-real model-vs-smpi scale)
 lbbench="${LBBENCH:-$here/build/lbbench}"
 python="${PYTHON:-/usr/bin/python3}"
+"$here/harness/require_clean_build.sh" "$lbbench"
 
 sweep() {  # SWEEP FOLDER [--set ...]: run what is not recorded yet, then report
   local name=$1 folder=$2

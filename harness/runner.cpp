@@ -144,6 +144,7 @@ std::vector<std::string> run_command(const SweepRun& run, const RunnerOptions& o
   cmd.insert(cmd.end(), {fs::proximate(options.lbbench).string(), "run", fs::proximate(run.scenario).string()});
   if (!engine.process_per_rank) cmd.insert(cmd.end(), {"--engine", run.engine, "--ranks", ranks});
   for (const auto& plugin : options.plugins) cmd.insert(cmd.end(), {"--plugin", plugin});
+  if (options.recalibrate && engine.kind == EngineKind::mpi) cmd.emplace_back("--recalibrate");
   for (const auto& o : run.overrides) cmd.insert(cmd.end(), {"--set", o});
   cmd.insert(cmd.end(), {"--out", fs::proximate(record_out).string()});
   return cmd;

@@ -20,6 +20,7 @@ struct RunnerOptions {
   std::filesystem::path results;    // the sweep's folder: logs/ and scratch go here
   std::filesystem::path records;    // the JSON Lines file records are appended to
   std::string launcher = "mpirun";  // how mpi-engine ranks start: mpirun | srun
+  bool recalibrate = false;         // mpi-engine runs measure do_work first (Sweep::recalibrate)
   std::string srun_mpi = "pmix";
   std::string lbbench;               // the lbbench binary
   std::vector<std::string> plugins;  // strategy libraries every run loads (--plugin)

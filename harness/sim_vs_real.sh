@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The simulated engines checked against real runs on this machine (results/sim-vs-real/):
-#   1. measure this machine into a preset (lbbench calibrate --preset-out, 2 real ranks),
-#      which also caches the do_work rate the real runs read;
-#   2. run scenarios/sweeps/sim-vs-real.yaml on 2 real ranks, 5 repetitions, on that preset:
-#      a real run under `local` knows no network, and a balancer that prices its calls
-#      (`auto`) would price them at an assumed alpha and beta the simulators do not use;
+#   1. measure this machine into a preset (lbbench calibrate --preset-out, 2 real ranks);
+#   2. run scenarios/sweeps/sim-vs-real.yaml on 2 real ranks, 5 repetitions, each measuring
+#      the do_work rate afresh (the sweep's `recalibrate`), on that preset: a real run
+#      under `local` knows no network, and a balancer that prices its calls (`auto`)
+#      would price them at an assumed alpha and beta the simulators do not use;
 #   3. run the same sweep on the measured preset under SMPI and on the model engine, once
 #      each (both repeat themselves exactly);
 #   4. report the three side by side (lbbench report --engines mpi).
@@ -21,6 +21,7 @@ lbbench="${LBBENCH:-$here/build/lbbench}"
 sweep="$here/scenarios/sweeps/sim-vs-real.yaml"
 mpirun=(mpirun --oversubscribe)
 if [ "$(id -u)" -eq 0 ]; then mpirun+=(--allow-run-as-root); fi
+"$here/harness/require_clean_build.sh" "$lbbench"
 
 mkdir -p "$out"
 # The preset by a path relative to the source tree where it is inside it, so that the

@@ -403,6 +403,7 @@ Sweep load_sweep(const fs::path& file, const std::vector<std::string>& extra_set
   if (repetitions > 0) sweep.repetitions = repetitions;
   sweep.timeout_s = root.number("timeout", sweep.timeout_s, 1);
   sweep.launcher = root.choice("launcher", kLaunchers, sweep.launcher);
+  sweep.recalibrate = root.boolean("recalibrate", sweep.recalibrate);
   std::vector<Setting> fixed;
   if (auto s = root.find("set")) fixed = read_settings(*s, path);
   for (const auto& assignment : extra_sets) {

@@ -43,6 +43,10 @@ struct Sweep {
   int repetitions = 1;
   double timeout_s = 3600;             // per run
   std::string launcher = "mpirun";     // how the mpi engine starts ranks locally: mpirun | srun
+  // The mpi engine's runs measure do_work before each run (run --recalibrate) instead of
+  // reading this host's cached rate: a host's rate can drift by tens of percent within a
+  // sweep, and a run compared with a simulation must do the work its weights ask for.
+  bool recalibrate = false;
   std::vector<std::string> axis_keys;  // in file order
   SlurmSettings slurm;
   // Strategy libraries every run loads (--plugin, then the sweep's `plugins:`), absolute.

@@ -4,12 +4,14 @@
 #include "app/exit_codes.hpp"
 #include "app/run_command.hpp"
 #include "app/subcommands.hpp"
+#include "core/version.hpp"
 
 namespace lbbench {
 namespace {
 
 int main_impl(int argc, char** argv) {
   CLI::App app{"lbbench: a replay benchmark and evaluation suite for dynamic load balancing"};
+  app.set_version_flag("--version", git_describe(), "Print the commit this binary was built from and exit");
   app.require_subcommand(1);
   RunCommand run;
   ValidateCommand validate;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "harness/report.hpp"
+#include "harness/runner.hpp"
 #include "harness/store.hpp"
 #include "harness/sweep.hpp"
 #include "scenario/costs_file.hpp"
@@ -123,6 +125,26 @@ TEST(Sweep, ABareBalancerNameKeepsThePeriodAndDropsTheParams) {
       load_sweep(dir.write("s.yaml", sweep_text("set: {ranks: 2, balancer.period: 3}\naxes: {balancer: [greedy]}\n")));
   EXPECT_EQ(s.runs[0].config["balancer"]["name"], "greedy");
   EXPECT_EQ(s.runs[0].config["balancer"]["period"], 3);
+}
+
+TEST(Sweep, RecalibrateMakesOnlyTheMpiEnginesRunsMeasureDoWorkFirst) {
+  TempDir dir;
+  const std::string body = "set: {ranks: 2, machine: bgq}\naxes: {engine: [mpi, smpi]}\n";
+  const Sweep plain = load_sweep(dir.write("plain.yaml", sweep_text(body)));
+  const Sweep measuring = load_sweep(dir.write("measuring.yaml", sweep_text("recalibrate: true\n" + body)));
+  EXPECT_FALSE(plain.recalibrate);
+  ASSERT_TRUE(measuring.recalibrate);
+  RunnerOptions options;
+  options.lbbench = "lbbench";
+  auto flagged = [&](const SweepRun& run) {
+    const auto cmd = run_command(run, options, dir.path() / "r.record");
+    return std::find(cmd.begin(), cmd.end(), "--recalibrate") != cmd.end();
+  };
+  ASSERT_EQ(measuring.runs[0].engine, "mpi");
+  EXPECT_FALSE(flagged(measuring.runs[0]));
+  options.recalibrate = true;
+  EXPECT_TRUE(flagged(measuring.runs[0]));
+  EXPECT_FALSE(flagged(measuring.runs[1])) << "an SMPI run has no do_work rate to measure";
 }
 
 TEST(Sweep, AFixedSettingUnderAnAxisRefinesEachOfItsValues) {
