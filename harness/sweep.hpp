@@ -41,8 +41,8 @@ struct Sweep {
   std::filesystem::path file;                    // the sweep file
   std::vector<std::filesystem::path> scenarios;  // base scenarios, absolute; several make an outer axis
   int repetitions = 1;
-  double timeout_s = 3600;             // per run
-  std::string launcher = "mpirun";     // how the mpi engine starts ranks locally: mpirun | srun
+  double timeout_s = 3600;          // per run
+  std::string launcher = "mpirun";  // how the mpi engine starts ranks locally: mpirun | srun
   // The mpi engine's runs measure do_work before each run (run --recalibrate) instead of
   // reading this host's cached rate: a host's rate can drift by tens of percent within a
   // sweep, and a run compared with a simulation must do the work its weights ask for.
