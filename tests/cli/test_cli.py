@@ -69,6 +69,8 @@ class RunCommand(unittest.TestCase):
             self.assertIn("prediction", record)
             for key in ("git", "host", "mpi_library", "start_time"):
                 self.assertIn(key, record["provenance"])
+        # --version names the commit the records name, as reference.sh reads it.
+        self.assertEqual(lbbench("--version").stdout.strip(), records[0]["provenance"]["git"])
         self.assertEqual(records[0]["lb_invocations"], 3)
         self.assertEqual(records[1]["steps"], 6)
         self.assertNotEqual(records[0]["scenario_sha256"], records[1]["scenario_sha256"])
