@@ -53,8 +53,9 @@ HostFacts measure_host(MPI_Comm comm, bool quick, bool cache) {
   MPI_Barrier(node);
   f.work = measure_calibration(kernel, quick ? 0.3 : 1.0);
   f.work.ranks_per_node = readers_on_node(node);
-  // Cached as `calibrate` caches it, so that the real runs the twin is held to read do_work
-  // at the rate the preset says, not at one measured on another day: a host's rate drifts.
+  // Cached as `calibrate` caches it, for the real runs the twin is held to that read the
+  // cache. A host's rate drifts within an hour too, so sim-vs-real.yaml's runs measure
+  // their own (the sweep's `recalibrate`).
   f.work_cached = cache && !ranks_take_turns(node);
   if (f.work_cached && comm_rank(node) == 0) save_calibration(f.work);
   MPI_Comm_free(&node);
@@ -139,7 +140,7 @@ int calibrate_preset(const CalibrateRequest& request, int argc, char** argv) {
              facts.nodes, facts.ranks_per_node, facts.core_ghz);
   fmt::print("  run a simulated twin of this machine with --machine {} (smpi or model engine)\n", request.preset_out);
   if (facts.work_cached) {
-    fmt::print("  do_work's rate cached in {}, for the real runs it is held to\n",
+    fmt::print("  do_work's rate cached in {}, for real runs that do not measure it afresh (--recalibrate)\n",
                calibration_cache_path(facts.work.ranks_per_node));
   }
   return 0;
