@@ -53,9 +53,9 @@ HostFacts measure_host(MPI_Comm comm, bool quick, bool cache) {
   MPI_Barrier(node);
   f.work = measure_calibration(kernel, quick ? 0.3 : 1.0);
   f.work.ranks_per_node = readers_on_node(node);
-  // Cached as `calibrate` caches it, for the real runs the twin is held to that read the
-  // cache. A host's rate drifts within an hour too, so sim-vs-real.yaml's runs measure
-  // their own (the sweep's `recalibrate`).
+  // Cached as `calibrate` caches it, for real runs that read the cache. A host's rate
+  // drifts within an hour too, so a sweep that holds real runs to their twin has each
+  // measure its own (the sweep's `recalibrate`).
   f.work_cached = cache && !ranks_take_turns(node);
   if (f.work_cached && comm_rank(node) == 0) save_calibration(f.work);
   MPI_Comm_free(&node);
