@@ -195,6 +195,40 @@ TEST(AutoLoop, ValuesAnUntriedCandidateAtTheShareOfTheSamplesImbalanceItRemoved)
   }
 }
 
+// Two candidates the sample values at 0.8 and 1.0. Whichever is called first, its window
+// after the call delivers `share` of what its own prior promised.
+struct FirstCall {
+  ClosedLoop loop{{{"tree", CandidateShape{.share_removed = 0.8}}, {"greedy", CandidateShape{.share_removed = 1.0}}},
+                  0.05};
+  std::size_t first = 0;
+  LoopChoice next;
+  explicit FirstCall(double share) {
+    const std::optional<std::size_t> called = loop.decide(point(0.010, 100), test_network()).candidate;
+    EXPECT_TRUE(called);
+    first = called.value_or(0);
+    const double delivered = share * loop.learned(first).prior * 0.010;
+    next = loop.decide(point(0.010 - delivered, 90, 0.001, 0.010), test_network());
+  }
+  [[nodiscard]] std::size_t other() const { return 1 - first; }
+  [[nodiscard]] const char* other_name() const { return other() == 0 ? "tree" : "greedy"; }
+};
+
+TEST(AutoLoop, DiscountsAnUntriedCandidateByWhatTheWorkloadLetATriedOneDeliver) {
+  // The loads the call balanced moved on before the window ended: what held back the first
+  // call holds back any, so the other candidate is not tried on the sample's word alone.
+  FirstCall nothing(0.0);
+  EXPECT_DOUBLE_EQ(nothing.next.record["weighed"][nothing.other_name()]["correction"].get<double>(), 0.0);
+  EXPECT_FALSE(nothing.next.candidate) << nothing.next.record.dump();
+  // Half of what its prior promised: the other's prior is halved.
+  FirstCall half(0.5);
+  EXPECT_NEAR(half.next.record["weighed"][half.other_name()]["correction"].get<double>(),
+              0.5 * half.loop.learned(half.other()).prior, 1e-9);
+  // All of it: the other keeps its prior.
+  FirstCall all(1.0);
+  EXPECT_NEAR(all.next.record["weighed"][all.other_name()]["correction"].get<double>(),
+              all.loop.learned(all.other()).prior, 1e-9);
+}
+
 TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
   ClosedLoop loop({{"tree", CandidateShape{}}}, 0.05);
   ASSERT_TRUE(loop.decide(point(0.004, 200), test_network()).candidate);

@@ -46,9 +46,27 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
   const double removable = removable_s(c, seen);
   const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
-  return {.gain_s = l.correction() * removable * horizon,
+  return {.gain_s = correction_of(c) * removable * horizon,
           .cost_s = l.cost_s.value_or(untried),
           .wait_s = synchronization_cost_s(seen)};
+}
+
+double ClosedLoop::correction_of(std::size_t c) const {
+  const Learned& l = learned_[c];
+  if (l.calls > 0) return l.correction();
+  // A call delivers less than predicted for two causes: the candidate stops short, or the
+  // loads it balanced did not last. The second is the workload's and holds for every
+  // candidate, so an untried one's prior is discounted by the share of its own prior the
+  // best-faring tried candidate delivered.
+  double lasted = 1;
+  bool tried = false;
+  for (const Learned& other : learned_) {
+    if (other.calls == 0 || other.prior <= 0) continue;
+    const double share = std::min(1.0, other.correction() / other.prior);
+    lasted = tried ? std::max(lasted, share) : share;
+    tried = true;
+  }
+  return l.prior * lasted;
 }
 
 double ClosedLoop::removable_s(std::size_t c, const PointObservation& seen) const {
@@ -69,7 +87,7 @@ std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, cons
     weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
                                     {"cost_s", w.cost_s},
                                     {"wait_s", w.wait_s},
-                                    {"correction", learned_[c].correction()},
+                                    {"correction", correction_of(c)},
                                     {"reach", learned_[c].reach}};
     const bool affordable = learned_[c].calls > 0 || w.cost_s + w.wait_s <= bank_s();
     if (affordable && w.value_s() > best_value) {

@@ -18,6 +18,9 @@
 //    the slowest rank is where the vertices went than where they were, over the window
 //    after it. The ratio of delivered to predicted gain corrects every later prediction
 //    for that candidate, and what its call left (its reach) is not counted as gain again.
+//    A candidate not yet called is valued at the share of a sample's imbalance its
+//    decision removed, scaled by how much of its own such share a tried candidate
+//    delivered on this workload (correction_of).
 //
 // Every call also makes the ranks wait for the slowest, which `none` never does; each is
 // charged the leads that waiting throws away, as far as the imbalance since the last call
@@ -91,6 +94,8 @@ class ClosedLoop {
                                                   const FittedCosts* fits, Json& weighed) const;
   // After a point without a call (points_without_call_ counts it): the points to skip.
   [[nodiscard]] int points_to_skip(const PointObservation& seen, const NetworkFacts& net) const;
+  // The share of the predicted gain a call of candidate `c` is expected to deliver.
+  [[nodiscard]] double correction_of(std::size_t c) const;
   // The gain per step a call of candidate `c` is predicted, before its correction.
   [[nodiscard]] double removable_s(std::size_t c, const PointObservation& seen) const;
   [[nodiscard]] Weighed weigh(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
