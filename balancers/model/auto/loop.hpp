@@ -19,8 +19,8 @@
 //    after it. The ratio of delivered to predicted gain corrects every later prediction
 //    for that candidate, and what its call left (its reach) is not counted as gain again.
 //    A candidate not yet called is valued at the share of a sample's imbalance its
-//    decision removed, scaled by how much of its own such share a tried candidate
-//    delivered on this workload (correction_of).
+//    decision removed, scaled by how much of its own such share the best-faring tried
+//    candidate delivered on this workload (correction_of).
 //
 // Every call also makes the ranks wait for the slowest, which `none` never does; each is
 // charged the leads that waiting throws away, as far as the imbalance since the last call
