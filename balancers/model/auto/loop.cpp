@@ -58,15 +58,12 @@ double ClosedLoop::correction_of(std::size_t c) const {
   // loads it balanced did not last. The second is the workload's and holds for every
   // candidate, so an untried one's prior is discounted by the share of its own prior the
   // best-faring tried candidate delivered.
-  double lasted = 1;
-  bool tried = false;
+  std::optional<double> lasted;  // unset until a candidate has been called
   for (const Learned& other : learned_) {
     if (other.calls == 0 || other.prior <= 0) continue;
-    const double share = std::min(1.0, other.correction() / other.prior);
-    lasted = tried ? std::max(lasted, share) : share;
-    tried = true;
+    lasted = std::max(lasted.value_or(0.0), std::min(1.0, other.correction() / other.prior));
   }
-  return l.prior * lasted;
+  return l.prior * lasted.value_or(1.0);
 }
 
 double ClosedLoop::removable_s(std::size_t c, const PointObservation& seen) const {
