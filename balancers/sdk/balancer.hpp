@@ -62,6 +62,11 @@ struct NetworkFacts {
   // What one node's links carry into it, or out of it, together: every byte that moves
   // between two nodes crosses both ends' (0: not known).
   double node_bandwidth_Bps = 0;
+  // What a step's exchange costs per byte where it is spread evenly over every pair of
+  // ranks, as a placement that ignores the graph spreads it: the busiest link's seconds
+  // per byte sent in all (0: not known). Past the compute a step hides its messages
+  // under, every byte costs this.
+  double scattered_exchange_s_per_byte = 0;
   // Collectives the migration engine runs at every LB call, moving something or not (its
   // conservation checks and totals): a floor under every call's cost.
   int call_collectives = 0;
@@ -195,6 +200,7 @@ struct CallOutlook {
   // The previous LB point's call, decision and migration on its slowest rank, as the
   // engine charged it (LoadView::last_call_s).
   double last_call_s = 0;
+  std::int64_t edge_bytes = 0;     // LoadView::edge_bytes
   std::int64_t element_bytes = 0;  // LoadView::element_bytes
   const MachineInfo* machine = nullptr;
 };

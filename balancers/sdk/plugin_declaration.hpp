@@ -21,7 +21,9 @@ namespace lbbench::plugin {
 // 3: LocalGraph (in LoadView) gained sparse_ids, for block meshes that regrid.
 // 4: CallOutlook gained stepwise_max_load_s and steps_measured, what a look sees of the
 //    slowest rank step by step.
-inline constexpr int kAbiVersion = 4;
+// 5: NetworkFacts gained scattered_exchange_s_per_byte and CallOutlook edge_bytes, what a
+//    placement that cuts every edge makes a step's exchange cost.
+inline constexpr int kAbiVersion = 5;
 
 // The two symbols lbbench looks up (LBBENCH_BALANCER defines them): the ABI version first,
 // which it checks before it touches anything else, then the declaration.

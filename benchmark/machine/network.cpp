@@ -347,6 +347,83 @@ double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, std::size_
   return fluid_transfer_s(n);
 }
 
+std::vector<double> NetworkModel::step_drain_s(std::span<const RankFlow> flows) const {
+  return drain_s(flows.size(), [&](std::size_t f) { return flows[f]; });
+}
+
+std::vector<double> NetworkModel::step_drain_s(std::span<const std::int64_t> into_begin, std::span<const int> from,
+                                               std::span<const double> bytes) const {
+  // The receiver of each flow, from the CSR's offsets.
+  std::vector<int> to(from.size());
+  for (std::size_t r = 0; r + 1 < into_begin.size(); ++r) {
+    std::fill(to.begin() + into_begin[r], to.begin() + into_begin[r + 1], static_cast<int>(r));
+  }
+  return drain_s(from.size(), [&](std::size_t f) { return RankFlow{.from = from[f], .to = to[f], .bytes = bytes[f]}; });
+}
+
+std::vector<double> NetworkModel::drain_s(std::size_t count, const std::function<RankFlow(std::size_t)>& flow) const {
+  const int per_site = links_per_site();
+  std::vector<double> link_bytes(static_cast<std::size_t>(per_site) * static_cast<std::size_t>(preset_.sites), 0.0);
+  std::vector<int> there;
+  std::vector<int> back;
+  // A flow's links there and back, as link ids over every site; false where it shares none.
+  auto route_of = [&](const RankFlow& f) {
+    const int a = node_of(f.from);
+    const int b = node_of(f.to);
+    const int site = site_of(f.from);
+    there.clear();
+    back.clear();
+    if (a == b || site != site_of(f.to)) return false;
+    const int base = site * layout_.hosts_per_site;
+    append_route(a - base, b - base, there);
+    append_route(b - base, a - base, back);
+    for (int& l : there) l += site * per_site;
+    for (int& l : back) l += site * per_site;
+    return true;
+  };
+  // Two passes, the routes made again in the second, so that a step of a million ranks
+  // holds no route beside its halo.
+  for (std::size_t i = 0; i < count; ++i) {
+    const RankFlow f = flow(i);
+    if (!route_of(f)) continue;
+    for (const int l : there) link_bytes[static_cast<std::size_t>(l)] += f.bytes;
+    for (const int l : back) link_bytes[static_cast<std::size_t>(l)] += kCrossTraffic * f.bytes;
+  }
+  std::vector<double> drain(count, 0.0);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!route_of(flow(i))) continue;
+    for (const int l : there) drain[i] = std::max(drain[i], link_bytes[static_cast<std::size_t>(l)]);
+    drain[i] /= preset_.link_bandwidth;
+  }
+  return drain;
+}
+
+double NetworkModel::scattered_exchange_s_per_byte() const {
+  const int nodes = this->nodes();
+  const double p = nranks_;
+  if (nranks_ < 2 || nodes < 2) return 0.0;
+  std::vector<int> first_rank(static_cast<std::size_t>(nodes), -1);
+  std::vector<double> ranks_on(static_cast<std::size_t>(nodes), 0.0);
+  for (int r = 0; r < nranks_; ++r) {
+    const auto n = static_cast<std::size_t>(node_of(r));
+    if (first_rank[n] < 0) first_rank[n] = r;
+    ranks_on[n] += 1;
+  }
+  const double sent = p * (p - 1);  // one byte from every rank to every other
+  if (nodes > kScatterNodes) {
+    const double busiest = *std::max_element(ranks_on.begin(), ranks_on.end());
+    return busiest * (p - busiest) / node_bandwidth_Bps() / sent;
+  }
+  std::vector<RankFlow> flows;
+  for (std::size_t a = 0; a < first_rank.size(); ++a) {
+    for (std::size_t b = 0; b < first_rank.size(); ++b) {
+      if (a != b) flows.push_back({.from = first_rank[a], .to = first_rank[b], .bytes = ranks_on[a] * ranks_on[b]});
+    }
+  }
+  const std::vector<double> drain = step_drain_s(flows);
+  return *std::max_element(drain.begin(), drain.end()) / sent;
+}
+
 double NetworkModel::allreduce_s(double bytes) const {
   return 2 * (round_latency_s_ +
               rounds_ * (send_overhead_s(bytes) + receive_overhead_s(bytes) + bytes / preset_.link_bandwidth));

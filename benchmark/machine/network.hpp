@@ -16,9 +16,13 @@
 // migration and a distributed protocol's round, flow by flow: every rank-to-rank message
 // is routed as SimGrid routes it and the links are shared max-min fairly, weighted as SMPI
 // weighs flows, with SimGrid's cross-traffic, the rates solved again as flows finish
-// (bulk_transfer_s). A step's small halo messages share nothing.
+// (bulk_transfer_s). A step's halo messages share the links as a bound: each arrives no
+// sooner than the busiest link of its route has carried every step message that crosses
+// it (step_drain_s).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -79,6 +83,24 @@ class NetworkModel {
   [[nodiscard]] double bulk_transfer_s(std::span<const RankFlow> flows, std::size_t link_limit = kFluidLinks,
                                        double follow_above_s = 0) const;
 
+  // Per flow, the seconds the busiest link of its route takes to carry the bytes of every
+  // flow that crosses it (each flow's way back at the cross-traffic's share, as in
+  // bulk_transfer_s): no flow of a set sent together arrives sooner. 0 within a node (the
+  // loopback is not shared) and across sites (wan_s prices the wide-area link). A step's
+  // halo exchange is bounded by it where its flows load one link well past the others:
+  // many ranks of a node sending across the same link, as a scattered placement makes.
+  [[nodiscard]] std::vector<double> step_drain_s(std::span<const RankFlow> flows) const;
+  // The same for flows given as a CSR over their receivers: those into rank r are
+  // from[into_begin[r]] to from[into_begin[r + 1] - 1], with their bytes.
+  [[nodiscard]] std::vector<double> step_drain_s(std::span<const std::int64_t> into_begin, std::span<const int> from,
+                                                 std::span<const double> bytes) const;
+  // The same bound for a step whose every rank sends alike to every other, per byte sent in
+  // all: the busiest link's seconds per byte. Followed node pair by node pair up to
+  // kScatterNodes nodes; past them, a node's links (node_bandwidth_Bps) carry what its
+  // ranks send off it.
+  static constexpr int kScatterNodes = 256;
+  [[nodiscard]] double scattered_exchange_s_per_byte() const;
+
   // Open MPI's collectives as SMPI runs them (the ompi selector), over all ranks, from
   // their algorithms and checked against SMPI on bgq:
   // a barrier and an allreduce of a few values are ceil(log2 P) rounds in which each rank
@@ -108,6 +130,7 @@ class NetworkModel {
   // route between two nodes of one site.
   void append_route(int from_host, int to_host, std::vector<int>& links) const;
   [[nodiscard]] int links_per_site() const;
+  [[nodiscard]] std::vector<double> drain_s(std::size_t count, const std::function<RankFlow(std::size_t)>& flow) const;
 
   MachinePreset preset_;
   RankLayout layout_;

@@ -317,6 +317,7 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
                      .last_call_s = maxima_[2],
+                     .edge_bytes = s.workload.edge_bytes,
                      .element_bytes = s.workload.element_bytes,
                      .machine = &machine};
 }

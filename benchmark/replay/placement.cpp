@@ -81,6 +81,7 @@ NetworkFacts network_facts(const NetworkModel& net) {
   n.barrier_s = net.barrier_s();
   n.receive_overhead_s = net.receive_overhead_s(kSmall);
   n.node_bandwidth_Bps = net.node_bandwidth_Bps();
+  n.scattered_exchange_s_per_byte = net.scattered_exchange_s_per_byte();
   n.call_collectives = kMigrationCollectives;
   if (preset.sites > 1) {  // the last rank is on the last site
     n.wan_latency_s = preset.wan_latency;

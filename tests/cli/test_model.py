@@ -63,6 +63,20 @@ class ModelEngine(unittest.TestCase):
                                        delta=1e-3 * simulated["compute_time_s"])
                 self.assertIn("measured", modeled["modeling"]["decision_costs"])
 
+    @unittest.skipUnless(SMPI_BUILT, "lbbench-smpi was not built")
+    def test_a_scattered_placements_exchange_shares_the_nodes_links_as_under_smpi(self):
+        # 32 bgq ranks are two nodes. Scattered at random, every rank sends across the one
+        # link between them, and that link, not each message, sets the step: its time is
+        # several times the compute.
+        args = [str(SCENARIOS / "quickstart.yaml"), "--machine", "bgq", "--ranks", "32", "--set", "steps=3",
+                "--set", "distribution=random", "--set", "balancer.name=none", "--set", "workload.edge_bytes=16384",
+                "--host-ghz", "2.0"]
+        simulated = self.record("smpi", *args)
+        modeled = self.record("model", *args)
+        self.assertGreater(simulated["total_time_s"], 3 * simulated["compute_time_max_s"])
+        self.assertAlmostEqual(modeled["total_time_s"], simulated["total_time_s"],
+                               delta=0.05 * simulated["total_time_s"])
+
     def test_runs_far_more_ranks_than_a_simulation_could(self):
         # 16,384 ranks of the scale scenario took SMPI over half an hour here.
         record = self.record("model", str(SCENARIOS / "scale.yaml"), "--machine", "bgq", "--ranks", "16384",

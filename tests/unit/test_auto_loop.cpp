@@ -357,6 +357,52 @@ TEST(AutoPricing, TheSampleTellsAStrategyThatStopsShortOfTheMeanFromOneThatReach
   EXPECT_EQ(solve_sample(OnlyAmongRanks()).share_removed, 1.0);
 }
 
+TEST(AutoPricing, TheSampleTellsAStrategyThatIgnoresTheGraphFromOneThatMovesFewObjects) {
+  // Greedy deals the objects out by load alone and cuts nearly every edge within a rank;
+  // the tree moves a few objects from each rank and cuts their edges only.
+  const SampleSolve greedy = solve_sample(GreedyBalancer());
+  const SampleSolve tree = solve_sample(TreeBalancer(TreeParams{}));
+  EXPECT_GT(greedy.share_cut, 0.9);
+  EXPECT_LT(tree.share_cut, 0.3);
+  EXPECT_GT(tree.share_cut, 0.0);
+}
+
+TEST(AutoPricing, APlacementThatCutsTheEdgesPaysForTheExchangeItsComputeDoesNotHide) {
+  NetworkFacts net = test_network();
+  net.scattered_exchange_s_per_byte = 1e-10;
+  PointObservation seen = point(0.010, 100);
+  seen.edges = 1'000'000;
+  seen.edge_bytes = 256;
+  // Cutting every edge sends 2 x 10^6 x 256 bytes a step, 51.2 ms at 10^-10 s a byte, of
+  // which the mean load hides 20 ms.
+  const CandidateShape scatters{.centralized = true, .share_cut = 1.0};
+  EXPECT_NEAR(exchange_growth_s(scatters, seen, net), 0.0512 - 0.020, 1e-12);
+  // What the step's exchange already costs is not paid again.
+  seen.max_load_s = 0.060;
+  seen.stepwise_max_load_s = 0.032;
+  EXPECT_NEAR(exchange_growth_s(scatters, seen, net), 0.0512 - 0.020 - 0.028, 1e-12);
+  // A decision that cuts a few edges stays under the compute; one node's machine shares no link.
+  EXPECT_EQ(exchange_growth_s(CandidateShape{.share_cut = 0.2}, seen, net), 0.0);
+  net.scattered_exchange_s_per_byte = 0;
+  EXPECT_EQ(exchange_growth_s(scatters, seen, net), 0.0);
+}
+
+TEST(AutoLoop, MakesNoCallWhosePlacementsExchangeCostsMoreThanItsGain) {
+  NetworkFacts net = test_network();
+  net.scattered_exchange_s_per_byte = 1e-10;
+  PointObservation seen = point(0.010, 100);
+  seen.edges = 1'000'000;
+  seen.edge_bytes = 256;
+  ClosedLoop loop({{"greedy", CandidateShape{.centralized = true, .share_cut = 0.97}},
+                   {"tree", CandidateShape{.share_removed = 0.8, .share_cut = 0.05}}},
+                  0.05);
+  const LoopChoice choice = loop.decide(seen, net);
+  EXPECT_GT(choice.record["weighed"]["greedy"]["exchange_s"].get<double>(),
+            choice.record["weighed"]["greedy"]["gain_s"].get<double>());
+  EXPECT_EQ(choice.record["weighed"]["tree"]["exchange_s"].get<double>(), 0.0);
+  EXPECT_EQ(choice.candidate, std::optional<std::size_t>(1));
+}
+
 TEST(AutoPricing, APlatformsFittedDecisionPricesAnUntriedCandidateWhereItAsksMoreThanTheFloor) {
   FittedCosts fits;
   fits.decision["greedy"] = FittedCost{{0.5, 0, 0, 0}};

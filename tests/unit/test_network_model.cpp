@@ -89,5 +89,40 @@ TEST(MigrationTransfer, AFlowSlowsWhereItsAcknowledgementsCrossAFullLink) {
   EXPECT_NEAR(ring.network().bulk_transfer_s(flows), 1.525 * kBytes / ring.preset.link_bandwidth, 1e-9);
 }
 
+// A step's halo messages: each arrives no sooner than the busiest link of its route has
+// carried every message that crosses it. Three messages cross the link 1 -> 0 (the
+// two-hop one 2 -> 0 also crosses 2 -> 1 alone), and so do the acknowledgements of one
+// 0 -> 1, at 5% of its bytes; that one's link carries the three's acknowledgements. Within
+// a node nothing is shared.
+TEST(HaloOnSharedLinks, AMessageArrivesWhenTheBusiestLinkOfItsRouteHasCarriedTheStepsBytes) {
+  const Ring ring;
+  const double b = kBytes / ring.preset.link_bandwidth;
+  const std::vector<RankFlow> flows{{ring.rank_on(1, 0), ring.rank_on(0, 0), kBytes},
+                                    {ring.rank_on(1, 1), ring.rank_on(0, 1), kBytes},
+                                    {ring.rank_on(2, 0), ring.rank_on(0, 2), kBytes},
+                                    {ring.rank_on(0, 3), ring.rank_on(1, 2), kBytes},
+                                    {ring.rank_on(3, 0), ring.rank_on(3, 1), kBytes}};
+  const std::vector<double> drain = ring.network().step_drain_s(flows);
+  ASSERT_EQ(drain.size(), flows.size());
+  for (std::size_t f = 0; f < 3; ++f) EXPECT_NEAR(drain[f], 3.05 * b, 1e-12) << "flow " << f;
+  EXPECT_NEAR(drain[3], 1.15 * b, 1e-12);
+  EXPECT_EQ(drain[4], 0.0);
+}
+
+// Every rank sending alike to every other: 32 bgq ranks are two nodes of 16, and each
+// node's link to the other carries 16 x 16 bytes per byte a pair sends, and the other
+// way's acknowledgements, of 992 bytes sent in all. On one node nothing is shared.
+TEST(HaloOnSharedLinks, AScatteredExchangeCostsTheBusiestLinksShare) {
+  const MachinePreset bgq = load_machine_preset("bgq", kScenario);
+  const NetworkModel two_nodes(bgq, 32);
+  ASSERT_EQ(two_nodes.nodes(), 2);
+  EXPECT_NEAR(two_nodes.scattered_exchange_s_per_byte(), 1.05 * 256 / 992 / bgq.link_bandwidth, 1e-18);
+  EXPECT_EQ(NetworkModel(bgq, 16).scattered_exchange_s_per_byte(), 0.0);
+  // Past kScatterNodes nodes, a node's links carry what its ranks send off it.
+  const NetworkModel many(bgq, 16 * 512);
+  EXPECT_NEAR(many.scattered_exchange_s_per_byte(),
+              16.0 * (16 * 512 - 16) / many.node_bandwidth_Bps() / (16.0 * 512 * (16 * 512 - 1)), 1e-18);
+}
+
 }  // namespace
 }  // namespace lbbench

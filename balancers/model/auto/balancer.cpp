@@ -25,7 +25,9 @@ std::vector<LoopCandidate> loop_candidates(const AutoParams& params,
   std::vector<LoopCandidate> out;
   for (std::size_t i = 0; i < built.size(); ++i) {
     const SampleSolve sample = i < samples.size() ? samples[i] : SampleSolve{};  // unsampled without prepare()
-    CandidateShape shape{.solve_s_per_object = sample.seconds_per_object, .share_removed = sample.share_removed};
+    CandidateShape shape{.solve_s_per_object = sample.seconds_per_object,
+                         .share_removed = sample.share_removed,
+                         .share_cut = sample.share_cut};
     shape.centralized = dynamic_cast<const CentralizedBalancer*>(built[i].get()) != nullptr;
     if (const auto* protocol = dynamic_cast<const DistributedBalancer*>(built[i].get())) {
       shape.rounds = protocol->expected_rounds(nranks);
@@ -52,6 +54,7 @@ PointObservation observation_of(const CallOutlook& call, bool called_before) {
           .steps_to_next = to_next,
           .steps_left = call.steps_left,
           .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt,
+          .edge_bytes = call.edge_bytes,
           .element_bytes = call.element_bytes,
           .moved_code_s = (code.pack_s + code.unpack_s) * scale,
           .kept_code_s = code.keep_s * scale,
@@ -105,8 +108,8 @@ void AutoBalancer::prepare(MPI_Comm comm) {
   for (std::size_t i = 0; i < candidates_.size() && me == 0; ++i) {
     if (!candidates_[i]->promised_nothing_moves()) samples_[i] = solve_sample(*candidates_[i]);
   }
-  static_assert(sizeof(SampleSolve) == 2 * sizeof(double));
-  MPI_Bcast(samples_.data(), static_cast<int>(2 * samples_.size()), MPI_DOUBLE, 0, comm);
+  static_assert(sizeof(SampleSolve) == 3 * sizeof(double));
+  MPI_Bcast(samples_.data(), static_cast<int>(3 * samples_.size()), MPI_DOUBLE, 0, comm);
 }
 
 Assignment AutoBalancer::decide_serially(const GlobalProblem& problem, ProtocolObserver* observer) const {

@@ -48,7 +48,8 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
                                   fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
   return {.gain_s = correction_of(c) * removable * horizon,
           .cost_s = l.cost_s.value_or(untried),
-          .wait_s = synchronization_cost_s(seen)};
+          .wait_s = synchronization_cost_s(seen),
+          .exchange_s = exchange_growth_s(candidates_[c].shape, seen, net) * seen.steps_left};
 }
 
 double ClosedLoop::correction_of(std::size_t c) const {
@@ -84,6 +85,7 @@ std::optional<std::size_t> ClosedLoop::choose(const PointObservation& seen, cons
     weighed[candidates_[c].name] = {{"gain_s", w.gain_s},
                                     {"cost_s", w.cost_s},
                                     {"wait_s", w.wait_s},
+                                    {"exchange_s", w.exchange_s},
                                     {"correction", correction_of(c)},
                                     {"reach", learned_[c].reach}};
     const bool affordable = learned_[c].calls > 0 || w.cost_s + w.wait_s <= bank_s();

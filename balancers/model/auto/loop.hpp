@@ -81,9 +81,10 @@ class ClosedLoop {
   };
   struct Weighed {
     double gain_s = 0;
-    double cost_s = 0;  // its own: decision and migration
-    double wait_s = 0;  // the ranks' leads its call throws away (synchronization_cost_s)
-    [[nodiscard]] double value_s() const { return gain_s - cost_s - wait_s; }
+    double cost_s = 0;      // its own: decision and migration
+    double wait_s = 0;      // the ranks' leads its call throws away (synchronization_cost_s)
+    double exchange_s = 0;  // what its placement adds to the steps to the end (exchange_growth_s)
+    [[nodiscard]] double value_s() const { return gain_s - cost_s - wait_s - exchange_s; }
   };
 
   Json credit_last_call(const PointObservation& seen);

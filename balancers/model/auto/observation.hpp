@@ -28,6 +28,7 @@ struct PointObservation {
   // The previous point's call, decision and migration on its slowest rank, as the engine
   // charged it; unset where the previous point made no call.
   std::optional<double> last_call_cost_s;
+  std::int64_t edge_bytes = 0;  // per message of a unit-weight edge, each way
   // What moving an object costs: its payload, and the migration engine's code per object
   // that moves (packed and unpacked) and per object that stays (the local graph rebuilt),
   // as measured on this host and charged on the machine.
@@ -36,6 +37,11 @@ struct PointObservation {
   double kept_code_s = 0;
   double code_time_scale = 1;  // machine seconds per host second of code
 
+  // What the step's exchange adds beyond any load: the slowest rank's step over the slowest
+  // load (taken step by step, where measured).
+  [[nodiscard]] double exchange_s() const {
+    return std::max(0.0, max_load_s - std::max(max_rank_load_s, stepwise_max_load_s));
+  }
   // What a step loses to imbalance and waiting: the slowest rank's step over the mean load.
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
   // The largest rank load over the mean, waiting aside, over the steps measured.

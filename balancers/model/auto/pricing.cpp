@@ -53,6 +53,11 @@ double synchronization_cost_s(const PointObservation& seen) {
   return (1 - seen.persistence()) * seen.rank_imbalance_s() * seen.steps_measured;
 }
 
+double exchange_growth_s(const CandidateShape& shape, const PointObservation& seen, const NetworkFacts& net) {
+  const double cut_bytes = 2 * static_cast<double>(seen.edges) * static_cast<double>(seen.edge_bytes) * shape.share_cut;
+  return std::max(0.0, cut_bytes * net.scattered_exchange_s_per_byte - seen.mean_load_s - seen.exchange_s());
+}
+
 double fitted_cost_s(std::string_view candidate, const PointObservation& seen, const FittedCosts& fits) {
   const FittedCost* decision = fits.decision_of(candidate);
   const double decided =

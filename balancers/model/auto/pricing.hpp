@@ -19,6 +19,7 @@ struct CandidateShape {
   int reducing_rounds = 0;        // ... of which end in an allreduce
   double solve_s_per_object = 0;  // a centralized one's solve on this host (sampling.hpp)
   double share_removed = 1;       // of the sample's imbalance, by its decision (sampling.hpp)
+  double share_cut = 0;           // of the sample's edges within a rank, by its decision (sampling.hpp)
 };
 
 // A centralized call gathers every object's id, load and owner to rank 0, solves there
@@ -38,6 +39,18 @@ struct CandidateShape {
 //   (1 − persistence) × (L_max − L̄) × W,  persistence = (L_max − L̄) / (S − L̄),
 // and 0 where the engine does not measure S.
 [[nodiscard]] double synchronization_cost_s(const PointObservation& seen);
+
+// What a call's placement adds to every later step's exchange. Its decision cuts the share
+// s of the edges within a rank that it cut on the sample; every cut edge sends edge_bytes
+// each way, and spread over the ranks as a placement that ignores the graph spreads them,
+// the busiest link carries them at c seconds per byte (NetworkFacts::
+// scattered_exchange_s_per_byte). A step hides its messages under its compute (the mean
+// load L̄ once balanced) and already pays the exchange X it measures:
+//   max(0, 2 × E × edge_bytes × s × c − L̄ − X)  per step, for the rest of the run,
+// since no later call of a candidate that ignores the graph gives the edges back. On a
+// machine of one node, or where a step's compute hides its exchange, it is 0.
+[[nodiscard]] double exchange_growth_s(const CandidateShape& shape, const PointObservation& seen,
+                                       const NetworkFacts& net);
 
 // A call of `candidate` as the platform's fitted costs price it (its decision fit, where
 // the costs file has one, and the migration fit for the least migration that balances);

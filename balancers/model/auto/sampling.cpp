@@ -71,6 +71,21 @@ double share_removed(const GlobalProblem& problem, const Assignment& placed) {
   return std::clamp(1 - imbalance(problem, placed) / imbalance(problem, problem.owner), 0.0, 1.0);
 }
 
+double share_cut(const GlobalProblem& problem, const Assignment& placed) {
+  if (placed.size() != problem.size()) return 0;
+  double within = 0;
+  double cut = 0;
+  for (std::size_t v = 0; v < problem.size(); ++v) {
+    for (auto e = problem.xadj[v]; e < problem.xadj[v + 1]; ++e) {
+      const auto u = static_cast<std::size_t>(problem.adjncy[static_cast<std::size_t>(e)]);
+      if (problem.owner[u] != problem.owner[v]) continue;
+      within += 1;
+      if (placed[u] != placed[v]) cut += 1;
+    }
+  }
+  return within > 0 ? cut / within : 0;
+}
+
 // The fastest of kRuns solves, and where the last one placed the objects.
 std::pair<double, Assignment> timed_solve(const CentralizedBalancer& candidate, const GlobalProblem& problem) {
   double fastest = std::numeric_limits<double>::infinity();
@@ -91,9 +106,11 @@ SampleSolve solve_sample(const Balancer& candidate) {
     if (const auto* central = dynamic_cast<const CentralizedBalancer*>(&candidate)) {
       const auto [seconds, placed] = timed_solve(*central, problem);
       return {.seconds_per_object = seconds / static_cast<double>(problem.size()),
-              .share_removed = share_removed(problem, placed)};
+              .share_removed = share_removed(problem, placed),
+              .share_cut = share_cut(problem, placed)};
     }
-    return {.share_removed = share_removed(problem, candidate.decide_serially(problem, nullptr))};
+    const Assignment placed = candidate.decide_serially(problem, nullptr);
+    return {.share_removed = share_removed(problem, placed), .share_cut = share_cut(problem, placed)};
   } catch (const std::exception&) {
     return {};  // a strategy that cannot decide the sample is priced by the network alone, valued at 1
   }

@@ -4,7 +4,10 @@
 //  - a centralized candidate's decision code per object on this host: METIS's solve takes
 //    ten times greedy's on the same objects (pricing.hpp);
 //  - the share of the imbalance its decision removes: greedy reaches the mean, a tree or a
-//    diffusion stops short by its own rules (learned.hpp: an untried candidate's correction).
+//    diffusion stops short by its own rules (learned.hpp: an untried candidate's correction);
+//  - the share of the edges within a rank its decision cuts: greedy, which ignores the
+//    graph, cuts nearly all, a tree or a diffusion those of the few objects it moves
+//    (pricing.hpp: what the exchange grows by).
 #pragma once
 
 #include "balancers/sdk/balancer.hpp"
@@ -14,6 +17,7 @@ namespace lbbench {
 struct SampleSolve {
   double seconds_per_object = 0;  // a centralized candidate's solve; 0 for a protocol
   double share_removed = 1;       // of the sample's slowest rank over the mean; 1 where not decided
+  double share_cut = 0;           // of the sample's edges within a rank, those its decision cut
 };
 
 // The sample: a 2-D grid of objects with coordinates, whose log-normal loads are heavier

@@ -438,6 +438,7 @@ CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, co
       .period = ctx.scenario.balancer.period,
       .steps_left = ctx.scenario.steps - in.step - 1,
       .last_call_s = in.last_call_s,
+      .edge_bytes = ctx.scenario.workload.edge_bytes,
       .element_bytes = ctx.scenario.workload.element_bytes,
       .machine = &ctx.machine};
 }

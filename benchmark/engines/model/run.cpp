@@ -138,7 +138,7 @@ class ModelRun {
     balancer_ = make_balancer(s.balancer.config);
     // Its one-time set-up, before the run as on the MPI engines; the model is one process.
     balancer_->prepare(MPI_COMM_SELF);
-    halo_ = halo_of(state_, s.workload);
+    halo_ = halo_of(state_, s.workload, net_);
     machine_.migration_code = measure_migration_code(state_.graph(), s.workload.element_bytes, s.seed);
     if (mesh_regrids(s.mesh)) {
       if (!o.lbdatafile_out.empty()) {
@@ -367,7 +367,7 @@ class ModelRun {
     for (auto* series : {&at.phase_time, &at.phase_time_summed}) {
       for (auto& per_vertex : *series) per_vertex = inherited(per_vertex, g);
     }
-    halo_ = halo_of(state_, s_.workload);
+    halo_ = halo_of(state_, s_.workload, net_);
     g.event.after = census_of(halo_, net_);
     std::fill(at.start.begin(), at.start.end(), start + g.duration_s);
     at.regrids.push_back(g.event);
@@ -461,7 +461,7 @@ class ModelRun {
     ModelLbInputs in = at;
     in.before = census_of(halo_, net_);
     ModelLbCall call = model_lb_call(ctx, state_, in, [&] {
-      halo_ = halo_of(state_, s_.workload);
+      halo_ = halo_of(state_, s_.workload, net_);
       return census_of(halo_, net_);
     });
     if (const FittedCosts* fits = machine_.fitted_costs.get()) apply_fits(*fits, calling, name, call);

@@ -16,15 +16,28 @@ struct StepNetwork {
   double wan_flows;  // messages crossing the wide-area link in the step
 };
 
-// When the i-th of `count` back-to-back messages of a peer arrives at `to`.
-double arrival_s(const StepNetwork& sn, int from, int to, double bytes, std::int64_t count, std::int64_t i) {
-  const double each = bytes / static_cast<double>(count);
+// When the i-th of the back-to-back messages of halo entry `h` (to its rank from its peer,
+// or back when `back`) arrives.
+double arrival_s(const StepNetwork& sn, int rank, std::size_t h, std::int64_t i, bool back = false) {
+  const Halo& halo = sn.halo;
+  const int from = back ? rank : halo.peer[h];
+  const int to = back ? halo.peer[h] : rank;
+  const auto count = static_cast<double>(halo.messages[h]);
+  const double each = halo.bytes[h] / count;
   const double start_from = sn.start[static_cast<std::size_t>(from)];
   // Eager data leaves at once; rendezvous data once the receive is posted (MachinePreset).
   const double leaves =
       each < sn.net.preset().eager_bytes ? start_from : std::max(start_from, sn.start[static_cast<std::size_t>(to)]);
-  return leaves + sn.net.latency_s(from, to) +
-         static_cast<double>(i + 1) * each / sn.net.bandwidth_Bps(from, to, sn.wan_flows);
+  // The way back is the peer's entry for this rank (the graph is symmetric, so it has one).
+  const auto ours = [&] {
+    if (!back) return h;
+    const auto peer = static_cast<std::size_t>(to);
+    const auto last = halo.peer.begin() + halo.begin[peer + 1];
+    const auto it = std::lower_bound(halo.peer.begin() + halo.begin[peer], last, rank);
+    return it != last && *it == rank ? static_cast<std::size_t>(it - halo.peer.begin()) : h;
+  }();
+  const double alone = each / sn.net.bandwidth_Bps(from, to, sn.wan_flows);
+  return leaves + sn.net.latency_s(from, to) + static_cast<double>(i + 1) * std::max(alone, halo.drain_s[ours] / count);
 }
 
 // Waits for the rank's receives in order from `t`, each costing the receive overhead once
@@ -36,14 +49,14 @@ double wait_for_messages(const StepNetwork& sn, int r, double t) {
   for (std::int64_t i = halo.begin[ru]; i < halo.begin[ru + 1]; ++i) {
     const auto iu = static_cast<std::size_t>(i);
     for (std::int64_t m = 0; m < halo.messages[iu]; ++m) {
-      t = std::max(t, arrival_s(sn, halo.peer[iu], r, halo.bytes[iu], halo.messages[iu], m)) +
+      t = std::max(t, arrival_s(sn, r, iu, m)) +
           sn.net.receive_overhead_s(halo.bytes[iu] / static_cast<double>(halo.messages[iu]));
     }
   }
   for (std::int64_t i = halo.begin[ru]; i < halo.begin[ru + 1]; ++i) {
     const auto iu = static_cast<std::size_t>(i);
     if (halo.bytes[iu] / static_cast<double>(halo.messages[iu]) < sn.net.preset().eager_bytes) continue;
-    t = std::max(t, arrival_s(sn, r, halo.peer[iu], halo.bytes[iu], halo.messages[iu], halo.messages[iu] - 1));
+    t = std::max(t, arrival_s(sn, r, iu, halo.messages[iu] - 1, true));
   }
   return t;
 }
@@ -65,7 +78,7 @@ double message_driven_end(const ModelState& state, const StepNetwork& sn, const 
     const auto iu = static_cast<std::size_t>(i);
     const int s = halo.peer[iu];
     peers.push_back(s);
-    arrivals.push_back({arrival_s(sn, s, r, halo.bytes[iu], halo.messages[iu], halo.messages[iu] - 1),
+    arrivals.push_back({arrival_s(sn, r, iu, halo.messages[iu] - 1),
                         sn.net.receive_overhead_s(halo.bytes[iu] / static_cast<double>(halo.messages[iu]))});
   }
   double interior = 0;
@@ -92,7 +105,7 @@ double message_driven_end(const ModelState& state, const StepNetwork& sn, const 
 
 }  // namespace
 
-Halo halo_of(const ModelState& state, const WorkloadSpec& workload) {
+Halo halo_of(const ModelState& state, const WorkloadSpec& workload, const NetworkModel& net) {
   const LocalGraph& g = state.graph();
   const int p = state.nranks();
   Halo h;
@@ -123,6 +136,7 @@ Halo halo_of(const ModelState& state, const WorkloadSpec& workload) {
     }
     h.begin.push_back(static_cast<std::int64_t>(h.peer.size()));
   }
+  h.drain_s = net.step_drain_s(h.begin, h.peer, h.bytes);
   return h;
 }
 
