@@ -367,12 +367,20 @@ TEST(AutoPricing, TheSampleTellsAStrategyThatIgnoresTheGraphFromOneThatMovesFewO
   EXPECT_GT(tree.share_cut, 0.0);
 }
 
-TEST(AutoPricing, APlacementThatCutsTheEdgesPaysForTheExchangeItsComputeDoesNotHide) {
+// A million edges of 256 bytes, on a machine where an exchange spread over all pairs of
+// ranks costs 10^-10 s a byte.
+struct ScatteredExchange {
   NetworkFacts net = test_network();
-  net.scattered_exchange_s_per_byte = 1e-10;
   PointObservation seen = point(0.010, 100);
-  seen.edges = 1'000'000;
-  seen.edge_bytes = 256;
+  ScatteredExchange() {
+    net.scattered_exchange_s_per_byte = 1e-10;
+    seen.edges = 1'000'000;
+    seen.edge_bytes = 256;
+  }
+};
+
+TEST(AutoPricing, APlacementThatCutsTheEdgesPaysForTheExchangeItsComputeDoesNotHide) {
+  auto [net, seen] = ScatteredExchange();
   // Cutting every edge sends 2 x 10^6 x 256 bytes a step, 51.2 ms at 10^-10 s a byte, of
   // which the mean load hides 20 ms.
   const CandidateShape scatters{.centralized = true, .share_cut = 1.0};
@@ -388,11 +396,7 @@ TEST(AutoPricing, APlacementThatCutsTheEdgesPaysForTheExchangeItsComputeDoesNotH
 }
 
 TEST(AutoLoop, MakesNoCallWhosePlacementsExchangeCostsMoreThanItsGain) {
-  NetworkFacts net = test_network();
-  net.scattered_exchange_s_per_byte = 1e-10;
-  PointObservation seen = point(0.010, 100);
-  seen.edges = 1'000'000;
-  seen.edge_bytes = 256;
+  const auto [net, seen] = ScatteredExchange();
   ClosedLoop loop({{"greedy", CandidateShape{.centralized = true, .share_cut = 0.97}},
                    {"tree", CandidateShape{.share_removed = 0.8, .share_cut = 0.05}}},
                   0.05);
