@@ -116,6 +116,14 @@ void NetworkModel::append_route(int from_host, int to_host, std::vector<int>& li
   }
 }
 
+void NetworkModel::append_site_route(int site, int from_node, int to_node, std::vector<int>& links) const {
+  const int base = site * layout_.hosts_per_site;
+  const int offset = site * links_per_site();
+  const std::size_t first = links.size();
+  append_route(from_node - base, to_node - base, links);
+  for (std::size_t i = first; i < links.size(); ++i) links[i] += offset;
+}
+
 namespace {
 
 // SimGrid's SMPI network model weighs each flow's share of a link by the inverse of its
@@ -324,13 +332,11 @@ double NetworkModel::bulk_transfer_s(std::span<const RankFlow> flows, std::size_
       n.capacity.push_back(preset_.loopback_bandwidth);
       n.weight.push_back(1.0 / preset_.loopback_latency);
     } else {
-      const int base = site * layout_.hosts_per_site;
-      const std::size_t first = n.route.size();
-      append_route(from - base, to - base, n.route);
+      append_site_route(site, from, to, n.route);
       n.use.resize(n.route.size(), 1.0);
-      append_route(to - base, from - base, n.route);  // the way back, for the acknowledgements
+      append_site_route(site, to, from, n.route);  // the way back, for the acknowledgements
       n.use.resize(n.route.size(), kCrossTraffic);
-      for (std::size_t i = first; i < n.route.size(); ++i) n.route[i] += site * per_site;
+      const int base = site * layout_.hosts_per_site;
       n.weight.push_back(1.0 / (hops_within_site(from - base, to - base) * per_hop_penalty));
     }
     n.route_begin.push_back(static_cast<std::int64_t>(n.route.size()));
@@ -366,7 +372,7 @@ std::vector<double> NetworkModel::drain_s(std::size_t count, const std::function
   std::vector<double> link_bytes(static_cast<std::size_t>(per_site) * static_cast<std::size_t>(preset_.sites), 0.0);
   std::vector<int> there;
   std::vector<int> back;
-  // A flow's links there and back, as link ids over every site; false where it shares none.
+  // A flow's links there and back; false where it shares none.
   auto route_of = [&](const RankFlow& f) {
     const int a = node_of(f.from);
     const int b = node_of(f.to);
@@ -374,11 +380,8 @@ std::vector<double> NetworkModel::drain_s(std::size_t count, const std::function
     there.clear();
     back.clear();
     if (a == b || site != site_of(f.to)) return false;
-    const int base = site * layout_.hosts_per_site;
-    append_route(a - base, b - base, there);
-    append_route(b - base, a - base, back);
-    for (int& l : there) l += site * per_site;
-    for (int& l : back) l += site * per_site;
+    append_site_route(site, a, b, there);
+    append_site_route(site, b, a, back);
     return true;
   };
   // Two passes, the routes made again in the second, so that a step of a million ranks

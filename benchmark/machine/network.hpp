@@ -130,6 +130,9 @@ class NetworkModel {
   // route between two nodes of one site.
   void append_route(int from_host, int to_host, std::vector<int>& links) const;
   [[nodiscard]] int links_per_site() const;
+  // append_route between two nodes of `site`, numbered over every node, its links numbered
+  // over every site's.
+  void append_site_route(int site, int from_node, int to_node, std::vector<int>& links) const;
   [[nodiscard]] std::vector<double> drain_s(std::size_t count, const std::function<RankFlow(std::size_t)>& flow) const;
 
   MachinePreset preset_;
