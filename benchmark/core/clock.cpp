@@ -95,10 +95,17 @@ double measured_host_ghz() {
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {
     std::uint64_t x = 0;
-    const auto t0 = clock::now();
-    for (std::uint64_t i = 0; i < kAdds; ++i) {
+    // Dependent adds, not folded away, eight to an iteration: the chain's latency (one add
+    // a cycle) sets the pace. With one add to an iteration the loop's own branch did, and
+    // it ran at half that speed in some builds and not in others, as the loop happened to
+    // be aligned: two binaries of the same sources charged host code at rates 2x apart.
+    const auto add = [&x] {
       x += 1;
-      asm volatile("" : "+r"(x));  // one dependent add per iteration, not folded away
+      asm volatile("" : "+r"(x));
+    };
+    const auto t0 = clock::now();
+    for (std::uint64_t i = 0; i < kAdds; i += 8) {
+      add(), add(), add(), add(), add(), add(), add(), add();
     }
     const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
     best = std::max(best, static_cast<double>(kAdds) / seconds / 1e9);
