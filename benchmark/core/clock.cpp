@@ -96,9 +96,8 @@ double measured_host_ghz() {
   for (int rep = 0; rep < 3; ++rep) {
     std::uint64_t x = 0;
     // Dependent adds, not folded away, eight to an iteration: the chain's latency (one add
-    // a cycle) sets the pace. With one add to an iteration the loop's own branch did, and
-    // it ran at half that speed in some builds and not in others, as the loop happened to
-    // be aligned: two binaries of the same sources charged host code at rates 2x apart.
+    // a cycle) sets the pace. With one add to an iteration the loop's own branch set it,
+    // and that depends on where the build aligns the loop: up to half the host's clock.
     const auto add = [&x] {
       x += 1;
       asm volatile("" : "+r"(x));
