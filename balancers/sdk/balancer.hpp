@@ -195,6 +195,10 @@ struct CallOutlook {
   // rank changes from step to step. 0: not measured.
   double stepwise_max_load_s = 0;
   int steps_measured = 0;  // the steps since the last call (or the start) the means are over
+  // The slowest rank's compute and the ranks' mean compute at the first of those steps:
+  // what the last call left before the loads moved on. 0: not measured.
+  double first_step_max_load_s = 0;
+  double first_step_mean_load_s = 0;
   int period = 0;
   int steps_left = 0;
   // The previous LB point's call, decision and migration on its slowest rank, as the

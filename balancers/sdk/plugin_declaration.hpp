@@ -23,7 +23,9 @@ namespace lbbench::plugin {
 //    slowest rank step by step.
 // 5: NetworkFacts gained scattered_exchange_s_per_byte and CallOutlook edge_bytes, what a
 //    placement that cuts every edge makes a step's exchange cost.
-inline constexpr int kAbiVersion = 5;
+// 6: CallOutlook gained first_step_max_load_s and first_step_mean_load_s, what the last
+//    call left before the loads moved on.
+inline constexpr int kAbiVersion = 6;
 
 // The two symbols lbbench looks up (LBBENCH_BALANCER defines them): the ABI version first,
 // which it checks before it touches anything else, then the declaration.

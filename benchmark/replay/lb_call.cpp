@@ -286,17 +286,20 @@ void LoadLook::start(const LbContext& ctx, const LocalGraph& graph, const StepLo
   const double rank_load = std::accumulate(loads.begin(), loads.end(), Load{}).seconds();
   // The balancer's objects: vertices a trace pins never move.
   const std::int64_t objects = graph.has_pinned() ? graph.pinned_from : graph.global_vertices;
-  sum_share_ = {rank_load, comm_rank(comm_) == 0 ? static_cast<double>(objects) : 0.0};
+  const auto& compute = loop.steps().compute;
+  const bool measured = at.measured_since <= at.step;
+  sum_share_ = {rank_load, comm_rank(comm_) == 0 ? static_cast<double>(objects) : 0.0,
+                measured ? compute[static_cast<std::size_t>(at.measured_since)] : 0.0};
   edges_ = graph.global_edges;
   unmoved_known_ = ctx.before.known();
   const double unmoved = unmoved_known_ ? ctx.before.unmoved_load(loads, comm_) : 0.0;
   max_share_ = {rank_load, mean_since(loop.steps().wall, at.measured_since, at.step), last_call_s, unmoved};
-  const auto& compute = loop.steps().compute;
   max_share_.insert(max_share_.end(), compute.begin() + at.measured_since, compute.begin() + at.step + 1);
   maxima_.assign(max_share_.size(), 0.0);
   // Two reductions of MPI's own operations, started together: under SMPI a user-defined
   // operation in MPI_Iallreduce handed every rank back its own share.
-  MPI_Iallreduce(sum_share_.data(), sums_.data(), 2, MPI_DOUBLE, MPI_SUM, comm_, &requests_[0]);
+  MPI_Iallreduce(sum_share_.data(), sums_.data(), static_cast<int>(sums_.size()), MPI_DOUBLE, MPI_SUM, comm_,
+                 &requests_[0]);
   MPI_Iallreduce(max_share_.data(), maxima_.data(), static_cast<int>(max_share_.size()), MPI_DOUBLE, MPI_MAX, comm_,
                  &requests_[1]);
 }
@@ -314,6 +317,8 @@ CallOutlook LoadLook::finish(const Scenario& s, const MachineInfo& machine, int 
                      .unmoved_max_load_s = unmoved_known_ ? maxima_[3] : 0.0,
                      .stepwise_max_load_s = steps > 0 ? stepwise_max / steps : 0.0,
                      .steps_measured = steps,
+                     .first_step_max_load_s = steps > 0 ? maxima_[kLookTotals] : 0.0,
+                     .first_step_mean_load_s = steps > 0 ? sums_[2] / comm_size(comm_) : 0.0,
                      .period = s.balancer.period,
                      .steps_left = s.steps - step - 1,
                      .last_call_s = maxima_[2],

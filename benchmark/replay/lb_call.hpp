@@ -80,12 +80,12 @@ class LoadLook {
  private:
   MPI_Comm comm_;
   std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // the sums, then the maxima
-  std::array<double, 2> sums_{};                                             // the model load; the objects
+  std::array<double, 3> sums_{};  // the model load; the objects; the compute at the window's first step
   std::int64_t edges_ = 0;
   // The model load; the mean wall; the last call; the load had it moved nothing; then the
   // compute at each step of the window.
   std::vector<double> maxima_;
-  std::array<double, 2> sum_share_{};
+  std::array<double, 3> sum_share_{};
   std::vector<double> max_share_;
   bool unmoved_known_ = false;
 };

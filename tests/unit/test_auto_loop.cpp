@@ -243,6 +243,45 @@ TEST(AutoLoop, ResumesWhenTheImbalanceGrowsPastWhatACallsCostJustifies) {
   EXPECT_TRUE(grown.candidate) << grown.record.dump();
 }
 
+TEST(AutoLoop, ReachIsWhatACallLeftBeforeTheLoadsMovedOn) {
+  ClosedLoop loop({{"tree", CandidateShape{}}}, 0.05);
+  ASSERT_TRUE(loop.decide(point(0.010, 200), test_network()).candidate);
+  // The call left 5% at the first step after it; the refinement since has grown the
+  // imbalance to 60% of the mean over the window. Tree can do again what it did: the
+  // window's 60% is not its reach.
+  PointObservation refined = point(0.012, 190, 0.001, 0.013);
+  refined.first_step_max_load_s = 0.021;
+  refined.first_step_mean_load_s = 0.020;
+  const LoopChoice next = loop.decide(refined, test_network());
+  EXPECT_NEAR(loop.learned(0).reach, 0.05, 1e-9);
+  EXPECT_TRUE(next.candidate) << next.record.dump();
+  // Where the engine does not measure that step, the window's imbalance stands for it.
+  ClosedLoop unmeasured({{"tree", CandidateShape{}}}, 0.05);
+  ASSERT_TRUE(unmeasured.decide(point(0.010, 200), test_network()).candidate);
+  EXPECT_FALSE(unmeasured.decide(point(0.012, 190, 0.001, 0.013), test_network()).candidate);
+  EXPECT_NEAR(unmeasured.learned(0).reach, 0.6, 1e-9);
+}
+
+TEST(AutoLoop, AnUntriedProtocolIsPricedAtWhatItsTriedFellowsFloorsFellShortBy) {
+  const CandidateShape tree{.rounds = 10};
+  const CandidateShape diffusion{.rounds = 30, .reducing_rounds = 30};
+  const CandidateShape greedy{.centralized = true, .solve_s_per_object = 1e-8};
+  ClosedLoop loop({{"tree", tree}, {"diffusion", diffusion}, {"greedy", greedy}}, 0.02);
+  const PointObservation first = point(0.010, 200);
+  const LoopChoice c = loop.decide(first, test_network());
+  ASSERT_EQ(c.candidate, std::optional<std::size_t>(0)) << c.record.dump();
+  // Tree's call cost three times its floor.
+  const double tree_cost = 3 * floor_cost_s(tree, first, test_network());
+  const PointObservation second = point(0.010, 190, tree_cost, 0.020);
+  const LoopChoice next = loop.decide(second, test_network());
+  EXPECT_NEAR(loop.learned(0).shortfall, 3, 1e-9);
+  EXPECT_NEAR(next.record["weighed"]["diffusion"]["cost_s"].get<double>(),
+              3 * floor_cost_s(diffusion, second, test_network()), 1e-12);
+  EXPECT_NEAR(next.record["weighed"]["greedy"]["cost_s"].get<double>(), floor_cost_s(greedy, second, test_network()),
+              1e-12)
+      << "a gather is not a protocol";
+}
+
 TEST(AutoLoop, RecordsWhatEachCallWasPredictedToGainDeliveredAndCost) {
   ClosedLoop loop({{"tree", CandidateShape{}}}, 0.02);
   ASSERT_TRUE(loop.decide(point(0.010, 100), test_network()).candidate);

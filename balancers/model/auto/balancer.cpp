@@ -51,6 +51,8 @@ PointObservation observation_of(const CallOutlook& call, bool called_before) {
           .unmoved_max_load_s = call.unmoved_max_load_s,
           .stepwise_max_load_s = call.stepwise_max_load_s,
           .steps_measured = call.steps_measured,
+          .first_step_max_load_s = call.first_step_max_load_s,
+          .first_step_mean_load_s = call.first_step_mean_load_s,
           .steps_to_next = to_next,
           .steps_left = call.steps_left,
           .last_call_cost_s = called_before ? std::optional<double>(call.last_call_s) : std::nullopt,

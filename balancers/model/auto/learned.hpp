@@ -13,9 +13,14 @@ struct Learned {
   double delivered_s = 0;  // Σ over the same: (slowest rank had the call moved nothing − slowest rank) × steps
   int calls = 0;
   std::optional<double> cost_s;  // its last call, decision and migration, as charged
-  // What its last call left: the imbalance over the mean load in the first window after it.
-  // A call on loads no more imbalanced than that has nothing to gain.
+  // What its last call left: the imbalance over the mean load at the first step after it
+  // (over the first window after it where the engine does not measure that step), before
+  // the workload moved the loads on. A call on loads no more imbalanced than that has
+  // nothing to gain.
   double reach = 0;
+  // Its first call's cost over the floor it was priced at before it: how far the floor
+  // fell short of what a call of its shape costs on this machine (0 until called).
+  double shortfall = 0;
   // Before any call: the share of the sample's imbalance its decision removed
   // (sampling.hpp). Pearce et al. assume every balancer reaches the mean (1); this departs
   // from them where a candidate stops short of it by its own rules: a tree ends each rank

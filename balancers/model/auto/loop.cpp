@@ -22,7 +22,9 @@ Json ClosedLoop::credit_last_call(const PointObservation& seen) {
   const double predicted = open_->predicted_s * window_steps_;
   const double cost = seen.last_call_cost_s.value_or(0);
   l.cost_s = cost;
-  l.reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+  if (l.calls == 0 && open_->priced_s > 0) l.shortfall = cost / open_->priced_s;
+  const double window_reach = seen.mean_load_s > 0 ? seen.imbalance_s() / seen.mean_load_s : 0;
+  l.reach = seen.first_step_imbalance().value_or(window_reach);
   ++l.calls;
   l.predicted_s += predicted;
   l.delivered_s += delivered;
@@ -44,12 +46,31 @@ ClosedLoop::Weighed ClosedLoop::weigh(std::size_t c, const PointObservation& see
   const Learned& l = learned_[c];
   const double horizon = std::min<double>(seen.steps_left, seen.steps_to_next);
   const double removable = removable_s(c, seen);
-  const double untried = std::max(floor_cost_s(candidates_[c].shape, seen, net),
-                                  fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
+  const double untried = untried_price_s(c, seen, net, fits) * shortfall_of(candidates_[c].shape);
   return {.gain_s = correction_of(c) * removable * horizon,
           .cost_s = l.cost_s.value_or(untried),
           .wait_s = synchronization_cost_s(seen),
           .exchange_s = exchange_growth_s(candidates_[c].shape, seen, net) * seen.steps_left};
+}
+
+double ClosedLoop::untried_price_s(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
+                                   const FittedCosts* fits) const {
+  return std::max(floor_cost_s(candidates_[c].shape, seen, net),
+                  fits ? fitted_cost_s(candidates_[c].name, seen, *fits) : 0.0);
+}
+
+double ClosedLoop::shortfall_of(const CandidateShape& shape) const {
+  // A floor leaves out costs that every call of a shape pays alike on this machine and
+  // workload (a protocol round's barrier, the ranks' handler code, the peers a placement
+  // gives each rank). So an untried candidate's floor is raised by the least that its
+  // tried fellows' floors fell short (never lowered: it is a floor).
+  std::optional<double> least;
+  for (std::size_t k = 0; k < candidates_.size(); ++k) {
+    const Learned& l = learned_[k];
+    if (l.shortfall <= 0 || candidates_[k].shape.centralized != shape.centralized) continue;
+    least = std::min(least.value_or(l.shortfall), l.shortfall);
+  }
+  return std::max(1.0, least.value_or(1.0));
 }
 
 double ClosedLoop::correction_of(std::size_t c) const {
@@ -128,7 +149,10 @@ LoopChoice ClosedLoop::decide(const PointObservation& seen, const NetworkFacts& 
   choice.record["points_to_skip"] = choice.points_to_skip;
   window_steps_ = std::min(seen.steps_left, seen.steps_to_next * (choice.points_to_skip + 1));
   if (best) {
-    open_ = OpenCall{.candidate = *best, .predicted_s = removable_s(*best, seen)};
+    const bool untried = learned_[*best].calls == 0;
+    open_ = OpenCall{.candidate = *best,
+                     .predicted_s = removable_s(*best, seen),
+                     .priced_s = untried ? untried_price_s(*best, seen, net, fits) : 0.0};
   }
   choice.candidate = best;
   return choice;

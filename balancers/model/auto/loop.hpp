@@ -78,6 +78,7 @@ class ClosedLoop {
   struct OpenCall {
     std::size_t candidate = 0;
     double predicted_s = 0;  // the gain per step predicted, before the correction
+    double priced_s = 0;     // a first call's floor (0: not its first call)
   };
   struct Weighed {
     double gain_s = 0;
@@ -95,6 +96,12 @@ class ClosedLoop {
                                                   const FittedCosts* fits, Json& weighed) const;
   // After a point without a call (points_without_call_ counts it): the points to skip.
   [[nodiscard]] int points_to_skip(const PointObservation& seen, const NetworkFacts& net) const;
+  // What candidate `c`'s call is priced at before it has run: its floor, or the platform's
+  // fitted costs where they ask more.
+  [[nodiscard]] double untried_price_s(std::size_t c, const PointObservation& seen, const NetworkFacts& net,
+                                       const FittedCosts* fits) const;
+  // What an untried candidate of `shape`'s price is multiplied by (Learned::shortfall).
+  [[nodiscard]] double shortfall_of(const CandidateShape& shape) const;
   // The share of the predicted gain a call of candidate `c` is expected to deliver.
   [[nodiscard]] double correction_of(std::size_t c) const;
   // The gain per step a call of candidate `c` is predicted, before its correction.

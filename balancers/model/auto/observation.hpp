@@ -23,6 +23,9 @@ struct PointObservation {
   // the steps since the last call these means are over.
   double stepwise_max_load_s = 0;
   int steps_measured = 0;
+  // The slowest rank's compute and the mean at the first of those steps (0: not measured).
+  double first_step_max_load_s = 0;
+  double first_step_mean_load_s = 0;
   int steps_to_next = 0;  // steps until the next LB point, or to the end of the run
   int steps_left = 0;     // steps to the end of the run
   // The previous point's call, decision and migration on its slowest rank, as the engine
@@ -46,6 +49,12 @@ struct PointObservation {
   [[nodiscard]] double imbalance_s() const { return std::max(0.0, max_load_s - mean_load_s); }
   // The largest rank load over the mean, waiting aside, over the steps measured.
   [[nodiscard]] double rank_imbalance_s() const { return std::max(0.0, max_rank_load_s - mean_load_s); }
+  // What the last call left at once: the slowest rank over the mean at the first step
+  // after it, less 1. Unset where the engine does not measure it.
+  [[nodiscard]] std::optional<double> first_step_imbalance() const {
+    if (first_step_mean_load_s <= 0) return std::nullopt;
+    return std::max(0.0, first_step_max_load_s / first_step_mean_load_s - 1);
+  }
   // The share of the step-by-step imbalance that persisted over the steps measured: 1 where
   // the same rank was the slowest at every step, less where the slowest rank changed and
   // the ranks' loads averaged out. 1 where the engine does not measure it.

@@ -435,6 +435,8 @@ CallOutlook model_outlook(const ModelLbContext& ctx, const ModelState& state, co
           m.unmoved_rank_load.empty() ? 0.0 : *std::max_element(m.unmoved_rank_load.begin(), m.unmoved_rank_load.end()),
       .stepwise_max_load_s = in.stepwise_max_load,
       .steps_measured = in.steps_since_last_call,
+      .first_step_max_load_s = in.first_step_load.first,
+      .first_step_mean_load_s = in.first_step_load.second,
       .period = ctx.scenario.balancer.period,
       .steps_left = ctx.scenario.steps - in.step - 1,
       .last_call_s = in.last_call_s,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <numeric>
+#include <utility>
 
 #include "balancers/sdk/factory.hpp"
 #include "comm/mpi.hpp"
@@ -97,6 +98,12 @@ class Series {
   [[nodiscard]] double compute_max_mean(int first, int last) const {
     const auto begin = t_.compute_max.begin();
     return std::accumulate(begin + first, begin + last + 1, 0.0) / (last - first + 1);
+  }
+
+  // The slowest rank's compute and the ranks' mean compute at `step`.
+  [[nodiscard]] std::pair<double, double> compute_max_and_mean_at(int step) const {
+    const auto i = static_cast<std::size_t>(step);
+    return {t_.compute_max[i], t_.compute_sum[i] / nranks_};
   }
 
   [[nodiscard]] StepTotals totals(double total_time) const {
@@ -343,6 +350,7 @@ class ModelRun {
                          .measured_rank_load = per_step.load,
                          .measured_rank_wall = per_step.wall,
                          .stepwise_max_load = at.series.compute_max_mean(step - at.steps_since_call + 1, step),
+                         .first_step_load = at.series.compute_max_and_mean_at(step - at.steps_since_call + 1),
                          .before = {},
                          .last_call_s = at.last_call_s,
                          .owner_before_call = at.owner_before_call};
