@@ -78,7 +78,7 @@ class ClosedLoop {
   struct OpenCall {
     std::size_t candidate = 0;
     double predicted_s = 0;  // the gain per step predicted, before the correction
-    double priced_s = 0;     // a first call's floor (0: not its first call)
+    double priced_s = 0;     // a first call's price before it ran (0: not its first call)
   };
   struct Weighed {
     double gain_s = 0;

@@ -44,7 +44,7 @@ struct ModelLbInputs {
   const std::vector<double>& measured_rank_load;  // per rank: compute per step since the last call
   const std::vector<double>& measured_rank_wall;  // per rank: a whole step, likewise
   double stepwise_max_load = 0;                   // the slowest rank's compute at each step, likewise
-  std::pair<double, double> first_step_load;      // the slowest rank's and the mean compute at the first
+  std::pair<double, double> first_step_load;      // the slowest and the mean compute, first of those steps
   CommCensus before;
   double last_call_s = 0;  // the previous point's call, decision and migration, as charged
   // By position, each vertex's rank before the last call (empty before the first): what
