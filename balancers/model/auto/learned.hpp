@@ -18,8 +18,8 @@ struct Learned {
   // the workload moved the loads on. A call on loads no more imbalanced than that has
   // nothing to gain.
   double reach = 0;
-  // Its first call's cost over the floor it was priced at before it: how far the floor
-  // fell short of what a call of its shape costs on this machine (0 until called).
+  // Its first call's cost over its price before it (ClosedLoop::untried_price_s): how far
+  // the price fell short of what a call of its shape costs on this machine (0 until called).
   double shortfall = 0;
   // Before any call: the share of the sample's imbalance its decision removed
   // (sampling.hpp). Pearce et al. assume every balancer reaches the mean (1); this departs
